@@ -1,0 +1,1 @@
+"""Frame sources (cameras, replay, the synthetic renderer), physical piece sets and boards."""

@@ -1,0 +1,1 @@
+"""Frame + calibration -> observations of the board: which top cup stands on each square."""
