@@ -229,6 +229,11 @@ class Board:
         return self.start_ply + sum(1 for u in self._undo if u[0] is not None)
 
     @property
+    def can_pop(self) -> bool:
+        """True when there is a move or an ending action to take back."""
+        return bool(self._undo)
+
+    @property
     def move_stack(self) -> list[Move]:
         """The moves pushed on this board, oldest first."""
         return [u[0] for u in self._undo if u[0] is not None]
