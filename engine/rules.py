@@ -102,7 +102,7 @@ class Rules:
     def parse(cls, token: str) -> "Rules":
         """Read a rule token such as ``gobblet-jr`` or ``gobblet[board=5,line=4]``."""
         token = token.strip()
-        name, _, rest = token.partition("[")
+        name, bracket, rest = token.partition("[")
         if name == "custom":
             base = CUSTOM_BASE
         elif name in VARIANTS:
@@ -110,7 +110,7 @@ class Rules:
         else:
             known = ", ".join([*VARIANTS, "custom"])
             raise RulesError(f"unknown variant {name!r}; known variants: {known}")
-        if not rest:
+        if not bracket:
             return base
         if not rest.endswith("]"):
             raise RulesError(f"rule token {token!r}: overrides must end with ']'")
