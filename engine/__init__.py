@@ -12,7 +12,18 @@ from .board import (
     perft,
     replay,
 )
-from .rules import BLACK, GOBBLET, GOBBLET_JR, GOBLET_5, STORER, VARIANTS, WHITE, Rules, RulesError, variant
+from .rules import (
+    BLACK,
+    GOBBLET,
+    GOBBLET_JR,
+    GOBLET_5,
+    STORER,
+    VARIANTS,
+    WHITE,
+    Rules,
+    RulesError,
+    variant,
+)
 
 __all__ = [
     "BLACK", "GOBBLET", "GOBBLET_JR", "GOBLET_5", "STORER", "VARIANTS", "WHITE",

@@ -629,6 +629,10 @@ def _validate_setup(
         raise PositionError("the side to move must be White or Black")
     if ply < 0:
         raise PositionError("the move number must be positive")
+    if (ply % 2 == 0) != (turn == rules.first):
+        raise PositionError(
+            f"after {ply} moves it is {COLOUR_NAMES[turn ^ 1]}'s turn, not {COLOUR_NAMES[turn]}'s"
+        )
     if len(stacks) != rules.squares:
         raise PositionError(f"expected {rules.squares} squares, got {len(stacks)}")
     if len(reserves) != 2:

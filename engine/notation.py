@@ -2,7 +2,7 @@
 
 Position text (documented in ``docs/formats.md``)::
 
-    gobblet .,.,.,./.,B1W3,.,./.,.,W4,./.,.,.,. b 4,4,3 4,4,4 2
+    gobblet .,.,.,./.,B3W4,.,./.,.,W4,./.,.,.,B4 b 4,3,3 4,4,2 3
 
 fields: rule token, the ranks from the top rank down (``/`` between ranks, ``,`` between
 squares; a square is ``.`` or its stack bottom to top, each piece a colour letter ``W``/``B``
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .board import REPETITION, REVEAL, LINE, Board, IllegalMove, Move, PositionError
+from .board import LINE, REPETITION, REVEAL, Board, IllegalMove, Move, PositionError
 from .rules import BLACK, COLOUR_NAMES, WHITE, Rules, RulesError
 
 COLOUR_LETTERS = "WB"
@@ -94,7 +94,7 @@ def parse_position(text: str) -> Board:
         raise NotationError(f"the side to move must be w or b, not {side!r}")
     turn = SIDE_LETTERS.index(side)
     reserves = [_parse_reserve(white_res, WHITE), _parse_reserve(black_res, BLACK)]
-    if not number_text.isdigit() or int(number_text) < 1:
+    if not _is_number(number_text) or int(number_text) < 1:
         raise NotationError(f"the move number must be a whole number from 1, not {number_text!r}")
     plies = 2 * (int(number_text) - 1) + (turn != rules.first)
     try:
@@ -107,11 +107,16 @@ def _parse_reserve(text: str, colour: int) -> list[int]:
     if text == "-":
         return []
     parts = text.split(",")
-    if not all(p.isdigit() for p in parts):
+    if not all(_is_number(p) for p in parts):
         raise NotationError(
             f"{COLOUR_NAMES[colour]}'s reserve {text!r} must be sizes separated by commas, or '-'"
         )
     return [int(p) for p in parts]
+
+
+def _is_number(text: str) -> bool:
+    """True for ASCII digits only (str.isdigit also accepts '²', which int() refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 # ------------------------------------------------------------------ moves

@@ -53,6 +53,8 @@ class Rules:
 
     def __post_init__(self) -> None:
         problems = []
+        if self.name not in _PRESET_NAMES:
+            problems.append(f"name must be a variant ({', '.join(_PRESET_NAMES)}), not {self.name!r}")
         if not 3 <= self.board <= 5:
             problems.append(f"board must be 3 to 5 squares a side, not {self.board}")
         if not 3 <= self.sizes <= 5:
@@ -118,6 +120,8 @@ class Rules:
         for item in filter(None, rest[:-1].split(",")):
             key, eq, value = item.partition("=")
             field_name = _FIELD_OF_KEY.get(key.strip())
+            if field_name in changes:
+                raise RulesError(f"rule token {token!r}: {key.strip()} is given twice")
             if not eq or field_name is None:
                 raise RulesError(
                     f"rule token {token!r}: {item!r} is not key=value with a key among "
@@ -140,6 +144,7 @@ _KEY_OF_FIELD = {
     "repetitions": "rep",
 }
 _FIELD_OF_KEY = {key: name for name, key in _KEY_OF_FIELD.items()}
+_PRESET_NAMES = ("gobblet", "gobblet-jr", "storer", "goblet-5", "custom")
 _INT_FIELDS = {"board", "sizes", "per_size", "line", "repetitions"}
 
 
@@ -153,7 +158,7 @@ def _format_value(field_name: str, value: object) -> str:
 
 def _parse_value(field_name: str, text: str, token: str) -> object:
     if field_name in _INT_FIELDS:
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             raise RulesError(f"rule token {token!r}: {field_name} needs a whole number, not {text!r}")
         return int(text)
     if field_name == "first":
