@@ -386,7 +386,7 @@ class Board:
 
     def illegal_reason(self, move: Move) -> str | None:
         """Why ``move`` is illegal now, in words a player understands; None when it is legal."""
-        if self._result is not None:
+        if self.outcome() is not None:
             return "the game is over"
         size, to, frm = move
         names = self.geo.names
@@ -532,7 +532,7 @@ class Board:
     def play(self, move: Move) -> Outcome | None:
         """Play ``move`` after checking it; raises ``IllegalMove`` saying why it is illegal.
         Returns the outcome if the move ended the game."""
-        if self._result is not None:
+        if self.outcome() is not None:
             raise GameOver("the game is over")
         reason = self.illegal_reason(move)
         if reason is not None:
@@ -575,6 +575,8 @@ class Board:
 
     def forfeit_touch(self, square: int) -> Outcome:
         """End the game because the player to move lifted a piece that cannot move."""
+        if not self.rules.touch_move:
+            raise IllegalMove("touch-move is off in this game: a lifted piece need not be moved")
         verdict = self.touch(square)
         if not verdict.loses:
             raise IllegalMove(
