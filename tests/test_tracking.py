@@ -1,0 +1,206 @@
+"""The tracker's judgement on observations built from known positions (no camera involved):
+it explains stable boards by legal moves only, and names what it cannot explain."""
+
+from engine import Board, variant
+from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
+from vision.tracking import (
+    Ambiguous,
+    Disagrees,
+    Explained,
+    HiddenMismatch,
+    IllegalPhysical,
+    Tracker,
+    TrackerConfig,
+    Unchanged,
+    board_labels,
+    explain,
+    to_view,
+)
+
+SIZES_4 = (1, 2, 3, 4)  # physical size class -> logical size
+
+
+def observe(labels, conf=0.95, occluded=(), hand=False):
+    """An observation that reads ``labels`` (engine tops) with confidence ``conf``."""
+    readings = []
+    for sq, label in enumerate(labels):
+        if sq in occluded:
+            readings.append(SquareReading(OCCLUDED, confidence=0.0))
+        elif label is None:
+            readings.append(SquareReading(EMPTY, confidence=conf))
+        else:
+            readings.append(SquareReading(CUP, label[0], label[1] - 1, conf))
+    return Observation(tuple(readings), True, (0, 1, 2, 3), hand=hand)
+
+
+def play(board, *texts):
+    for t in texts:
+        board.push(board.parse_move(t))
+    return board
+
+
+def view_after(board, *texts):
+    after = play(board.copy(), *texts)
+    return to_view(observe(board_labels(after)), SIZES_4, 0.5)
+
+
+def test_unchanged_board():
+    board = play(Board(variant("gobblet")), "4a1")
+    assert explain(board, view_after(board)) == Unchanged()
+
+
+def test_one_move_is_explained():
+    board = play(Board(variant("gobblet")), "4a1", "4b2")
+    verdict = explain(board, view_after(board, "3c3"))
+    assert isinstance(verdict, Explained)
+    assert [board.move_text(m) for m in verdict.moves] == ["3c3"]
+
+
+def test_a_reveal_is_predicted_from_memory():
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4", "4a1-d1")
+    assert board.top(board.geo.square("a1")) is None
+    board = play(Board(variant("gobblet-jr")), "1a1", "3xa1")
+    verdict = explain(board, view_after(board, "2b2"))
+    assert isinstance(verdict, Explained)
+    # Black lifts its 3 from a1, revealing White's 1 that memory holds
+    board.push(verdict.moves[0])
+    verdict = explain(board, view_after(board, "3a1-c3"))
+    assert [board.move_text(m) for m in verdict.moves] == ["3a1-c3"]
+
+
+def test_two_quick_moves_are_explained_in_order():
+    board = play(Board(variant("gobblet")), "4a1", "4b2")
+    verdict = explain(board, view_after(board, "3c3", "3d4"))
+    assert isinstance(verdict, Explained)
+    assert len(verdict.moves) == 2
+
+
+def test_swapped_hidden_piece_is_named():
+    board = play(Board(variant("gobblet-jr")), "1a1", "3xa1", "2b2")
+    labels = list(board_labels(play(board.copy(), "3a1-c3")))
+    a1 = board.geo.square("a1")
+    labels[a1] = (1, 1)  # the camera sees a dark 1 where memory says a light 1
+    verdict = explain(board, to_view(observe(labels), (1, 2, 3), 0.5))
+    assert isinstance(verdict, HiddenMismatch)
+    assert verdict.square == a1 and verdict.expected == (0, 1) and verdict.seen == (1, 1)
+
+
+def test_entry_on_own_piece_is_flagged_with_the_rule():
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "4d4")
+    labels = list(board_labels(board))
+    labels[board.geo.square("c3")] = (0, 4)  # White put a 4 from a stack over its own 3
+    verdict = explain(board, to_view(observe(labels), SIZES_4, 0.5))
+    assert isinstance(verdict, IllegalPhysical)
+    assert "may not gobble your own piece" in verdict.reason
+
+
+def test_out_of_turn_move_is_flagged():
+    board = play(Board(variant("gobblet")), "4a1")
+    labels = list(board_labels(board))
+    labels[board.geo.square("c3")] = (0, 4)  # White again, but it is Black's turn
+    verdict = explain(board, to_view(observe(labels), SIZES_4, 0.5))
+    assert isinstance(verdict, IllegalPhysical)
+    assert verdict.reason == "it is Black's turn"
+
+
+def test_nonsense_board_disagrees_with_squares_named():
+    board = play(Board(variant("gobblet")), "4a1", "4b2")
+    labels = list(board_labels(board))
+    for name in ("c1", "c2", "c3"):
+        labels[board.geo.square(name)] = (1, 2)
+    verdict = explain(board, to_view(observe(labels), SIZES_4, 0.5))
+    assert isinstance(verdict, Disagrees)
+    assert [board.geo.names[s] for s in verdict.squares] == ["c1", "c2", "c3"]
+
+
+def _pairs_by_tops(board):
+    """Every two-move continuation of ``board`` grouped by the tops it leaves."""
+    groups = {}
+    for first in board.legal_moves():
+        board.push(first)
+        if board.outcome() is None:
+            for second in board.legal_moves():
+                board.push(second)
+                groups.setdefault(board_labels(board), []).append((first, second))
+                board.pop()
+        board.pop()
+    return groups
+
+
+def test_ambiguous_pairs_are_not_guessed():
+    """When two different pairs of moves leave the same tops (they differ in what is hidden),
+    the tracker must ask, not pick one."""
+    board = play(Board(variant("gobblet-jr")), "1a1", "2b2")
+    groups = _pairs_by_tops(board)
+    tops, pairs = next((t, p) for t, p in groups.items() if len(p) > 1)
+    verdict = explain(board, to_view(observe(tops), (1, 2, 3), 0.5))
+    assert isinstance(verdict, Ambiguous)
+    assert {c.moves for c in verdict.candidates} == set(pairs)
+    unique_tops, (pair,) = next((t, p) for t, p in groups.items() if len(p) == 1)
+    verdict = explain(board, to_view(observe(unique_tops), (1, 2, 3), 0.5))
+    assert isinstance(verdict, Explained) and verdict.moves == pair
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def tick(self, dt=0.1):
+        self.t += dt
+        return self.t
+
+
+def feed(tracker, board, obs, clock, frames, motion=False):
+    events = []
+    for _ in range(frames):
+        events += tracker.update(board, obs, clock.tick(), motion)
+    return events
+
+
+def test_stream_commits_once_after_the_settle_time():
+    board = play(Board(variant("gobblet")), "4a1")
+    tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
+    clock = Clock()
+    after = board_labels(play(board.copy(), "4b2"))
+    hand = observe(after, occluded={5, 6, 9, 10}, hand=True)
+    assert not [e for e in feed(tracker, board, hand, clock, 5) if e.kind == "moves"]
+    events = feed(tracker, board, observe(after), clock, 4)
+    assert not [e for e in events if e.kind == "moves"]  # 0.3 s: not settled yet
+    events = feed(tracker, board, observe(after), clock, 10)
+    moves = [e for e in events if e.kind == "moves"]
+    assert len(moves) == 1 and moves[0].text == "4b2"
+
+
+def test_single_frame_misread_is_not_a_move():
+    board = play(Board(variant("gobblet")), "4a1")
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    still = observe(board_labels(board))
+    misread = list(board_labels(board))
+    misread[5] = (1, 4)
+    events = feed(tracker, board, still, clock, 8)
+    events += feed(tracker, board, observe(misread), clock, 1)
+    events += feed(tracker, board, still, clock, 8)
+    assert not [e for e in events if e.kind in ("moves", "pending", "disagrees", "illegal")]
+
+
+def test_low_confidence_move_waits_for_a_person():
+    board = play(Board(variant("gobblet")), "4a1")
+    tracker = Tracker(SIZES_4, TrackerConfig(commit_confidence=0.8))
+    clock = Clock()
+    after = observe(board_labels(play(board.copy(), "4b2")), conf=0.6)
+    events = feed(tracker, board, after, clock, 10)
+    assert [e.kind for e in events if e.kind in ("moves", "pending")] == ["pending"]
+
+
+def test_touch_move_lift_then_other_piece_moved():
+    board = play(Board(variant("gobblet-jr")), "1a1", "3xa1", "3b2")
+    # Black to move lifts its 3 from a1 (the camera sees White's 1 under it), then puts it back
+    tracker = Tracker((1, 2, 3))
+    clock = Clock()
+    lifted = list(board_labels(board))
+    lifted[board.geo.square("a1")] = (0, 1)
+    events = feed(tracker, board, observe(lifted, hand=True), clock, 3)
+    assert [e.kind for e in events] == ["lifted"]
+    events = feed(tracker, board, observe(board_labels(board)), clock, 10)
+    assert "touch-move" in [e.kind for e in events]

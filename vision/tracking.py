@@ -1,0 +1,457 @@
+"""From a stream of observations to the engine moves that explain them.
+
+The tracker never trusts per-square labels on their own.  It waits for a *stable* state (the
+board found, nothing moving over it, no square hidden, the same reading for ``settle_s``), then
+asks which legal continuation of the known position — one move, or two moves made while a hand
+hid the board — predicts exactly the tops it sees, using the engine's memory of hidden pieces
+for what a lift reveals.  What it cannot explain it reports: a hidden piece that is not what
+memory says, a physical move that breaks a named rule, or plainly a board that disagrees.
+While hands are over the board it watches for lifts (touch-move).  Deciding legality is the
+engine's job; the tracker only proposes explanations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine import Board, Move
+from engine.rules import COLOUR_NAMES
+
+from .observation import CUP, OCCLUDED, Observation
+
+# A square as the tracker sees it: None for empty, (colour, logical size), or one of these.
+UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
+HIDDEN = "hidden"  # occluded, or too doubtful to use
+Label = tuple[int, int] | str | None
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """An observation in the engine's terms: a label and a confidence per square."""
+
+    labels: tuple[Label, ...]
+    confidences: tuple[float, ...]
+
+    @property
+    def complete(self) -> bool:
+        """True when every square was read."""
+        return HIDDEN not in self.labels
+
+
+def to_view(obs: Observation, logical_sizes: Sequence[int | None], min_confidence: float) -> BoardView:
+    """Translate an observation (size classes from 0) into engine labels (sizes from 1);
+    a reading below ``min_confidence`` counts as hidden."""
+    labels: list[Label] = []
+    for r in obs.squares:
+        if r.state == OCCLUDED or r.confidence < min_confidence:
+            labels.append(HIDDEN)
+        elif r.state == CUP:
+            size = logical_sizes[r.size] if r.size is not None and r.size < len(logical_sizes) else None
+            labels.append((int(r.colour), size) if size is not None else UNKNOWN)
+        else:
+            labels.append(None)
+    return BoardView(tuple(labels), tuple(r.confidence for r in obs.squares))
+
+
+def board_labels(board: Board) -> tuple[Label, ...]:
+    """The tops of the engine's position, as labels."""
+    return tuple(board.top(sq) for sq in range(board.rules.squares))
+
+
+# ---------------------------------------------------------------------------- verdicts
+@dataclass(frozen=True)
+class Explained:
+    """The stable board is the known position after ``moves`` (one, or two in quick play)."""
+
+    moves: tuple[Move, ...]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """Several continuations explain the board equally well; a person must choose."""
+
+    candidates: tuple[Explained, ...]
+
+
+@dataclass(frozen=True)
+class HiddenMismatch:
+    """``move`` explains the board except what its lift revealed on ``square``."""
+
+    move: Move
+    square: int
+    expected: Label
+    seen: Label
+
+
+@dataclass(frozen=True)
+class IllegalPhysical:
+    """The board shows a physical move the rules forbid: ``description`` and ``reason``."""
+
+    description: str
+    reason: str
+    squares: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Disagrees:
+    """Nothing explains the board: the squares that differ, what was expected and seen."""
+
+    squares: tuple[int, ...]
+    expected: tuple[Label, ...]
+    seen: tuple[Label, ...]
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """The stable board is the known position."""
+
+
+Verdict = Explained | Ambiguous | HiddenMismatch | IllegalPhysical | Disagrees | Unchanged
+
+
+def label_text(label: Label) -> str:
+    """A label in words: ``dark size 2``, ``empty``, ``an unknown cup``."""
+    if label is None:
+        return "empty"
+    if label == UNKNOWN:
+        return "a cup of a size not in this game"
+    if label == HIDDEN:
+        return "hidden"
+    colour, size = label  # type: ignore[misc]
+    return f"{('light', 'dark')[colour]} size {size}"
+
+
+def explain(board: Board, view: BoardView, max_moves: int = 2) -> Verdict:
+    """Which continuation of ``board`` (up to ``max_moves`` moves) the complete ``view`` shows."""
+    current = board_labels(board)
+    seen = view.labels
+    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if a != b)
+    if not diff:
+        return Unchanged()
+    singles = _explaining_moves(board, seen, diff, current)
+    if singles:
+        return _decide(singles)
+    if max_moves >= 2 and len(diff) <= 4:
+        pairs = _explaining_pairs(board, seen, diff, current)
+        if pairs:
+            return _decide(pairs)
+    hidden = _hidden_mismatch(board, seen, diff, current)
+    if hidden is not None:
+        return hidden
+    illegal = _illegal_physical(board, seen, diff, current)
+    if illegal is not None:
+        return illegal
+    squares = tuple(sorted(diff))
+    return Disagrees(squares, tuple(current[s] for s in squares), tuple(seen[s] for s in squares))
+
+
+def _changed(move: Move) -> tuple[int, ...]:
+    return (move.to,) if move.frm is None else (move.frm, move.to)
+
+
+def _confidence(view_conf: Sequence[float], squares: Sequence[int]) -> float:
+    return min(view_conf[s] for s in squares)
+
+
+def _explaining_moves(
+    board: Board, seen: Sequence[Label], diff: frozenset[int], current: Sequence[Label]
+) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
+    found = []
+    if len(diff) > 2:
+        return found
+    for move in board.legal_moves():
+        changed = _changed(move)
+        if not diff <= set(changed):
+            continue
+        board.push(move)
+        ok = all(board.top(sq) == seen[sq] for sq in changed)
+        board.pop()
+        if ok:
+            found.append(((move,), frozenset(changed)))
+    return found
+
+
+def _explaining_pairs(
+    board: Board, seen: Sequence[Label], diff: frozenset[int], current: Sequence[Label]
+) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
+    found = []
+    for first in board.legal_moves():
+        c1 = set(_changed(first))
+        board.push(first)
+        if board.outcome() is None:
+            for second in board.legal_moves():
+                changed = c1 | set(_changed(second))
+                if not diff <= changed:
+                    continue
+                board.push(second)
+                ok = all(board.top(sq) == seen[sq] for sq in changed)
+                board.pop()
+                if ok:
+                    found.append(((first, second), frozenset(changed)))
+        board.pop()
+    return found
+
+
+def _decide(found: list[tuple[tuple[Move, ...], frozenset[int]]]) -> Verdict:
+    # Confidence is attached by the tracker, which knows the readings' confidences.
+    explained = tuple(Explained(moves, 1.0) for moves, _ in found)
+    return explained[0] if len(explained) == 1 else Ambiguous(explained)
+
+
+def _hidden_mismatch(
+    board: Board, seen: Sequence[Label], diff: frozenset[int], current: Sequence[Label]
+) -> HiddenMismatch | None:
+    """A legal board move that explains everything but the square it was lifted from."""
+    if len(diff) != 2:
+        return None
+    for move in board.legal_moves():
+        if move.frm is None or {move.frm, move.to} != diff:
+            continue
+        board.push(move)
+        to_ok = board.top(move.to) == seen[move.to]
+        expected = board.top(move.frm)
+        board.pop()
+        if to_ok and expected != seen[move.frm]:
+            return HiddenMismatch(move, move.frm, expected, seen[move.frm])
+    return None
+
+
+def _illegal_physical(
+    board: Board, seen: Sequence[Label], diff: frozenset[int], current: Sequence[Label]
+) -> IllegalPhysical | None:
+    """A single physical move (ignoring the rules) that explains the board, with the rule
+    it breaks."""
+    names = board.geo.names
+    mover = board.turn
+
+    def fits(top_size: int, sq: int) -> bool:  # a cup can only cover a smaller one
+        return current[sq] is None or current[sq][1] < top_size  # type: ignore[index]
+
+    if len(diff) == 1:
+        (to,) = diff
+        piece = seen[to]
+        if not isinstance(piece, tuple) or not fits(piece[1], to):
+            return None
+        colour, size = piece
+        if colour != mover:
+            return IllegalPhysical(
+                f"{COLOUR_NAMES[colour]} put a size {size} on {names[to]}",
+                f"it is {COLOUR_NAMES[mover]}'s turn",
+                (to,),
+            )
+        reason = board.illegal_reason(Move(size, to, None))
+        if reason is None:  # legal: it would have been explained; stay silent
+            return None
+        return IllegalPhysical(f"{COLOUR_NAMES[colour]} entered a size {size} on {names[to]}", reason, (to,))
+    if len(diff) == 2:
+        for frm in diff:
+            (to,) = diff - {frm}
+            piece = current[frm]
+            if not isinstance(piece, tuple) or seen[to] != piece or not fits(piece[1], to):
+                continue
+            below = board.stack(frm)[-2] if len(board.stack(frm)) > 1 else None
+            if seen[frm] != below:
+                continue
+            colour, size = piece
+            what = f"{COLOUR_NAMES[colour]}'s size {size} went from {names[frm]} to {names[to]}"
+            if colour != mover:
+                return IllegalPhysical(what, f"it is {COLOUR_NAMES[mover]}'s turn", (frm, to))
+            reason = board.illegal_reason(Move(size, to, frm))
+            if reason is not None:
+                return IllegalPhysical(what, reason, (frm, to))
+    return None
+
+
+# ---------------------------------------------------------------------------- stream
+@dataclass
+class TrackerConfig:
+    """How patient and how sure the tracker is."""
+
+    settle_s: float = 0.5  # a state counts once it has held this long
+    min_frames: int = 3  # ... over at least this many frames
+    min_confidence: float = 0.5  # below this a reading counts as hidden
+    commit_confidence: float = 0.8  # below this a detected move waits for a person
+    lift_frames: int = 2  # frames a lift must be seen in a row
+    max_moves: int = 2  # moves one stable state may explain
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    """What the tracker reports: ``kind`` is one of ``stable``, ``moves``, ``pending``,
+    ``ambiguous``, ``hidden-mismatch``, ``illegal``, ``disagrees``, ``restored``, ``lifted``,
+    ``touch-opponent``, ``touch-move``; ``verdict`` carries the details."""
+
+    kind: str
+    time: float
+    text: str
+    verdict: object = None
+    squares: tuple[int, ...] = ()
+    confidence: float = 1.0
+
+
+@dataclass
+class _Run:
+    labels: tuple[Label, ...]
+    start: float
+    frames: int = 1
+    conf_sum: list[float] = field(default_factory=list)
+    reported: bool = False
+
+
+class Tracker:
+    """Feed it every frame's observation (with the engine's current position); it returns
+    the events that frame caused."""
+
+    def __init__(self, logical_sizes: Sequence[int | None], config: TrackerConfig | None = None) -> None:
+        self.logical_sizes = tuple(logical_sizes)
+        self.config = config or TrackerConfig()
+        self._run: _Run | None = None
+        self._lift_streak: dict[int, int] = {}
+        self.lifted: set[int] = set()  # own squares lifted since the last stable state
+        self.touched_opponent: set[int] = set()
+        self.last_verdict: Verdict | None = None
+        self.last_stable_time: float | None = None
+
+    def update(self, board: Board, obs: Observation, t: float, motion: bool = False) -> list[TrackEvent]:
+        """Process one frame's observation taken at time ``t``."""
+        cfg = self.config
+        if not obs.board_found:
+            self._run = None
+            return []
+        view = to_view(obs, self.logical_sizes, cfg.min_confidence)
+        quiet = view.complete and not obs.hand and not motion
+        if not quiet:
+            self._run = None
+            return self._watch_lifts(board, view, t)
+        self._lift_streak.clear()
+        run = self._run
+        if run is None or run.labels != view.labels:
+            self._run = _Run(view.labels, t, 1, list(view.confidences))
+            return []
+        run.frames += 1
+        run.conf_sum = [a + b for a, b in zip(run.conf_sum, view.confidences)]
+        if run.reported or t - run.start < cfg.settle_s or run.frames < cfg.min_frames:
+            return []
+        run.reported = True
+        self.last_stable_time = t
+        mean = tuple(c / run.frames for c in run.conf_sum)
+        return self._judge(board, BoardView(run.labels, mean), t)
+
+    # ------------------------------------------------------------------ stable states
+    def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
+        names = board.geo.names
+        verdict = explain(board, view, self.config.max_moves)
+        previous, self.last_verdict = self.last_verdict, verdict
+        lifted, self.lifted = self.lifted, set()
+        touched, self.touched_opponent = self.touched_opponent, set()
+        events = [TrackEvent("stable", t, "the board is still", view)]
+        if isinstance(verdict, Unchanged):
+            if previous is not None and not isinstance(previous, (Unchanged, Explained)):
+                events.append(TrackEvent("restored", t, "the board matches the game again"))
+            for sq in sorted(lifted):
+                events.append(
+                    TrackEvent(
+                        "touch-move", t,
+                        f"touch-move: the piece lifted from {names[sq]} was put back; it must be moved",
+                        squares=(sq,),
+                    )
+                )
+            events.extend(self._opponent_touches(board, touched, (), t))
+            return events
+        if isinstance(verdict, Explained):
+            squares = tuple(sorted({s for m in verdict.moves for s in _changed(m)}))
+            conf = _confidence(view.confidences, squares)
+            verdict = Explained(verdict.moves, conf)
+            self.last_verdict = verdict
+            texts = _moves_text(board, verdict.moves)
+            first = verdict.moves[0]
+            if first.frm is not None and lifted and first.frm not in lifted:
+                sq = sorted(lifted)[0]
+                events.append(
+                    TrackEvent(
+                        "touch-move", t,
+                        f"touch-move: {names[sq]} was lifted but {names[first.frm]} was moved",
+                        squares=(sq, first.frm),
+                    )
+                )
+            second_from = (verdict.moves[1].frm,) if len(verdict.moves) > 1 else ()
+            events.extend(self._opponent_touches(board, touched, second_from, t))
+            kind = "moves" if conf >= self.config.commit_confidence else "pending"
+            events.append(TrackEvent(kind, t, texts, verdict, squares, conf))
+            return events
+        if isinstance(verdict, Ambiguous):
+            texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
+            events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
+            return events
+        if verdict == previous:
+            return events  # the same problem, already reported
+        if isinstance(verdict, HiddenMismatch):
+            text = (
+                f"under {names[verdict.square]} memory says {label_text(verdict.expected)}; "
+                f"the camera sees {label_text(verdict.seen)}"
+            )
+            events.append(TrackEvent("hidden-mismatch", t, text, verdict, (verdict.square, verdict.move.to)))
+        elif isinstance(verdict, IllegalPhysical):
+            events.append(
+                TrackEvent("illegal", t, f"{verdict.description}: {verdict.reason}", verdict, verdict.squares)
+            )
+        elif isinstance(verdict, Disagrees):
+            parts = [
+                f"{names[s]}: expected {label_text(e)}, sees {label_text(o)}"
+                for s, e, o in zip(verdict.squares, verdict.expected, verdict.seen)
+            ]
+            events.append(
+                TrackEvent("disagrees", t, "the board disagrees: " + "; ".join(parts), verdict, verdict.squares)
+            )
+        return events
+
+    def _opponent_touches(
+        self, board: Board, touched: set[int], allowed: Sequence[int | None], t: float
+    ) -> list[TrackEvent]:
+        names = board.geo.names
+        return [
+            TrackEvent(
+                "touch-opponent", t,
+                f"{COLOUR_NAMES[board.turn]} touched {COLOUR_NAMES[1 - board.turn]}'s piece on {names[sq]}",
+                squares=(sq,),
+            )
+            for sq in sorted(touched)
+            if sq not in allowed
+        ]
+
+    # ------------------------------------------------------------------ lifts
+    def _watch_lifts(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
+        """While hands move: a top that gives way to what memory says lies under it was lifted."""
+        events = []
+        for sq in range(board.rules.squares):
+            stack = board.stack(sq)
+            if not stack or view.labels[sq] == HIDDEN:
+                self._lift_streak.pop(sq, None)
+                continue
+            below = stack[-2] if len(stack) > 1 else None
+            if view.labels[sq] != below:
+                self._lift_streak.pop(sq, None)
+                continue
+            streak = self._lift_streak.get(sq, 0) + 1
+            self._lift_streak[sq] = streak
+            if streak != self.config.lift_frames:
+                continue
+            owner = stack[-1][0]
+            if owner == board.turn and sq not in self.lifted:
+                self.lifted.add(sq)
+                events.append(TrackEvent("lifted", t, f"{board.geo.names[sq]} lifted", squares=(sq,)))
+            elif owner != board.turn and sq not in self.touched_opponent:
+                self.touched_opponent.add(sq)
+        return events
+
+
+def _moves_text(board: Board, moves: Sequence[Move]) -> str:
+    texts = []
+    for move in moves:
+        texts.append(board.move_text(move))
+        board.push(move)
+    for _ in moves:
+        board.pop()
+    return ", ".join(texts)
