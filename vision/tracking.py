@@ -13,7 +13,7 @@ engine's job; the tracker only proposes explanations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine import Board, Move
 from engine.rules import COLOUR_NAMES
@@ -273,6 +273,7 @@ class TrackerConfig:
     min_frames: int = 3  # ... over at least this many frames
     min_confidence: float = 0.5  # below this a reading counts as hidden
     commit_confidence: float = 0.8  # below this a detected move waits for a person
+    agreement: float = 0.6  # share of the window's frames a square's reading needs
     lift_frames: int = 2  # frames a lift must be seen in a row
     max_moves: int = 2  # moves one stable state may explain
 
@@ -291,23 +292,19 @@ class TrackEvent:
     confidence: float = 1.0
 
 
-@dataclass
-class _Run:
-    labels: tuple[Label, ...]
-    start: float
-    frames: int = 1
-    conf_sum: list[float] = field(default_factory=list)
-    reported: bool = False
-
-
 class Tracker:
     """Feed it every frame's observation (with the engine's current position); it returns
-    the events that frame caused."""
+    the events that frame caused.
+
+    A state is stable when, over the last ``settle_s`` of quiet frames (board found, no hand,
+    no motion), every square shows one reading in at least ``agreement`` of the frames: a
+    single misread or doubtful frame does not break it, a hand or motion starts again."""
 
     def __init__(self, logical_sizes: Sequence[int | None], config: TrackerConfig | None = None) -> None:
         self.logical_sizes = tuple(logical_sizes)
         self.config = config or TrackerConfig()
-        self._run: _Run | None = None
+        self._window: list[tuple[float, BoardView]] = []
+        self._reported: tuple[Label, ...] | None = None
         self._lift_streak: dict[int, int] = {}
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
@@ -318,26 +315,46 @@ class Tracker:
         """Process one frame's observation taken at time ``t``."""
         cfg = self.config
         if not obs.board_found:
-            self._run = None
+            self._window.clear()
             return []
         view = to_view(obs, self.logical_sizes, cfg.min_confidence)
-        quiet = view.complete and not obs.hand and not motion
-        if not quiet:
-            self._run = None
+        occluded = any(r.state == OCCLUDED for r in obs.squares)
+        if obs.hand or motion or occluded:
+            self._window.clear()
+            self._reported = None  # after hands, judge the board again even if it looks the same
             return self._watch_lifts(board, view, t)
         self._lift_streak.clear()
-        run = self._run
-        if run is None or run.labels != view.labels:
-            self._run = _Run(view.labels, t, 1, list(view.confidences))
+        window = self._window
+        window.append((t, view))
+        while len(window) > 1 and t - window[1][0] >= cfg.settle_s:
+            window.pop(0)
+        if t - window[0][0] < cfg.settle_s or len(window) < cfg.min_frames:
             return []
-        run.frames += 1
-        run.conf_sum = [a + b for a, b in zip(run.conf_sum, view.confidences)]
-        if run.reported or t - run.start < cfg.settle_s or run.frames < cfg.min_frames:
+        stable = self._consensus([v for _, v in window])
+        if stable is None or stable.labels == self._reported:
             return []
-        run.reported = True
+        self._reported = stable.labels
         self.last_stable_time = t
-        mean = tuple(c / run.frames for c in run.conf_sum)
-        return self._judge(board, BoardView(run.labels, mean), t)
+        return self._judge(board, stable, t)
+
+    def _consensus(self, views: list[BoardView]) -> BoardView | None:
+        """The reading each square shows in enough of ``views``, or None if one does not."""
+        need = self.config.agreement * len(views)
+        labels: list[Label] = []
+        confidences: list[float] = []
+        for sq in range(len(views[0].labels)):
+            votes: dict[Label, list[float]] = {}
+            for v in views:
+                if v.labels[sq] != HIDDEN:
+                    votes.setdefault(v.labels[sq], []).append(v.confidences[sq])
+            if not votes:
+                return None
+            label, confs = max(votes.items(), key=lambda kv: len(kv[1]))
+            if len(confs) < need:
+                return None
+            labels.append(label)
+            confidences.append(sum(confs) / len(views))  # doubtful or other frames lower it
+        return BoardView(tuple(labels), tuple(confidences))
 
     # ------------------------------------------------------------------ stable states
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
