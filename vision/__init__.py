@@ -1,1 +1,6 @@
-"""Frame + calibration -> observations of the board: which top cup stands on each square."""
+"""Vision: a camera frame and a calibration in, an Observation of every square out."""
+
+from .observation import Observation, SquareReading
+from .recognise import Recogniser, recognise
+
+__all__ = ["Observation", "SquareReading", "Recogniser", "recognise"]

@@ -1,0 +1,118 @@
+"""Making a calibration from frames of the empty board (and optionally one light and one
+dark cup of the largest size standing on two known squares)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hardware.camera_model import CameraIntrinsics, height_scale, nadir, nominal_intrinsics
+from hardware.markers import outer_rect
+from hardware.pieces import BoardSpec, PieceSet
+
+from .canvas import Canvas, board_canvas, canvas_maps, rectify
+from .locate import BoardFix, detect_markers, estimate_pose
+from .model import Calibration, CalibrationError, ColourModel, size_classes
+
+CANVAS_PPM = 1.5
+# where the wizard asks for the two cups: the light one on a1, the dark one on the last square
+LIGHT_CUP_SQUARE = 0
+
+
+def dark_cup_square(board: BoardSpec) -> int:
+    """The square where calibration expects the dark cup (the far corner)."""
+    return board.squares - 1
+
+
+def _margin(board: BoardSpec, pieces: PieceSet, fix: BoardFix) -> float:
+    H = fix.pose.height
+    n = nadir(fix.pose)
+    top = pieces.sizes[-1]
+    k = height_scale(H, min(top.height_mm, H * 0.8))
+    x0, y0, x1, y1 = outer_rect(board)
+    far = max(np.hypot(x - n[0], y - n[1]) for x in (x0, x1) for y in (y0, y1))
+    return float(np.clip((k - 1) * far + top.top_diameter_mm / 2 * k + 8, 30.0, 160.0))
+
+
+def board_area_mask(canvas: Canvas, board: BoardSpec) -> np.ndarray:
+    """Boolean mask of the canvas pixels on the playing grid."""
+    a = canvas.to_px(np.array([[0.0, board.depth_mm], [board.width_mm, 0.0]]))
+    m = np.zeros((canvas.height, canvas.width), bool)
+    (c0, r0), (c1, r1) = np.round(a).astype(int)
+    m[max(r0, 0):r1, max(c0, 0):c1] = True
+    return m
+
+
+def _disc_mean(view: np.ndarray, canvas: Canvas, centre_mm: np.ndarray, radius_mm: float) -> np.ndarray:
+    c = canvas.to_px(centre_mm)
+    r = radius_mm * canvas.ppm
+    yy, xx = np.mgrid[0:view.shape[0], 0:view.shape[1]]
+    m = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r
+    if not m.any():
+        raise CalibrationError("the calibration cup lies outside the view")
+    return view[m].reshape(-1, 3).mean(axis=0)
+
+
+def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, *,
+              intrinsics: CameraIntrinsics | None = None, intrinsics_source: str = "",
+              cup_frame: np.ndarray | None = None) -> Calibration:
+    """A calibration from ``frames`` of the empty board.  Without ``intrinsics`` the nominal
+    Pi Camera Module 3 values at the frames' size are assumed.  ``cup_frame`` optionally shows
+    the board with a light cup of the largest size on a1 and a dark one on the last square;
+    it measures the players' colours (otherwise the piece set's colours are used)."""
+    if not frames:
+        raise CalibrationError("calibration needs at least one frame of the empty board")
+    h, w = frames[0].shape[:2]
+    if intrinsics is None:
+        intrinsics = nominal_intrinsics("pi3", w, h)
+        intrinsics_source = intrinsics_source or "nominal pi3"
+    elif (intrinsics.width, intrinsics.height) != (w, h):
+        intrinsics = intrinsics.scaled(w, h)
+    fixes = []
+    for k, f in enumerate(frames):
+        if f.shape[:2] != (h, w):
+            raise CalibrationError(f"frame {k} is {f.shape[1]}x{f.shape[0]}, the first was {w}x{h}")
+        fix = estimate_pose(detect_markers(f, board), board, intrinsics)
+        if fix is not None:
+            fixes.append((len(fix.markers), -fix.error_px, k, fix))
+    if not fixes:
+        raise CalibrationError(f"no board markers ({board.markers.dictionary}, ids "
+                               f"{list(board.markers.ids)}) were found in any of the {len(frames)} frames")
+    fixes.sort(reverse=True)
+    best = fixes[0][3]
+    if len(best.markers) < 3:
+        raise CalibrationError(f"only markers {list(best.markers)} were seen; calibration needs at least 3 of "
+                               f"{list(board.markers.ids)} in one frame")
+    canvas = board_canvas(board, CANVAS_PPM, _margin(board, pieces, best))
+    maps = canvas_maps(canvas, intrinsics, best.pose)
+    views = [rectify(f, maps) for f in frames]
+    reference = np.median(np.stack(views), axis=0).astype(np.uint8) if len(views) > 1 else views[0]
+    area = board_area_mask(canvas, board)
+    board_bgr = tuple(float(v) for v in np.median(reference[area].reshape(-1, 3), axis=0))
+    if cup_frame is not None:
+        view = rectify(cup_frame, maps).astype(np.float32)
+        sizes = size_classes(pieces, best.pose.height)
+        top = sizes[-1]
+        n = nadir(best.pose)
+        means = []
+        for sq in (LIGHT_CUP_SQUARE, dark_cup_square(board)):
+            c = np.asarray(board.square_centre(sq))
+            means.append(_disc_mean(view, canvas, n + (c - n) * top.scale, top.top_radius_mm * top.scale * 0.5))
+        now_board = np.median(view[area].reshape(-1, 3), axis=0)
+        fix_light = np.asarray(board_bgr) / np.maximum(now_board, 1)
+        light = tuple(float(v) for v in means[0] * fix_light)
+        dark = tuple(float(v) for v in means[1] * fix_light)
+        if np.mean(light) <= np.mean(dark):
+            raise CalibrationError("the cup on a1 should be the light one and the cup on the last square the "
+                                   "dark one, but a1 looks darker")
+        colour = ColourModel(board_bgr, light, dark, "cups")
+    else:
+        wood = np.asarray(board.wood_bgr, np.float64)
+        ratio = np.asarray(board_bgr) / np.maximum(wood, 1)
+        colour = ColourModel(board_bgr, tuple(float(v) for v in np.asarray(pieces.colours[0].top_bgr) * ratio),
+                             tuple(float(v) for v in np.asarray(pieces.colours[1].top_bgr) * ratio), "nominal")
+    return Calibration(pieces=pieces, board=board, intrinsics=intrinsics, intrinsics_source=intrinsics_source,
+                       pose=best.pose, markers_seen=best.markers, reprojection_error_px=best.error_px,
+                       canvas=canvas, colour=colour, sizes=size_classes(pieces, best.pose.height),
+                       reference=reference)

@@ -1,0 +1,89 @@
+"""Finding the board in a frame: its ArUco markers, and the camera pose they give."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from hardware.camera_model import CameraIntrinsics, CameraPose, project
+from hardware.markers import dictionary, marker_corners_world
+from hardware.pieces import BoardSpec
+
+
+@lru_cache(maxsize=4)
+def _detector(dict_name: str) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    return cv2.aruco.ArucoDetector(dictionary(dict_name), params)
+
+
+def detect_markers(image: np.ndarray, board: BoardSpec,
+                   rois: list[tuple[int, int, int, int]] | None = None) -> dict[int, np.ndarray]:
+    """The board's markers found in ``image``: id → corners (4, 2) in pixels.  With
+    ``rois`` (x, y, w, h) only those regions are searched (much faster)."""
+    det = _detector(board.markers.dictionary)
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    wanted = set(board.markers.ids)
+    found: dict[int, np.ndarray] = {}
+    regions = rois or [(0, 0, gray.shape[1], gray.shape[0])]
+    for x, y, w, h in regions:
+        x0, y0 = max(0, x), max(0, y)
+        x1, y1 = min(gray.shape[1], x + w), min(gray.shape[0], y + h)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            continue
+        corners, ids, _ = det.detectMarkers(gray[y0:y1, x0:x1])
+        if ids is None:
+            continue
+        for c, i in zip(corners, ids.ravel()):
+            if int(i) in wanted and int(i) not in found:
+                found[int(i)] = c.reshape(4, 2).astype(np.float64) + [x0, y0]
+    return found
+
+
+@dataclass(frozen=True)
+class BoardFix:
+    """Where the board is in one frame: the camera pose relative to it, the markers used and
+    the RMS reprojection error of their corners in pixels."""
+
+    pose: CameraPose
+    markers: tuple[int, ...]
+    error_px: float
+
+
+def estimate_pose(markers: dict[int, np.ndarray], board: BoardSpec, intr: CameraIntrinsics,
+                  guess: CameraPose | None = None) -> BoardFix | None:
+    """The camera pose from the detected marker corners (None if there are none)."""
+    if not markers:
+        return None
+    world = marker_corners_world(board)
+    ids = sorted(markers)
+    obj = np.concatenate([world[i] for i in ids]).astype(np.float64)
+    img = np.concatenate([markers[i] for i in ids]).astype(np.float64)
+    if guess is not None:
+        ok, rvec, tvec = cv2.solvePnP(obj, img, intr.K, intr.D, np.asarray(guess.rvec).reshape(3, 1).copy(),
+                                      np.asarray(guess.tvec).reshape(3, 1).copy(), True, cv2.SOLVEPNP_ITERATIVE)
+    else:
+        method = cv2.SOLVEPNP_IPPE if len(ids) > 1 else cv2.SOLVEPNP_IPPE_SQUARE
+        if method == cv2.SOLVEPNP_IPPE_SQUARE:
+            s = board.markers.size_mm / 2
+            local = np.array([[-s, s, 0], [s, s, 0], [s, -s, 0], [-s, -s, 0]], np.float64)
+            ok, rvec, tvec = cv2.solvePnP(local, img, intr.K, intr.D, flags=method)
+            if ok:
+                # move from the marker's own frame to the board's
+                R = cv2.Rodrigues(rvec)[0]
+                centre = world[ids[0]].mean(axis=0)
+                tvec = tvec - (R @ centre).reshape(3, 1)
+        else:
+            ok, rvec, tvec = cv2.solvePnP(obj, img, intr.K, intr.D, flags=method)
+        if ok and len(ids) > 1:
+            ok, rvec, tvec = cv2.solvePnP(obj, img, intr.K, intr.D, rvec, tvec, True, cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        return None
+    pose = CameraPose(tuple(float(v) for v in rvec.ravel()), tuple(float(v) for v in tvec.ravel()))
+    if pose.height <= 0:
+        return None
+    err = float(np.sqrt(np.mean(np.sum((project(obj, intr, pose) - img) ** 2, axis=1))))
+    return BoardFix(pose, tuple(ids), err)

@@ -1,0 +1,220 @@
+"""The calibration as a value, and its versioned JSON file.
+
+The file is self-contained: it embeds the piece set and board it was made for, the camera
+intrinsics and pose, the colour model, the size-class model and a small picture of the empty
+board seen from above (PNG, base64).  ``load_calibration`` checks everything and raises
+``CalibrationError`` naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from hardware.camera_model import CameraIntrinsics, CameraPose, height_scale
+from hardware.pieces import BoardSpec, DataFileError, PieceSet, board_from_dict, piece_set_from_dict
+
+from .canvas import Canvas
+
+FORMAT = "cupboard-calibration"
+VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration cannot be made, or a calibration file is malformed."""
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Mean BGR of the board wood and of the light and dark players' tops, all seen under the
+    same light (so their ratios carry over to other light); ``source`` says whether the cups
+    were measured (``cups``) or taken from the piece set (``nominal``)."""
+
+    board_bgr: tuple[float, float, float]
+    light_bgr: tuple[float, float, float]
+    dark_bgr: tuple[float, float, float]
+    source: str = "nominal"
+
+
+@dataclass(frozen=True)
+class SizeClass:
+    """One size class as the camera sees it at calibration: the top disc's true radius and
+    height, and how much it is magnified (H / (H - h)) at the calibrated camera height."""
+
+    size: int
+    height_mm: float
+    top_radius_mm: float
+    scale: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything recognition needs about one camera over one board with one piece set."""
+
+    pieces: PieceSet
+    board: BoardSpec
+    intrinsics: CameraIntrinsics
+    intrinsics_source: str
+    pose: CameraPose
+    markers_seen: tuple[int, ...]
+    reprojection_error_px: float
+    canvas: Canvas
+    colour: ColourModel
+    sizes: tuple[SizeClass, ...]
+    reference: np.ndarray  # the empty board on the canvas, BGR uint8
+
+    @property
+    def camera_height_mm(self) -> float:
+        """The camera's height above the board, mm."""
+        return self.pose.height
+
+
+def size_classes(pieces: PieceSet, camera_height: float) -> tuple[SizeClass, ...]:
+    """The size-class model for a camera at ``camera_height`` mm above the board."""
+    return tuple(SizeClass(i, s.height_mm, s.top_diameter_mm / 2, height_scale(camera_height, s.height_mm))
+                 for i, s in enumerate(pieces.sizes))
+
+
+def to_json(cal: Calibration) -> dict[str, Any]:
+    """The calibration as a JSON-ready dict."""
+    ok, png = cv2.imencode(".png", cal.reference)
+    if not ok:
+        raise CalibrationError("could not encode the reference picture")
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "piece_set": asdict(cal.pieces),
+        "board": asdict(cal.board),
+        "intrinsics": {**asdict(cal.intrinsics), "source": cal.intrinsics_source},
+        "pose": {"rvec": list(cal.pose.rvec), "tvec": list(cal.pose.tvec)},
+        "camera_height_mm": round(cal.camera_height_mm, 2),
+        "markers_seen": list(cal.markers_seen),
+        "reprojection_error_px": cal.reprojection_error_px,
+        "canvas": asdict(cal.canvas),
+        "colour_model": asdict(cal.colour),
+        "size_classes": [asdict(s) for s in cal.sizes],
+        "reference_png": base64.b64encode(png.tobytes()).decode("ascii"),
+    }
+
+
+def save_calibration(cal: Calibration, path: str | Path) -> None:
+    """Write the calibration to ``path`` atomically (a crash never leaves half a file)."""
+    path = Path(path)
+    text = json.dumps(to_json(cal), indent=1)
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _need(d: Any, key: str, where: str) -> Any:
+    if not isinstance(d, dict) or key not in d:
+        raise CalibrationError(f"{where}: missing field {key!r}")
+    return d[key]
+
+
+def _numbers(value: Any, n: int, where: str) -> tuple[float, ...]:
+    if (not isinstance(value, list) or len(value) != n
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in value)):
+        raise CalibrationError(f"{where}: expected a list of {n} numbers")
+    return tuple(float(v) for v in value)
+
+
+def _number(value: Any, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
+        raise CalibrationError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def from_json(data: Any, where: str = "calibration") -> Calibration:
+    """Validate a parsed calibration file and build the Calibration."""
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{where}: the top level must be a JSON object")
+    if data.get("format") != FORMAT:
+        raise CalibrationError(f"{where}: field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        raise CalibrationError(f"{where}: unsupported version {data.get('version')!r} "
+                               f"(this cupboard reads version {VERSION}); calibrate again")
+    try:
+        pieces = piece_set_from_dict(_need(data, "piece_set", where), f"{where}: piece_set")
+        board = board_from_dict(_need(data, "board", where), f"{where}: board")
+    except DataFileError as e:
+        raise CalibrationError(str(e)) from None
+    i = _need(data, "intrinsics", where)
+    w = f"{where}: intrinsics"
+    width, height = _need(i, "width", w), _need(i, "height", w)
+    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
+        raise CalibrationError(f"{w}: width and height must be positive integers")
+    dist = _need(i, "dist", w)
+    if not isinstance(dist, list) or len(dist) not in (4, 5, 8):
+        raise CalibrationError(f"{w}.dist: expected 4, 5 or 8 distortion coefficients")
+    intr = CameraIntrinsics(_number(_need(i, "fx", w), f"{w}.fx"), _number(_need(i, "fy", w), f"{w}.fy"),
+                            _number(_need(i, "cx", w), f"{w}.cx"), _number(_need(i, "cy", w), f"{w}.cy"),
+                            width, height, _numbers(dist, len(dist), f"{w}.dist"))
+    if intr.fx <= 0 or intr.fy <= 0:
+        raise CalibrationError(f"{w}: focal lengths must be positive")
+    p = _need(data, "pose", where)
+    pose = CameraPose(_numbers(_need(p, "rvec", f"{where}: pose"), 3, f"{where}: pose.rvec"),
+                      _numbers(_need(p, "tvec", f"{where}: pose"), 3, f"{where}: pose.tvec"))
+    if pose.height <= 0:
+        raise CalibrationError(f"{where}: pose puts the camera below the board")
+    c = _need(data, "canvas", where)
+    w = f"{where}: canvas"
+    canvas = Canvas(_number(_need(c, "ppm", w), f"{w}.ppm"), _number(_need(c, "x0", w), f"{w}.x0"),
+                    _number(_need(c, "y1", w), f"{w}.y1"), int(_need(c, "width", w)), int(_need(c, "height", w)))
+    if canvas.ppm <= 0 or canvas.width <= 0 or canvas.height <= 0:
+        raise CalibrationError(f"{w}: ppm, width and height must be positive")
+    cm = _need(data, "colour_model", where)
+    w = f"{where}: colour_model"
+    colour = ColourModel(_numbers(_need(cm, "board_bgr", w), 3, f"{w}.board_bgr"),
+                         _numbers(_need(cm, "light_bgr", w), 3, f"{w}.light_bgr"),
+                         _numbers(_need(cm, "dark_bgr", w), 3, f"{w}.dark_bgr"), str(cm.get("source", "")))
+    raw_sizes = _need(data, "size_classes", where)
+    if not isinstance(raw_sizes, list) or len(raw_sizes) != len(pieces.sizes):
+        raise CalibrationError(f"{where}: size_classes must list one entry per size of the piece set "
+                               f"({len(pieces.sizes)})")
+    sizes = tuple(SizeClass(k, _number(_need(s, "height_mm", f"{where}: size_classes[{k}]"), "height_mm"),
+                            _number(_need(s, "top_radius_mm", f"{where}: size_classes[{k}]"), "top_radius_mm"),
+                            _number(_need(s, "scale", f"{where}: size_classes[{k}]"), "scale"))
+                  for k, s in enumerate(raw_sizes))
+    ref_text = _need(data, "reference_png", where)
+    try:
+        ref = cv2.imdecode(np.frombuffer(base64.b64decode(ref_text, validate=True), np.uint8), cv2.IMREAD_COLOR)
+    except (ValueError, TypeError):
+        ref = None
+    if ref is None or ref.shape[:2] != (canvas.height, canvas.width):
+        raise CalibrationError(f"{where}: reference_png is not a PNG of the canvas size "
+                               f"{canvas.width}x{canvas.height}")
+    seen = _need(data, "markers_seen", where)
+    if not isinstance(seen, list) or not all(isinstance(v, int) for v in seen):
+        raise CalibrationError(f"{where}: markers_seen must be a list of marker ids")
+    return Calibration(pieces, board, intr, str(i.get("source", "")), pose, tuple(seen),
+                       _number(_need(data, "reprojection_error_px", where), "reprojection_error_px"),
+                       canvas, colour, sizes, ref)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read and validate a calibration file; errors name the file and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(f"{path}: no such file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CalibrationError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    return from_json(data, str(path))

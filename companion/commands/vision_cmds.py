@@ -1,0 +1,104 @@
+"""Subcommands for the camera side: calibrate, vision-eval, marker-sheet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the vision subcommands to the ``cupboard`` parser."""
+    p = subparsers.add_parser("calibrate", help="calibrate the camera over the empty board")
+    p.add_argument("--source", required=True,
+                   help="image files (comma-separated) of the empty board, or 'synthetic[:SEED]'")
+    p.add_argument("--set", dest="piece_set", default="storer-clear",
+                   help="piece set name or JSON file (default storer-clear)")
+    p.add_argument("--board", help="board name or JSON file (default: the set's board)")
+    p.add_argument("--cups", help="optional image with a light largest cup on a1 and a dark one on the last square")
+    p.add_argument("--frames", type=int, default=3, help="frames to use from a live source (default 3)")
+    p.add_argument("--out", required=True, help="calibration file to write")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = subparsers.add_parser("vision-eval", help="measure recognition on rendered boards")
+    p.add_argument("--sets", default="storer-clear,gobblet,gobblet-jr", help="comma-separated piece sets")
+    p.add_argument("--boards", type=int, default=500, help="boards per set (default 500)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--per-camera", type=int, default=10, help="positions per random camera (default 10)")
+    p.add_argument("--hands", type=int, default=0, help="hands over the board in every frame (default 0)")
+    p.set_defaults(func=cmd_vision_eval)
+
+    p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
+    p.add_argument("--board", default="storer-lid-4x4", help="board name or JSON file")
+    p.add_argument("--out", required=True, help="output file: .svg (true scale) or .png (300 dpi)")
+    p.set_defaults(func=cmd_marker_sheet)
+
+
+def _frames_from(source: str, piece_set, board, count: int) -> list:
+    if source.startswith("synthetic"):
+        from hardware.synthetic import empty_scene, random_scene, render_scene
+
+        seed = int(source.split(":", 1)[1]) if ":" in source else 0
+        scene = empty_scene(random_scene(piece_set, board, seed))
+        return [render_scene(scene, seed + k)[0] for k in range(count)]
+    frames = []
+    for name in source.split(","):
+        img = cv2.imread(name)
+        if img is None:
+            raise ValueError(f"{name}: not an image file cupboard can read")
+        frames.append(img)
+    return frames
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate from frames of the empty board and write the calibration file."""
+    from calibration import calibrate, save_calibration
+    from hardware.pieces import load_board, load_piece_set
+
+    pieces = load_piece_set(args.piece_set)
+    board = load_board(args.board or pieces.default_board)
+    frames = _frames_from(args.source, pieces, board, args.frames)
+    cup = None
+    if args.cups:
+        cup = cv2.imread(args.cups)
+        if cup is None:
+            raise ValueError(f"{args.cups}: not an image file cupboard can read")
+    cal = calibrate(frames, pieces, board, cup_frame=cup)
+    save_calibration(cal, args.out)
+    print(f"calibrated {pieces.name} on {board.name}: camera {cal.camera_height_mm:.0f} mm above the board, "
+          f"markers {list(cal.markers_seen)}, reprojection error {cal.reprojection_error_px:.2f} px, "
+          f"colours {cal.colour.source}; written to {args.out}")
+    return 0
+
+
+def cmd_vision_eval(args: argparse.Namespace) -> int:
+    """Print recognition accuracy and speed on rendered boards."""
+    from vision.evaluate import evaluate, format_result
+
+    if args.boards < 1:
+        raise ValueError("--boards must be at least 1")
+    for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
+        res = evaluate(name, args.boards, seed=args.seed, per_camera=args.per_camera, hands=args.hands)
+        print(format_result(res), flush=True)
+    return 0
+
+
+def cmd_marker_sheet(args: argparse.Namespace) -> int:
+    """Write the marker sheet as SVG (true scale) or PNG (300 dpi)."""
+    from hardware.markers import marker_sheet_png, marker_sheet_svg
+    from hardware.pieces import load_board
+
+    board = load_board(args.board)
+    out = Path(args.out)
+    if out.suffix.lower() == ".svg":
+        out.write_text(marker_sheet_svg(board), encoding="utf-8")
+    elif out.suffix.lower() == ".png":
+        if not cv2.imwrite(str(out), marker_sheet_png(board)):
+            raise OSError(f"{out}: could not write")
+    else:
+        raise ValueError(f"{out}: the marker sheet is written as .svg or .png")
+    m = board.markers
+    print(f"marker sheet for {board.name}: {m.dictionary} ids {list(m.ids)}, {m.size_mm:g} mm markers; "
+          f"written to {out} (print at 100 %)")
+    return 0

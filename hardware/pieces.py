@@ -1,0 +1,268 @@
+"""Physical piece sets and boards, read from JSON files a user can edit after measuring.
+
+The shipped files live in ``hardware/data/sets`` and ``hardware/data/boards``; a name such as
+``storer-clear`` finds the shipped file, a path finds any other.  Sizes are listed smallest
+first: a *size class* is the index into that list.  Colour 0 is the light (White) player,
+colour 1 the dark (Black) one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+SET_FORMAT = "cupboard-piece-set"
+BOARD_FORMAT = "cupboard-board"
+FORMAT_VERSION = 1
+
+
+class DataFileError(ValueError):
+    """A piece-set or board file is missing, malformed or inconsistent; names file and problem."""
+
+
+@dataclass(frozen=True)
+class PieceSize:
+    """One size class: its outer diameter, the diameter of the disc seen on top (a clear
+    cup's plug is its inner diameter), its height, and whether it is solid (no cavity)."""
+
+    name: str
+    outer_diameter_mm: float
+    top_diameter_mm: float
+    height_mm: float
+    solid: bool = False
+
+
+@dataclass(frozen=True)
+class PieceColour:
+    """How a player's pieces look: the top (or plug) colour and the wall colour, BGR 0-255."""
+
+    name: str
+    top_bgr: tuple[int, int, int]
+    wall_bgr: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class PieceSet:
+    """A physical set of nesting cups in two colours.  ``material`` is ``opaque`` or
+    ``clear`` (see-through walls, wood plug on top).  ``logical_sizes`` maps each size class
+    to the engine's size (None when a class is not used by the rules in play)."""
+
+    name: str
+    description: str
+    material: str
+    colours: tuple[PieceColour, PieceColour]
+    sizes: tuple[PieceSize, ...]
+    default_board: str
+    logical_sizes: tuple[int | None, ...]
+    source: str = ""
+
+    @property
+    def clear(self) -> bool:
+        """True for see-through cups."""
+        return self.material == "clear"
+
+
+@dataclass(frozen=True)
+class MarkerLayout:
+    """The ArUco markers stuck at the board's four outer corners: dictionary name, ids in the
+    order (a1 corner, far corner of the last file, far corner of the last rank... see
+    ``hardware.markers``), printed side length and the white margin around each."""
+
+    dictionary: str
+    ids: tuple[int, int, int, int]
+    size_mm: float
+    quiet_mm: float
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A playing board: grid of ``rows`` x ``cols`` squares of ``square_mm``, with an outer
+    border of ``border_mm`` wood around the grid, grid line width and colours."""
+
+    name: str
+    description: str
+    rows: int
+    cols: int
+    square_mm: float
+    border_mm: float
+    line_mm: float
+    wood_bgr: tuple[int, int, int]
+    line_bgr: tuple[int, int, int]
+    markers: MarkerLayout
+    source: str = ""
+
+    @property
+    def squares(self) -> int:
+        """Number of squares."""
+        return self.rows * self.cols
+
+    @property
+    def width_mm(self) -> float:
+        """Width of the grid (files direction), mm."""
+        return self.cols * self.square_mm
+
+    @property
+    def depth_mm(self) -> float:
+        """Depth of the grid (ranks direction), mm."""
+        return self.rows * self.square_mm
+
+    def square_centre(self, index: int) -> tuple[float, float]:
+        """Board coordinates (mm) of the centre of square ``index`` (file = index % cols)."""
+        f, r = index % self.cols, index // self.cols
+        return ((f + 0.5) * self.square_mm, (r + 0.5) * self.square_mm)
+
+    def square_name(self, index: int) -> str:
+        """Algebraic name like ``a1``."""
+        return f"{'abcdefgh'[index % self.cols]}{index // self.cols + 1}"
+
+
+def _get(d: dict, key: str, kind: type | tuple, where: str) -> Any:
+    if not isinstance(d, dict) or key not in d:
+        raise DataFileError(f"{where}: missing field {key!r}")
+    value = d[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise DataFileError(f"{where}: field {key!r} should be {getattr(kind, '__name__', kind)}, "
+                            f"got {type(value).__name__}")
+    return value
+
+
+def _bgr(value: Any, where: str) -> tuple[int, int, int]:
+    if (not isinstance(value, list) or len(value) != 3
+            or not all(isinstance(v, int) and 0 <= v <= 255 for v in value)):
+        raise DataFileError(f"{where}: a colour is a list of three integers 0-255 (B, G, R)")
+    return (value[0], value[1], value[2])
+
+
+def _positive(value: float, where: str) -> float:
+    if not value > 0:
+        raise DataFileError(f"{where}: must be greater than 0, got {value}")
+    return value
+
+
+def _read(path: Path, fmt: str) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataFileError(f"{path}: no such file") from None
+    except json.JSONDecodeError as e:
+        raise DataFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    if not isinstance(data, dict):
+        raise DataFileError(f"{path}: the top level must be a JSON object")
+    if data.get("format") != fmt:
+        raise DataFileError(f"{path}: field 'format' must be {fmt!r}, got {data.get('format')!r}")
+    if data.get("version") != FORMAT_VERSION:
+        raise DataFileError(f"{path}: unsupported version {data.get('version')!r} "
+                            f"(this cupboard reads version {FORMAT_VERSION})")
+    return data
+
+
+def _resolve(name_or_path: str | Path, kind: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".json" or p.exists():
+        return p
+    shipped = DATA_DIR / kind / f"{name_or_path}.json"
+    if not shipped.exists():
+        known = ", ".join(sorted(x.stem for x in (DATA_DIR / kind).glob("*.json")))
+        raise DataFileError(f"no {kind[:-1]} named {str(name_or_path)!r}; shipped: {known}")
+    return shipped
+
+
+def piece_set_from_dict(data: dict, where: str = "piece set") -> PieceSet:
+    """Validate and build a PieceSet from its JSON object; errors start with ``where``."""
+    material = _get(data, "material", str, where)
+    if material not in ("opaque", "clear"):
+        raise DataFileError(f"{where}: material must be 'opaque' or 'clear', got {material!r}")
+    raw_colours = _get(data, "colours", list, where)
+    if len(raw_colours) != 2:
+        raise DataFileError(f"{where}: 'colours' must list exactly two players (light, dark)")
+    colours = []
+    for i, c in enumerate(raw_colours):
+        w = f"{where}: colours[{i}]"
+        colours.append(PieceColour(_get(c, "name", str, w), _bgr(_get(c, "top_bgr", list, w), w),
+                                   _bgr(_get(c, "wall_bgr", list, w), w)))
+    raw_sizes = _get(data, "sizes", list, where)
+    if not 2 <= len(raw_sizes) <= 6:
+        raise DataFileError(f"{where}: 'sizes' must list 2 to 6 sizes, smallest first")
+    sizes = []
+    for i, s in enumerate(raw_sizes):
+        w = f"{where}: sizes[{i}]"
+        od = _positive(_get(s, "outer_diameter_mm", float, w), f"{w}.outer_diameter_mm")
+        top = _positive(_get(s, "top_diameter_mm", float, w), f"{w}.top_diameter_mm")
+        h = _positive(_get(s, "height_mm", float, w), f"{w}.height_mm")
+        if top > od:
+            raise DataFileError(f"{w}: top_diameter_mm ({top}) exceeds outer_diameter_mm ({od})")
+        sizes.append(PieceSize(_get(s, "name", str, w), od, top, h, bool(s.get("solid", False))))
+    for i in range(1, len(sizes)):
+        if sizes[i].outer_diameter_mm <= sizes[i - 1].outer_diameter_mm:
+            raise DataFileError(f"{where}: sizes must be listed smallest first "
+                                f"(sizes[{i}] is not wider than sizes[{i - 1}])")
+    logical = data.get("logical_sizes", list(range(1, len(sizes) + 1)))
+    if not isinstance(logical, list) or len(logical) != len(sizes) or not all(
+            v is None or isinstance(v, int) for v in logical):
+        raise DataFileError(f"{where}: logical_sizes must list one integer or null per size")
+    return PieceSet(
+        name=_get(data, "name", str, where),
+        description=data.get("description", ""),
+        material=material,
+        colours=(colours[0], colours[1]),
+        sizes=tuple(sizes),
+        default_board=_get(data, "default_board", str, where),
+        logical_sizes=tuple(logical),
+        source=data.get("source", ""),
+    )
+
+
+def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
+    """Validate and build a BoardSpec from its JSON object; errors start with ``where``."""
+    rows = _get(data, "rows", int, where)
+    cols = _get(data, "cols", int, where)
+    if not (2 <= rows <= 8 and 2 <= cols <= 8):
+        raise DataFileError(f"{where}: rows and cols must be between 2 and 8")
+    m = _get(data, "markers", dict, where)
+    w = f"{where}: markers"
+    ids = _get(m, "ids", list, w)
+    if len(ids) != 4 or len(set(ids)) != 4 or not all(isinstance(i, int) and i >= 0 for i in ids):
+        raise DataFileError(f"{w}: 'ids' must be four different non-negative integers")
+    markers = MarkerLayout(_get(m, "dictionary", str, w), (ids[0], ids[1], ids[2], ids[3]),
+                           _positive(_get(m, "size_mm", float, w), f"{w}.size_mm"),
+                           _get(m, "quiet_mm", float, w))
+    return BoardSpec(
+        name=_get(data, "name", str, where),
+        description=data.get("description", ""),
+        rows=rows, cols=cols,
+        square_mm=_positive(_get(data, "square_mm", float, where), f"{where}: square_mm"),
+        border_mm=_get(data, "border_mm", float, where),
+        line_mm=_get(data, "line_mm", float, where),
+        wood_bgr=_bgr(_get(data, "wood_bgr", list, where), f"{where}: wood_bgr"),
+        line_bgr=_bgr(_get(data, "line_bgr", list, where), f"{where}: line_bgr"),
+        markers=markers,
+        source=data.get("source", ""),
+    )
+
+
+def load_piece_set(name_or_path: str | Path) -> PieceSet:
+    """Load a piece set by shipped name (``gobblet``, ``gobblet-jr``, ``storer-clear``) or
+    path; raises DataFileError naming the file and the problem."""
+    path = _resolve(name_or_path, "sets")
+    return piece_set_from_dict(_read(path, SET_FORMAT), str(path))
+
+
+def load_board(name_or_path: str | Path) -> BoardSpec:
+    """Load a board by shipped name or path; raises DataFileError naming file and problem."""
+    path = _resolve(name_or_path, "boards")
+    return board_from_dict(_read(path, BOARD_FORMAT), str(path))
+
+
+def shipped_piece_sets() -> list[str]:
+    """Names of the piece sets shipped with cupboard."""
+    return sorted(p.stem for p in (DATA_DIR / "sets").glob("*.json"))
+
+
+def shipped_boards() -> list[str]:
+    """Names of the boards shipped with cupboard."""
+    return sorted(p.stem for p in (DATA_DIR / "boards").glob("*.json"))

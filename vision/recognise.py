@@ -1,0 +1,300 @@
+"""Recognition: find the board, then for every square test each size class's top disc at
+its own height and decide empty / top cup (colour, size class) / hidden.
+
+For each size class the top disc of a cup on a square appears on the rectified board view as
+a circle of radius r·k, centred at n + (p - n)·k, where n is the camera's nadir, p the cup's
+position and k = H / (H - h).  A disc edge shows as a ring of consistently signed radial
+gradient in the log-brightness image (so it does not depend on the light's level); board
+grain and grid lines give gradients of mixed sign that cancel.  The same ring measured on the
+calibration's empty-board picture is subtracted, so fixed board features do not count.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.calibrate import board_area_mask
+from calibration.canvas import canvas_maps, rectify
+from calibration.locate import BoardFix, detect_markers, estimate_pose
+from calibration.model import Calibration
+from hardware.camera_model import CameraPose, height_scale, nadir
+from hardware.frames import Frame
+from hardware.render.scene import max_offset
+
+from .hands import hand_mask
+from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
+
+N_ANG = 24
+RADII = (-0.6, 0.0, 0.6)
+COARSE_STEP_PX = 2.0
+COARSE_ANGLES = 16
+SLACK_MM = 3.0
+SUPPORT_RATIO = 0.4
+EMPTY_THRESHOLD = 0.014  # ring score (log-brightness per pixel) below which a square is empty
+_ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
+_FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
+_U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
+
+
+def _log_gradients(view: np.ndarray) -> np.ndarray:
+    """(pixels, 4): x and y gradients of log-brightness and of the warm-cool chroma
+    log(R/B); both ignore the light's level, the chroma tells orange from wood of the same
+    brightness."""
+    f = view.astype(np.float32)
+    lum = np.log(f.sum(axis=2) + 12.0)
+    chroma = np.log(f[..., 2] + 8.0) - np.log(f[..., 0] + 8.0)
+    out = []
+    for g in (lum, chroma):
+        out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) * 0.125)
+        out.append(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) * 0.125)
+    return np.stack(out, axis=-1).reshape(-1, 4)
+
+
+@dataclass
+class _Hypotheses:
+    score: np.ndarray  # (squares, sizes) best ring score
+    sign: np.ndarray  # (squares, sizes) sign of the edge (+: top darker than its rim side)
+    centre: np.ndarray  # (squares, sizes, 2) canvas px of the best centre
+
+
+class Recogniser:
+    """Recognition with memory: it remembers where the markers were and the last pose, so it
+    can search small regions first and keep the board when a hand covers some markers."""
+
+    def __init__(self, calibration: Calibration):
+        self.cal = calibration
+        cal = calibration
+        self.board = cal.board
+        self.canvas = cal.canvas
+        self.area = board_area_mask(cal.canvas, cal.board)
+        self.ref_g = _log_gradients(cal.reference)
+        self.ref_lab = cal.reference
+        self.centres_mm = np.array([cal.board.square_centre(i) for i in range(cal.board.squares)])
+        self.offsets_mm = []
+        # the radius of the edge seen around the top: an opaque cup's rounded top edge shows
+        # its full outer diameter; a clear cup shows the edge of its wood plug
+        self.edge_mm = []
+        self.edges_mm: list[tuple[float, ...]] = []
+        for s, size in enumerate(cal.pieces.sizes):
+            self.offsets_mm.append(max_offset(cal.board, cal.pieces, s) + SLACK_MM)
+            clear = cal.pieces.clear and not size.solid
+            self.edge_mm.append((size.top_diameter_mm if clear else size.outer_diameter_mm) / 2)
+            self.edges_mm.append((size.top_diameter_mm / 2, size.outer_diameter_mm / 2) if clear
+                                 else (size.outer_diameter_mm / 2,))
+        self.pose: CameraPose = cal.pose
+        self.last_markers: dict[int, np.ndarray] = {}
+        self._maps_key: tuple | None = None
+        self._maps = None
+        cm = cal.colour
+        board = np.asarray(cm.board_bgr, np.float64)
+        # chroma edges only help when a player's colour differs from the wood more in hue
+        # than in brightness (Gobblet Jr.'s orange); elsewhere they only add noise
+        wood = np.maximum(board, 1.0)
+        self.use_chroma = False
+        for c in (cm.light_bgr, cm.dark_bgr):
+            c = np.maximum(np.asarray(c, np.float64), 1.0)
+            d_lum = abs(np.log(c.sum() / wood.sum()))
+            d_chroma = abs(np.log(c[2] / c[0]) - np.log(wood[2] / wood[0]))
+            self.use_chroma |= bool(d_chroma > d_lum)
+        self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
+
+    # -- finding the board ----------------------------------------------------------------
+    def locate(self, image: np.ndarray) -> BoardFix | None:
+        """Detect markers (near where they were, else everywhere) and estimate the pose."""
+        markers: dict[int, np.ndarray] = {}
+        if self.last_markers:
+            rois = []
+            for c in self.last_markers.values():
+                x0, y0 = c.min(axis=0)
+                x1, y1 = c.max(axis=0)
+                pad = max(30.0, (x1 - x0) * 0.8)
+                rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
+            markers = detect_markers(image, self.board, rois)
+        if len(markers) < len(self.last_markers) or not markers:
+            markers = detect_markers(image, self.board)
+        fix = estimate_pose(markers, self.board, self.cal.intrinsics,
+                            guess=self.pose if len(markers) < 3 else None)
+        if fix is not None and fix.error_px < 4.0:
+            self.last_markers = markers
+            self.pose = fix.pose
+            return fix
+        self.last_markers = {}
+        return None
+
+    def _view(self, image: np.ndarray) -> np.ndarray:
+        key = tuple(np.round(np.r_[self.pose.rvec, np.asarray(self.pose.tvec) / 50.0], 4))
+        if key != self._maps_key:
+            self._maps = canvas_maps(self.canvas, self.cal.intrinsics, self.pose)
+            self._maps_key = key
+        return rectify(image, self._maps)
+
+    # -- the squares ----------------------------------------------------------------------
+    def _ring_scores(self, G: np.ndarray, pts_c: np.ndarray, radii_px: list[float], cs: np.ndarray,
+                     sn: np.ndarray, n_ang: int, offsets: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Ring evidence for candidate top centres ``pts_c`` (S, C, 2): (score, sign) each
+        (S, C).  Rings of ``radii_px`` (one per edge of the size class), each tried at the
+        radius ``offsets`` around it; angle 0 of square i's ring points along (cs[i], sn[i])."""
+        w, h = self.canvas.width, self.canvas.height
+        ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+        far_idx = np.nonzero(np.cos(ang) > -0.3)[0]
+        ang = ang[far_idx]  # only the far arc is ever used
+        A = len(ang)
+        u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        ring = np.concatenate([u * (r + d) for r in radii_px for d in offsets])  # (P, 2)
+        rx = ring[None, :, 0] * cs - ring[None, :, 1] * sn  # (S, P)
+        ry = ring[None, :, 0] * sn + ring[None, :, 1] * cs
+        xi = np.clip(np.rint(pts_c[..., 0:1] + rx[:, None, :]).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.rint(pts_c[..., 1:2] + ry[:, None, :]).astype(np.int32), 0, h - 1)
+        vals = G[yi * w + xi]  # (S, C, P, 4 or 8)
+        uu = np.tile(u, (len(radii_px) * len(offsets), 1))
+        ux = (uu[None, :, 0] * cs - uu[None, :, 1] * sn)[:, None, :]
+        uy = (uu[None, :, 0] * sn + uu[None, :, 1] * cs)[:, None, :]
+        S_, C_ = vals.shape[:2]
+        shape = (S_, C_, len(radii_px), len(offsets), A)
+        p_cur = (vals[..., 0] * ux + vals[..., 1] * uy).reshape(shape)
+        p_ref = (vals[..., 2] * ux + vals[..., 3] * uy).reshape(shape)
+        if G.shape[1] == 8:
+            # use whichever channel (brightness or chroma) rings more
+            p_c = (vals[..., 4] * ux + vals[..., 5] * uy).reshape(shape)
+            use_c = np.abs(p_c.mean(axis=4)) > np.abs(p_cur.mean(axis=4))
+            p_cur = np.where(use_c[..., None], p_c, p_cur)
+            r_c = (vals[..., 6] * ux + vals[..., 7] * uy).reshape(shape)
+            p_ref = np.where(use_c[..., None], r_c, p_ref)
+        sg = np.sign(p_cur.mean(axis=4))
+        # the weaker half of the far arc must still show the edge: a neighbour's edge
+        # crossing part of the ring does not make a closed arc
+        low = np.partition(sg[..., None] * p_cur, A // 2, axis=4)[..., :A // 2].mean(axis=4)
+        sc_r = low - np.abs(p_ref.mean(axis=4))  # (S, C, rings, offsets)
+        ri = sc_r.argmax(axis=3)
+        per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
+        sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
+        return per_ring.mean(axis=2), sign
+
+    def _hypotheses(self, cur: np.ndarray, H: float, n_px: np.ndarray) -> _Hypotheses:
+        """For every square and size class, the best-supported top centre and its score."""
+        cv = self.canvas
+        if self.use_chroma:
+            G = np.concatenate([cur[:, :2], self.ref_g[:, :2], cur[:, 2:], self.ref_g[:, 2:]], axis=1)
+        else:
+            G = np.concatenate([cur[:, :2], self.ref_g[:, :2]], axis=1)
+        centres = cv.to_px(self.centres_mm)
+        nsq = len(centres)
+        sizes = self.cal.sizes
+        score = np.zeros((nsq, len(sizes)), np.float32)
+        sign = np.zeros((nsq, len(sizes)), np.float32)
+        best_c = np.zeros((nsq, len(sizes), 2), np.float32)
+        # turn each square's ring so that angle 0 points away from the nadir: the far arc
+        # (the top's edge against the board, never hidden by the cup's own wall)
+        away = centres - n_px
+        phi = np.arctan2(away[:, 1], away[:, 0])
+        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
+        fine = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), axis=-1).reshape(-1, 2)
+        for s, sc in enumerate(sizes):
+            k = height_scale(H, sc.height_mm)
+            radii = [r * k * cv.ppm for r in self.edges_mm[s]]
+            reach = self.offsets_mm[s] * k * cv.ppm
+            g = np.arange(-reach, reach + 1e-6, COARSE_STEP_PX)
+            ox, oy = np.meshgrid(g, g)
+            keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
+            cand = np.stack([ox[keep], oy[keep]], axis=1)  # (C, 2)
+            base = n_px + (centres - n_px) * k  # (S, 2)
+            coarse_pts = base[:, None, :] + cand[None, :, :]
+            coarse, _ = self._ring_scores(G, coarse_pts, radii, cs, sn, COARSE_ANGLES, (0.0,))
+            top = np.argsort(-coarse, axis=1)[:, :2]  # (S, 2)
+            seeds = np.take_along_axis(coarse_pts, top[..., None], axis=1)  # (S, 2, 2)
+            fine_pts = (seeds[:, :, None, :] + fine[None, None, :, :]).reshape(nsq, -1, 2)
+            sc_f, sg_f = self._ring_scores(G, fine_pts, radii, cs, sn, N_ANG, RADII)
+            ci = sc_f.argmax(axis=1)
+            idx = np.arange(nsq)
+            score[:, s] = sc_f[idx, ci]
+            sign[:, s] = sg_f[idx, ci]
+            best_c[:, s] = fine_pts[idx, ci]
+        return _Hypotheses(score, sign, best_c)
+
+    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
+        r = max(1.5, radius * 0.55)
+        x0, y0 = int(centre[0] - r), int(centre[1] - r)
+        x1, y1 = int(centre[0] + r) + 1, int(centre[1] + r) + 1
+        patch = view[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(np.float64)
+        if len(patch) == 0:
+            return 0, 0.0
+        yy, xx = np.mgrid[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+        m = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= r * r).ravel()
+        mean = np.median(patch[m], axis=0) if m.any() else patch.mean(axis=0)
+        v = np.log(np.maximum(mean, 1.0) / np.maximum(board_now, 1.0))
+        d = np.linalg.norm(self.colour_refs - v[None, :], axis=1)
+        c = int(d.argmin())
+        margin = (d[1 - c] - d[c]) / (np.linalg.norm(self.colour_refs[0] - self.colour_refs[1]) + 1e-6)
+        return c, float(np.clip(margin * 2.0, 0.0, 1.0))
+
+    def recognise(self, image: np.ndarray) -> Observation:
+        """Read every square of ``image`` (BGR uint8)."""
+        t0 = time.perf_counter()
+        nsq = self.board.squares
+        fix = self.locate(image)
+        if fix is None:
+            return Observation(tuple(SquareReading(OCCLUDED) for _ in range(nsq)), False, (),
+                               elapsed_ms=(time.perf_counter() - t0) * 1000)
+        view = self._view(image)
+        H = self.pose.height
+        n_px = self.canvas.to_px(nadir(self.pose))
+        hyp = self._hypotheses(_log_gradients(view), H, n_px)
+        board_now = np.median(view[self.area].reshape(-1, 3), axis=0).astype(np.float64)
+        hands = hand_mask(view, self.cal.reference, self.area)
+        readings = []
+        for sq in range(nsq):
+            scores = hyp.score[sq]
+            # the top cup is the largest one the evidence supports: smaller cups inside a
+            # clear one, or its plug edge, can ring as strongly as the top itself
+            top = float(scores.max())
+            ok = np.nonzero(scores >= max(EMPTY_THRESHOLD, SUPPORT_RATIO * top))[0]
+            s = int(ok[-1]) if len(ok) else int(scores.argmax())
+            best = float(scores[s])
+            k = height_scale(H, self.cal.sizes[s].height_mm)
+            radius = self.edge_mm[s] * k * self.canvas.ppm
+            centre = hyp.centre[sq, s]
+            if hands is not None and _covered(hands, centre, radius * 1.3):
+                readings.append(SquareReading(OCCLUDED, confidence=1.0))
+                continue
+            if best < EMPTY_THRESHOLD:
+                conf = float(np.clip((EMPTY_THRESHOLD - best) / EMPTY_THRESHOLD * 3.0, 0.0, 1.0))
+                readings.append(SquareReading(EMPTY, confidence=conf))
+                continue
+            others = np.delete(scores, s)
+            second = float(others.max()) if len(others) else 0.0
+            if second > best:
+                second = max(float(scores[s + 1:].max(initial=0.0)), best * (1 - SUPPORT_RATIO))
+            colour, cconf = self._colour(view, centre, radius, board_now)
+            sconf = float(np.clip((best - max(second, EMPTY_THRESHOLD)) / (0.5 * best + 1e-6), 0.0, 1.0))
+            readings.append(SquareReading(CUP, colour, s, confidence=min(sconf, cconf)))
+        moved = float(np.linalg.norm(nadir(self.pose) - nadir(self.cal.pose)))
+        return Observation(tuple(readings), True, fix.markers, hand=hands is not None,
+                           camera_height_mm=H, board_moved_mm=moved,
+                           elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _covered(mask: np.ndarray, centre: np.ndarray, radius: float) -> bool:
+    x0, y0 = int(max(centre[0] - radius, 0)), int(max(centre[1] - radius, 0))
+    x1, y1 = int(centre[0] + radius) + 1, int(centre[1] + radius) + 1
+    return bool(mask[y0:y1, x0:x1].any())
+
+
+_RECOGNISERS: dict[int, Recogniser] = {}
+
+
+def recognise(frame: Frame | np.ndarray, calibration: Calibration) -> Observation:
+    """Read every square of one frame with a calibration.  Keeps a Recogniser per calibration
+    so consecutive frames find the markers faster; use ``Recogniser`` directly to control
+    that memory."""
+    image = frame.image if isinstance(frame, Frame) else frame
+    key = id(calibration)
+    rec = _RECOGNISERS.get(key)
+    if rec is None or rec.cal is not calibration:
+        if len(_RECOGNISERS) > 8:
+            _RECOGNISERS.clear()
+        rec = _RECOGNISERS[key] = Recogniser(calibration)
+    return rec.recognise(image)
