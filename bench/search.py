@@ -1,0 +1,111 @@
+"""Benchmark of the search and the Gobblet Jr. solver.
+
+    python bench/search.py [--positions 12] [--time 1.0] [--jr 200] [--jr-time 10]
+
+4x4: a fixed suite of middle-game positions (seeded random play that neither wins nor allows a
+win in one, 14 plies) searched for ``--time`` seconds each: median full-width depth completed
+and nodes per second.  3x3: ``--jr`` positions from seeded random play of 2 to 30 plies, the
+time to the exact value of each with the cached table (built first if missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
+from engine.search import Searcher, SearchLimits  # noqa: E402
+from engine.tactics import winning_moves  # noqa: E402
+
+
+def quiet_position(rules: Rules, seed: int, plies: int) -> Board | None:
+    """The position after ``plies`` random moves that never win and never allow a win in one
+    (None when such play gets stuck)."""
+    rng = random.Random(seed)
+    board = Board(rules)
+    for _ in range(plies):
+        safe = []
+        for m in board.legal_moves():
+            board.push(m)
+            if board._result is None and not winning_moves(board):
+                safe.append(m)
+            board.pop()
+        if not safe:
+            return None
+        board.push(rng.choice(safe))
+    return Board.from_text(board.text())
+
+
+def suite(rules: Rules, count: int, plies: int, first_seed: int = 0) -> list[Board]:
+    """``count`` quiet positions from consecutive seeds."""
+    out = []
+    seed = first_seed
+    while len(out) < count:
+        b = quiet_position(rules, seed, plies)
+        seed += 1
+        if b is not None:
+            out.append(b)
+    return out
+
+
+def bench_4x4(count: int, seconds: float) -> None:
+    depths, rates = [], []
+    for board in suite(GOBBLET, count, 14):
+        r = Searcher().search(board, SearchLimits(time=seconds))
+        depths.append(r.depth)
+        rates.append(r.nps)
+        print(f"  {board.text()}: depth {r.depth} (sel {r.seldepth}), {r.nodes} nodes, {r.nps:,.0f} n/s")
+    print(f"gobblet: median depth {statistics.median(depths)} in {seconds} s "
+          f"(min {min(depths)}, max {max(depths)}); median {statistics.median(rates):,.0f} nodes/s")
+
+
+def bench_jr(count: int, seconds: float) -> None:
+    from engine import jr
+    from engine.hints import jr_solver
+
+    start = time.perf_counter()
+    solver = jr_solver()
+    print(f"gobblet-jr: table ready in {time.perf_counter() - start:.1f} s")
+    rng = random.Random(2024)
+    times, unresolved = [], 0
+    kinds: dict[str, int] = {}
+    while len(times) < count:
+        board = quiet_position(GOBBLET_JR, rng.getrandbits(32), rng.randint(2, 30))
+        if board is None:
+            continue
+        t = time.perf_counter()
+        v = solver.value(jr.from_board(board), seconds)
+        times.append(time.perf_counter() - t)
+        kinds[v.text().split()[0]] = kinds.get(v.text().split()[0], 0) + 1
+        if not v.proven:
+            unresolved += 1
+    times.sort()
+    within = sum(1 for t in times if t <= 1.0)
+    print(f"gobblet-jr: {count} positions: median {statistics.median(times) * 1000:.0f} ms, "
+          f"90th percentile {times[int(0.9 * count) - 1] * 1000:.0f} ms, max {times[-1]:.2f} s; "
+          f"{within} within 1 s; values {kinds}; {unresolved} without a proof in {seconds} s")
+
+
+def main() -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=12)
+    parser.add_argument("--time", type=float, default=1.0)
+    parser.add_argument("--jr", type=int, default=200)
+    parser.add_argument("--jr-time", type=float, default=10.0)
+    args = parser.parse_args()
+    if args.positions:
+        bench_4x4(args.positions, args.time)
+    if args.jr:
+        bench_jr(args.jr, args.jr_time)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Subcommands over the search: ``hint`` (a move suggestion) and ``selfplay`` (engine matches)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from engine import Board, variant
+from engine.hints import LEVELS, hint, level
+from engine.notation import parse_position
+from engine.search import Searcher
+from engine.tactics import winning_moves
+
+MAX_PLIES = 200  # a self-play game this long is scored a draw
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the search subcommands to the ``cupboard`` parser."""
+    p = subparsers.add_parser("hint", help="suggest a move for the side to move")
+    p.add_argument("--position", help="a position text (default: the variant's start)")
+    p.add_argument("--variant", default="gobblet", help="variant for the start position")
+    p.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
+    p.add_argument("--level", default="full", help=f"strength: {', '.join(LEVELS)} or 1-5 (default full)")
+    p.set_defaults(func=cmd_hint)
+
+    p = subparsers.add_parser("selfplay", help="play engine levels against each other")
+    p.add_argument("--white", default="full", help="level of the first player")
+    p.add_argument("--black", default="casual", help="level of the second player")
+    p.add_argument("--games", type=int, default=10, help="number of games (colours alternate)")
+    p.add_argument("--variant", default="gobblet")
+    p.add_argument("--time", type=float, default=0.2, help="seconds a move for time-bound levels")
+    p.add_argument("--seed", type=int, default=1, help="seed of the varied openings")
+    p.add_argument("--opening-plies", type=int, default=2, help="random opening plies per game")
+    p.set_defaults(func=cmd_selfplay)
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    """Print the suggested move, its value, the reason and the alternatives."""
+    board = parse_position(args.position) if args.position else Board(variant(args.variant))
+    if args.time <= 0:
+        raise ValueError("--time must be positive")
+    h = hint(board, args.level, args.time)
+    print(f"{h.text}  ({h.value})")
+    print(f"why: {h.reason}")
+    kind = "exact" if h.exact else f"search depth {h.depth}"
+    print(f"level {h.level}, {kind}, {h.nodes} nodes in {h.seconds:.2f} s")
+    print("alternatives:")
+    for alt in h.alternatives[:8]:
+        print(f"  {alt.text:10} {alt.value}")
+    return 0
+
+
+def play_game(white: str, black: str, rules, seconds: float, rng: random.Random, opening_plies: int) -> str:
+    """One game between two levels after ``opening_plies`` random safe plies; returns the
+    result ``1-0``, ``0-1`` or ``1/2-1/2``."""
+    board = Board(rules)
+    for _ in range(opening_plies):
+        safe = []
+        for m in board.legal_moves():
+            board.push(m)
+            if board._result is None and not winning_moves(board):
+                safe.append(m)
+            board.pop()
+        if not safe:
+            break
+        board.push(rng.choice(safe))
+    engines = (Searcher(), Searcher())
+    levels = (level(white), level(black))
+    while board.outcome() is None and board.ply < MAX_PLIES:
+        side = board.turn
+        h = hint(board, levels[side].name, seconds, rng, engines[side])
+        board.push(h.move)
+    outcome = board.outcome()
+    return outcome.result if outcome else "1/2-1/2"
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    """Play ``--games`` games, alternating colours, and print the results table."""
+    rules = variant(args.variant)
+    level(args.white), level(args.black)
+    if args.games < 1:
+        raise ValueError("--games must be at least 1")
+    rng = random.Random(args.seed)
+    names = (args.white, args.black)
+    wins = [0, 0]
+    draws = 0
+    start = time.perf_counter()
+    for g in range(args.games):
+        first = g % 2  # player A is White in even games
+        order = (names[first], names[1 - first])
+        result = play_game(*order, rules, args.time, random.Random(rng.getrandbits(32)), args.opening_plies)
+        if result == "1-0":
+            wins[first] += 1
+        elif result == "0-1":
+            wins[1 - first] += 1
+        else:
+            draws += 1
+        print(f"game {g + 1}: {order[0]} (White) vs {order[1]} (Black): {result}", flush=True)
+    n = args.games
+    print(f"\n{'player':16} {'wins':>5} {'draws':>6} {'losses':>7} {'score':>7}")
+    for i, tag in enumerate("AB"):
+        label = f"{tag} {names[i]}"
+        score = 100 * (wins[i] + draws / 2) / n
+        print(f"{label:16} {wins[i]:5} {draws:6} {wins[1 - i]:7} {score:6.1f}%")
+    print(f"{n} games of {rules.token} in {time.perf_counter() - start:.0f} s (A is White in odd-numbered games)")
+    return 0

@@ -1,0 +1,116 @@
+"""The search on 4x4 and 5x5 positions: wins, blocks, reveal traps, limits, determinism."""
+
+import time
+
+import pytest
+
+from engine import Board
+from engine.search import MATE, SearchLimits, Searcher, search
+from engine.tactics import LOSES, WINS, move_result, winning_moves
+
+WIN_IN_3 = "gobblet B4,.,.,./.,.,W3,./.,W4,.,B4/.,W4,W3,. w 4,2,2 4,3,3 5"
+REVEAL_TRAP = "gobblet .,.,.,./.,W4,W3,./.,.,.,./B4,B4,B2W4,B3 w 4,3,2 4,3,1 6"
+MUST_BLOCK = "gobblet B3,B3,B2,./.,.,.,./.,W4,W4,./B4,.,.,B4 w 4,3,3 4,2,1 6"
+WIN_IN_1_5X5 = "goblet-5 .,.,.,.,./.,.,.,.,./B5,B5,.,.,./.,.,.,.,./W5,W5,W5,W5,. w 5,4,4,4,4 5,5,5,4,4 5"
+MIDGAME = "gobblet .,B4,.,W3/W4,.,W2,B2/.,.,.,./.,.,B3,B4 w 4,4,1 4,3,1 8"
+
+
+def pushed_result(board, move):
+    board.push(move)
+    try:
+        return board.outcome()
+    finally:
+        board.pop()
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_takes_a_win_in_one_on_5x5(depth):
+    board = Board.from_text(WIN_IN_1_5X5)
+    r = search(board, SearchLimits(time=None, depth=depth))
+    assert r.mate == 1 and r.score == MATE - 1
+    assert pushed_result(board, r.move).winner == board.turn
+
+
+def test_finds_the_win_in_three():
+    board = Board.from_text(WIN_IN_3)
+    assert not winning_moves(board)
+    r = search(board, SearchLimits(time=None, depth=3))
+    assert r.mate == 3
+    # after the move every Black reply leaves White a win in one
+    board.push(r.move)
+    for reply in board.legal_moves():
+        board.push(reply)
+        assert board.outcome() is None and winning_moves(board), board.text()
+        board.pop()
+
+
+def test_blocks_the_immediate_threat():
+    board = Board.from_text(MUST_BLOCK)
+    assert winning_moves(board, 1 - board.turn)
+    for depth in (1, 2, 3):
+        r = search(board, SearchLimits(time=None, depth=depth))
+        board.push(r.move)
+        assert board.outcome() is None and not winning_moves(board), board.move_text(r.move)
+        board.pop()
+        assert r.mate is None
+
+
+def test_avoids_uncovering_the_opponents_line():
+    board = Board.from_text(REVEAL_TRAP)
+    c1 = board.geo.square("c1")
+    lifts = [m for m in board.legal_moves() if m.frm == c1]
+    losing = [m for m in lifts if move_result(board, m) == LOSES]
+    assert losing and all(pushed_result(board, m).winner != board.turn for m in losing)
+    for depth in (1, 2):
+        r = search(board, SearchLimits(time=None, depth=depth))
+        assert move_result(board, r.move) != LOSES
+        assert r.mate is None or r.mate > 0
+
+
+def test_move_result_agrees_with_the_board():
+    board = Board.from_text(WIN_IN_1_5X5)
+    for m in board.legal_moves():
+        outcome = pushed_result(board, m)
+        expected = WINS if outcome and outcome.winner == board.turn else LOSES if outcome else 0
+        assert move_result(board, m) == expected
+
+
+def test_time_limit_is_honoured():
+    board = Board.from_text(MIDGAME)
+    start = time.perf_counter()
+    r = search(board, SearchLimits(time=0.3))
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.3 + 0.4
+    assert r.move in board.legal_moves() and r.depth >= 1
+
+
+def test_node_limit_and_deterministic_mode_reproduce():
+    board = Board.from_text(MIDGAME)
+    limits = SearchLimits(time=None, nodes=3000, deterministic=True)
+    a = Searcher().search(board, limits)
+    b = Searcher().search(board, limits)
+    assert (a.move, a.score, a.depth, a.nodes, a.pv) == (b.move, b.score, b.depth, b.nodes, b.pv)
+    assert a.nodes <= 3000 + 64
+
+
+def test_search_leaves_the_board_unchanged():
+    board = Board.from_text(MIDGAME)
+    before = (board.text(), board.hash, dict(board._seen))
+    search(board, SearchLimits(time=None, nodes=2000, deterministic=True))
+    assert (board.text(), board.hash, dict(board._seen)) == before
+
+
+def test_deterministic_mode_needs_a_limit():
+    with pytest.raises(ValueError):
+        SearchLimits(time=1.0, deterministic=True)
+
+
+def test_a_repeated_position_scores_as_a_draw():
+    board = Board.from_text("gobblet-jr W3,.,./.,.,./.,.,B3 w 3,2,2,1,1 3,2,2,1,1 2")
+    for text in ["3a3-b3", "3c1-b1", "3b3-a3", "3b1-c1"]:
+        board.play(board.parse_move(text))
+    assert board.repetitions() == 2
+    r = Searcher().search(board, SearchLimits(time=None, depth=1), multipv=100)
+    scores = {board.move_text(sm.move): sm.score for sm in r.ranked}
+    assert scores["3a3-b3"] == 0  # the position after it already occurred
+    assert any(v != 0 for v in scores.values())
