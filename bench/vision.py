@@ -20,7 +20,7 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=500)
     ap.add_argument("--sets", default="storer-clear,gobblet,gobblet-jr")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--per-camera", type=int, default=10)
+    ap.add_argument("--per-camera", type=int, default=2)
     ap.add_argument("--hands", type=int, default=0)
     args = ap.parse_args()
     for name in args.sets.split(","):

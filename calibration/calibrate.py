@@ -56,17 +56,18 @@ def _disc_mean(view: np.ndarray, canvas: Canvas, centre_mm: np.ndarray, radius_m
 
 def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, *,
               intrinsics: CameraIntrinsics | None = None, intrinsics_source: str = "",
-              cup_frame: np.ndarray | None = None) -> Calibration:
+              cup_frame: np.ndarray | None = None, camera_model: str = "pi3") -> Calibration:
     """A calibration from ``frames`` of the empty board.  Without ``intrinsics`` the nominal
-    Pi Camera Module 3 values at the frames' size are assumed.  ``cup_frame`` optionally shows
+    values of ``camera_model`` (``pi3``, ``pi3-wide`` for low mounts, ``pi2``) at the frames'
+    size are assumed; the model is recorded in the calibration.  ``cup_frame`` optionally shows
     the board with a light cup of the largest size on a1 and a dark one on the last square;
     it measures the players' colours (otherwise the piece set's colours are used)."""
     if not frames:
         raise CalibrationError("calibration needs at least one frame of the empty board")
     h, w = frames[0].shape[:2]
     if intrinsics is None:
-        intrinsics = nominal_intrinsics("pi3", w, h)
-        intrinsics_source = intrinsics_source or "nominal pi3"
+        intrinsics = nominal_intrinsics(camera_model, w, h)
+        intrinsics_source = intrinsics_source or f"nominal {camera_model}"
     elif (intrinsics.width, intrinsics.height) != (w, h):
         intrinsics = intrinsics.scaled(w, h)
     fixes = []

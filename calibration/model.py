@@ -163,7 +163,7 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
         raise CalibrationError(f"{w}.dist: expected 4, 5 or 8 distortion coefficients")
     intr = CameraIntrinsics(_number(_need(i, "fx", w), f"{w}.fx"), _number(_need(i, "fy", w), f"{w}.fy"),
                             _number(_need(i, "cx", w), f"{w}.cx"), _number(_need(i, "cy", w), f"{w}.cy"),
-                            width, height, _numbers(dist, len(dist), f"{w}.dist"))
+                            width, height, _numbers(dist, len(dist), f"{w}.dist"), str(i.get("model", "")))
     if intr.fx <= 0 or intr.fy <= 0:
         raise CalibrationError(f"{w}: focal lengths must be positive")
     p = _need(data, "pose", where)

@@ -25,6 +25,7 @@ class CameraIntrinsics:
     width: int
     height: int
     dist: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0)
+    model: str = ""  # the camera module these belong to (``pi3``, ``pi3-wide``...), if known
 
     @property
     def K(self) -> np.ndarray:
@@ -40,7 +41,7 @@ class CameraIntrinsics:
         """The same lens at another resolution of the same aspect (binned or resized)."""
         sx, sy = width / self.width, height / self.height
         return CameraIntrinsics(self.fx * sx, self.fy * sy, self.cx * sx, self.cy * sy,
-                                width, height, self.dist)
+                                width, height, self.dist, self.model)
 
 
 # Nominal values of the Raspberry Pi camera modules, in their full-resolution pixels
@@ -64,7 +65,7 @@ def nominal_intrinsics(model: str = "pi3", width: int = 1280, height: int = 720)
         raise ValueError(f"unknown camera model {model!r}; known: {', '.join(NOMINAL_CAMERAS)}") from None
     scale = max(width / full.width, height / full.height)
     return CameraIntrinsics(full.fx * scale, full.fy * scale, width / 2.0, height / 2.0,
-                            width, height, full.dist)
+                            width, height, full.dist, model)
 
 
 @dataclass(frozen=True)

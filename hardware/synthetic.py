@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .camera_model import CameraIntrinsics, CameraPose, project
+from .camera_model import CameraIntrinsics, CameraPose, nominal_intrinsics, project
 from .frames import EndOfStream, Frame, FrameSource, SourceUnavailable
 from .pieces import BoardSpec, PieceSet, load_board, load_piece_set
 from .render.draw import render
@@ -173,8 +173,9 @@ class SyntheticCamera(FrameSource):
         except ValueError as e:
             raise SourceUnavailable(f"synthetic camera: {e}") from None
         self.script = self._script or demo_script(self.board, self.pieces)
+        # the standard module, which is what calibrate() assumes unless told otherwise
         self.base = random_scene(self.pieces, self.board, self.seed, position=self.script[0],
-                                 difficulty=self.difficulty)
+                                 difficulty=self.difficulty, intrinsics=nominal_intrinsics("pi3"))
         self._timeline = self._build_timeline()
         self._i = 0
         self._opened = True

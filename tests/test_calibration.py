@@ -33,6 +33,7 @@ def test_round_trip(made, tmp_path):
     back = load_calibration(p)
     assert back.pose == cal.pose and back.canvas == cal.canvas and back.colour == cal.colour
     assert back.pieces == cal.pieces and back.board == cal.board
+    assert back.intrinsics == cal.intrinsics and back.intrinsics.model == "pi3"
     assert (back.reference == cal.reference).all()
 
 

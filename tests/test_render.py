@@ -71,3 +71,29 @@ def test_synthetic_camera_plays_its_script():
     assert [f.index for f in frames] == list(range(len(frames)))
     assert frames[-1].timestamp > frames[0].timestamp
     assert cam.truth is not None and any(t is not None for t in cam.truth.tops)
+
+
+def test_random_cameras_cover_the_stated_ranges():
+    """Heights 300-700 mm, tilt up to 30 degrees, any rotation; low cameras get the wide module."""
+    from hardware.render.scene import random_camera
+
+    ps = load_piece_set("storer-clear")
+    b = load_board(ps.default_board)
+    rng = np.random.default_rng(0)
+    heights, tilts, models = [], [], []
+    for _ in range(120):
+        intr, pose = random_camera(b, ps, rng)
+        heights.append(pose.height)
+        axis = pose.R[2]  # the optical axis in board coordinates
+        tilts.append(np.degrees(np.arccos(abs(axis[2]))))
+        models.append((pose.height, intr.model))
+        uv = project(np.array([[0.0, 0.0, 0.0], [b.width_mm, b.depth_mm, 0.0]]), intr, pose)
+        assert (uv >= 0).all() and (uv[:, 0] < intr.width).all() and (uv[:, 1] < intr.height).all()
+    heights = np.array(heights)
+    assert heights.min() < 340 and heights.max() > 660
+    assert 300 <= heights.min() and heights.max() <= 700
+    # the spread is close to uniform, not pushed up to where the standard lens fits
+    assert np.median(heights) < 560
+    assert max(tilts) > 22 and max(tilts) <= 30.0 + 1e-6
+    assert {m for h, m in models if h < 380} == {"pi3-wide"}
+    assert "pi3" in {m for _, m in models}

@@ -1,19 +1,33 @@
-"""Recognition accuracy on a small seeded set of rendered boards (the 500-board figures come
-from ``cupboard vision-eval`` / ``bench/vision.py``)."""
+"""Recognition accuracy on small seeded sets of rendered boards (the 500-board figures come
+from ``cupboard vision-eval`` / ``bench/vision.py``), and hands."""
 
 import pytest
 
 from vision.evaluate import evaluate
 
-# Floors a little under what the current recogniser measures on these seeds, so a
-# regression fails; the issue's targets (99.8 % / 97 %) are checked by the 500-board bench.
-FLOORS = {"gobblet": (0.96, 0.6), "gobblet-jr": (0.97, 0.8), "storer-clear": (0.85, 0.0)}
+# Floors a little under what the recogniser measures on these seeds (16 boards, a new random
+# camera every 2), so a regression fails; the issue's targets (99.8 % / 97 %) are checked by
+# the 500-board bench.  Measured: gobblet 94.5 % / 87.5 % (one false hand), gobblet-jr
+# 100 % / 100 %, storer-clear 89.5 % / 18.8 %.
+FLOORS = {"gobblet": (0.93, 0.8), "gobblet-jr": (0.98, 0.9), "storer-clear": (0.87, 0.1)}
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
 def test_accuracy_on_seeded_boards(name):
-    res = evaluate(name, boards=12, seed=3, per_camera=6)
+    res = evaluate(name, boards=16, seed=3)
     square, board = FLOORS[name]
-    assert res.boards == 12
+    assert res.boards == 16
     assert res.square_accuracy >= square, res
     assert res.board_accuracy >= board, res
+    # no hand in these frames: a hand reported is a false alarm that stalls the referee
+    assert res.false_hand_frames <= 1, res
+
+
+def test_hands_hide_squares_instead_of_misreading_them():
+    res = evaluate("gobblet", boards=10, seed=3, hands=1)
+    assert res.hand_frames == 10
+    assert res.hand_frames_seen >= 7, res
+    # squares under a hand are said occluded (measured 64 of 67) ...
+    assert res.occluded_truth_said >= 0.85 * res.occluded_truth, res
+    # ... and almost never given a wrong label (measured 1)
+    assert res.wrong_under_hand <= 2, res

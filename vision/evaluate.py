@@ -1,20 +1,29 @@
 """Measuring recognition on rendered boards: accuracy per square and per board, the
-confusion of size x colour, and time per frame."""
+confusion of size x colour, how well confidence predicts errors, hands, and time per frame.
+
+Each camera is a fresh random one (height, tilt, rotation, camera module) calibrated from
+one rendered frame of its empty board; ``per_camera`` positions are then read through it,
+each under its own random light and picture defects, with the board sometimes nudged.  The
+table and the board's wood stay those of the calibration: they are the same furniture.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from calibration import calibrate
 from hardware.pieces import load_board, load_piece_set
-from hardware.synthetic import empty_scene, random_scene, render_scene
+from hardware.synthetic import empty_scene, nudged, random_scene, render_scene
 
 from .observation import OCCLUDED
 from .recognise import Recogniser
+
+# upper edges of the confidence bins of the reliability table
+CONF_BINS = (0.2, 0.4, 0.5, 0.6, 0.8, 0.9, 1.0001)
 
 
 @dataclass
@@ -30,10 +39,20 @@ class EvalResult:
     empty: int = 0
     empty_right: int = 0
     occluded_truth: int = 0
+    occluded_truth_said: int = 0
     wrong_labels: int = 0
+    wrong_under_hand: int = 0
     said_occluded: int = 0
+    false_occluded: int = 0
+    false_hand_frames: int = 0
+    hand_frames: int = 0
+    hand_frames_seen: int = 0
     confusion: Counter = field(default_factory=Counter)
     ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    conf_right: list[tuple[float, bool]] = field(default_factory=list)
+    heights: list[float] = field(default_factory=list)
+    models: Counter = field(default_factory=Counter)
     calibrations_failed: int = 0
 
     @property
@@ -47,6 +66,19 @@ class EvalResult:
         """Share of boards with every square right."""
         return self.boards_right / self.boards if self.boards else 0.0
 
+    def reliability(self) -> list[tuple[float, float, int, int]]:
+        """Per confidence bin of the labelled (not occluded) readings: (low edge, high edge,
+        readings, right)."""
+        out = []
+        lo = 0.0
+        arr = np.array([c for c, _ in self.conf_right]) if self.conf_right else np.zeros(0)
+        ok = np.array([r for _, r in self.conf_right], bool) if self.conf_right else np.zeros(0, bool)
+        for hi in CONF_BINS:
+            m = (arr >= lo) & (arr < hi)
+            out.append((lo, min(hi, 1.0), int(m.sum()), int(ok[m].sum())))
+            lo = hi
+        return out
+
 
 def _label(top, sizes: int) -> str:
     if top is None:
@@ -56,12 +88,14 @@ def _label(top, sizes: int) -> str:
     return f"{'LD'[top[0]]}{top[1] + 1}"
 
 
-def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 10, hands: int = 0,
-             board_name: str | None = None, progress=None) -> EvalResult:
+def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
+             board_name: str | None = None, progress=None, hand_share: float = 1.0,
+             nudge: bool = True) -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
-    camera; each camera calibrated from two rendered empty-board frames), recognise them
-    and count.  With ``hands`` > 0 each frame has that many hands over the board; a square a
-    hand hides counts as right if read as occluded or read correctly."""
+    camera, each camera calibrated from a rendered frame of its empty board), recognise them
+    and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
+    over the board; a square a hand hides counts as right if read as occluded or read
+    correctly."""
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
@@ -72,28 +106,48 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 10, h
         base = random_scene(pieces, board, cam_seed)
         empty = empty_scene(base)
         try:
-            cal = calibrate([render_scene(empty, cam_seed + 1)[0], render_scene(empty, cam_seed + 2)[0]], pieces, board)
+            cal = calibrate([render_scene(empty, cam_seed + 1)[0]], pieces, board,
+                            intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
         except ValueError:
             res.calibrations_failed += 1
             continue
+        res.heights.append(base.pose.height)
+        res.models[base.intrinsics.model] += 1
         rec = Recogniser(cal)
         for j in range(min(per_camera, boards - done)):
+            rng = np.random.default_rng(cam_seed + 300 + j)
+            with_hands = hands if rng.random() < hand_share else 0
             sc = random_scene(pieces, board, cam_seed + 100 + j, intrinsics=base.intrinsics, pose=base.pose,
-                              hands=hands)
+                              hands=with_hands)
+            pose = base.pose
+            if nudge and rng.random() < 0.5:
+                pose = nudged(pose, rng.uniform(-8, 8), rng.uniform(-8, 8), rng.uniform(-3, 3),
+                              (board.width_mm / 2, board.depth_mm / 2))
+            sc = replace(sc, pose=pose, table_bgr=base.table_bgr, texture_variant=base.texture_variant)
             image, truth = render_scene(sc, cam_seed + 200 + j)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             obs = rec.recognise(image)
             res.ms.append((time.perf_counter() - t0) * 1000)
+            res.cpu_ms.append((time.thread_time() - c0) * 1000)
+            any_occl = any(truth.occluded)
+            res.hand_frames += any_occl
+            res.hand_frames_seen += any_occl and obs.hand
+            res.false_hand_frames += (not any_occl) and obs.hand
             all_right = True
             for sq, (reading, top, occl) in enumerate(zip(obs.squares, truth.tops, truth.occluded)):
                 got = reading.top if reading.state != OCCLUDED else OCCLUDED
                 right = got == top or (occl and got == OCCLUDED)
                 if occl:
                     res.occluded_truth += 1
+                    res.occluded_truth_said += got == OCCLUDED
                 if got == OCCLUDED:
                     res.said_occluded += 1
-                elif got != top:
-                    res.wrong_labels += 1
+                    res.false_occluded += not occl
+                else:
+                    res.conf_right.append((reading.confidence, got == top))
+                    if got != top:
+                        res.wrong_labels += 1
+                        res.wrong_under_hand += occl
                 if top is None:
                     res.empty += 1
                     res.empty_right += right
@@ -113,17 +167,27 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 10, h
 def format_result(res: EvalResult) -> str:
     """The report printed by ``cupboard vision-eval`` and ``bench/vision.py``."""
     ms = np.array(res.ms) if res.ms else np.zeros(1)
+    cpu = np.array(res.cpu_ms) if res.cpu_ms else np.zeros(1)
+    hs = np.array(res.heights) if res.heights else np.zeros(1)
     lines = [
-        f"== {res.piece_set} on {res.board}: {res.boards} boards",
+        f"== {res.piece_set} on {res.board}: {res.boards} boards, {len(res.heights)} cameras "
+        f"({', '.join(f'{m} {n}' for m, n in sorted(res.models.items()))}; height {hs.min():.0f}-{hs.max():.0f} mm)",
         f"per-square accuracy  {100 * res.square_accuracy:7.3f} %  "
         f"(occupied {res.occupied_right}/{res.occupied} = {100 * res.occupied_right / max(1, res.occupied):.3f} %, "
         f"empty {res.empty_right}/{res.empty} = {100 * res.empty_right / max(1, res.empty):.3f} %)",
         f"whole-board accuracy {100 * res.board_accuracy:7.3f} %  ({res.boards_right}/{res.boards})",
-        f"wrong labels {res.wrong_labels}, read as occluded {res.said_occluded}, hidden by hands in truth "
-        f"{res.occluded_truth}, calibrations failed {res.calibrations_failed}",
-        f"ms per frame         median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f} "
-        f"({ms.size} frames of 1280x720, one thread)",
+        f"wrong labels {res.wrong_labels}, read as occluded {res.said_occluded} (of them not hidden "
+        f"{res.false_occluded}), calibrations failed {res.calibrations_failed}",
+        f"hands: {res.hand_frames} frames with hidden squares, hand seen in {res.hand_frames_seen}; "
+        f"hand reported in {res.false_hand_frames} hand-free frames; hidden squares {res.occluded_truth}, "
+        f"said occluded {res.occluded_truth_said}, wrong labels under a hand {res.wrong_under_hand}",
+        f"ms per frame         median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f} wall; "
+        f"CPU median {np.median(cpu):.1f}, p95 {np.percentile(cpu, 95):.1f} ({ms.size} frames of 1280x720, one thread)",
+        "reliability (labelled squares): confidence bin  readings  right",
     ]
+    for lo, hi, n, ok in res.reliability():
+        if n:
+            lines.append(f"    [{lo:.2f}, {hi:.2f})  {n:7d}  {100 * ok / n:7.2f} %")
     labels_t = sorted({t for t, _ in res.confusion}, key=_order)
     labels_p = sorted({p for _, p in res.confusion} | set(labels_t), key=_order)
     lines.append("confusion (rows truth, columns recognised):")

@@ -21,11 +21,12 @@ from calibration.calibrate import board_area_mask
 from calibration.canvas import canvas_maps, rectify
 from calibration.locate import BoardFix, detect_markers, estimate_pose
 from calibration.model import Calibration
-from hardware.camera_model import CameraPose, height_scale, nadir
+from hardware.camera_model import CameraPose, height_scale, nadir, project
+from hardware.markers import marker_corners_world, outer_rect
 from hardware.frames import Frame
 from hardware.render.scene import max_offset
 
-from .hands import hand_mask
+from .hands import SCALE as HAND_SCALE, HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 
 N_ANG = 24
@@ -34,7 +35,10 @@ COARSE_STEP_PX = 2.0
 COARSE_ANGLES = 16
 SLACK_MM = 3.0
 SUPPORT_RATIO = 0.4
-EMPTY_THRESHOLD = 0.014  # ring score (log-brightness per pixel) below which a square is empty
+MAP_TOLERANCE_PX = 0.6  # board motion (image px) below which the last canvas maps are kept
+EMPTY_THRESHOLD = 0.014
+OCCLUDED_COVER = 0.04
+STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square  # share of a square's evidence region under a hand that hides it  # ring score (log-brightness per pixel) below which a square is empty
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
@@ -45,8 +49,8 @@ def _log_gradients(view: np.ndarray) -> np.ndarray:
     log(R/B); both ignore the light's level, the chroma tells orange from wood of the same
     brightness."""
     f = view.astype(np.float32)
-    lum = np.log(f.sum(axis=2) + 12.0)
-    chroma = np.log(f[..., 2] + 8.0) - np.log(f[..., 0] + 8.0)
+    lum = cv2.log(cv2.transform(f, np.ones((1, 3), np.float32)) + 12.0)
+    chroma = cv2.log(f[..., 2] + 8.0) - cv2.log(f[..., 0] + 8.0)
     out = []
     for g in (lum, chroma):
         out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) * 0.125)
@@ -86,8 +90,15 @@ class Recogniser:
             self.edges_mm.append((size.top_diameter_mm / 2, size.outer_diameter_mm / 2) if clear
                                  else (size.outer_diameter_mm / 2,))
         self.pose: CameraPose = cal.pose
-        self.last_markers: dict[int, np.ndarray] = {}
-        self._maps_key: tuple | None = None
+        # start by looking for the markers where calibration saw them
+        world = marker_corners_world(cal.board)
+        self.last_markers: dict[int, np.ndarray] = {
+            i: project(world[i], cal.intrinsics, cal.pose) for i in cal.markers_seen if i in world}
+        ox0, oy0, ox1, oy1 = outer_rect(cal.board)
+        self._probe = np.array([[ox0, oy0, 0], [ox1, oy0, 0], [ox1, oy1, 0], [ox0, oy1, 0],
+                                [ox0, oy0, 60], [ox1, oy1, 60]], np.float64)
+        self._maps_pose: CameraPose | None = None
+        self._maps_uv: np.ndarray | None = None
         self._maps = None
         cm = cal.colour
         board = np.asarray(cm.board_bgr, np.float64)
@@ -100,6 +111,8 @@ class Recogniser:
             d_lum = abs(np.log(c.sum() / wood.sum()))
             d_chroma = abs(np.log(c[2] / c[0]) - np.log(wood[2] / wood[0]))
             self.use_chroma |= bool(d_chroma > d_lum)
+        self.hands = HandDetector(cal.reference, self.area, cal.canvas.ppm)
+        self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
 
     # -- finding the board ----------------------------------------------------------------
@@ -126,11 +139,63 @@ class Recogniser:
         return None
 
     def _view(self, image: np.ndarray) -> np.ndarray:
-        key = tuple(np.round(np.r_[self.pose.rvec, np.asarray(self.pose.tvec) / 50.0], 4))
-        if key != self._maps_key:
+        # the maps are rebuilt only when the board has really moved: pose noise from frame to
+        # frame shifts the board by far less than a pixel
+        uv = project(self._probe, self.cal.intrinsics, self.pose)
+        if self._maps_uv is None or np.abs(uv - self._maps_uv).max() > MAP_TOLERANCE_PX:
             self._maps = canvas_maps(self.canvas, self.cal.intrinsics, self.pose)
-            self._maps_key = key
+            self._maps_uv = uv
+            self._maps_pose = self.pose
+            self._regions = self._square_regions()
+        else:
+            self.pose = self._maps_pose
         return rectify(image, self._maps)
+
+    def _square_regions(self) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+        """Per square, on the hand detector's small view: the bounding box and mask of where
+        its evidence lies (the square on the board up to the tallest top's height)."""
+        H = self.pose.height
+        n = nadir(self.pose)
+        k = height_scale(H, min(self.cal.pieces.sizes[-1].height_mm, 0.8 * H))
+        half = self.board.square_mm * 0.45
+        corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        out = []
+        for c in self.centres_mm:
+            pts = np.vstack([c + corners, n + (c + corners - n) * k])
+            px = self.canvas.to_px(pts) * HAND_SCALE
+            hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2)
+            x0, y0 = np.floor(hull.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(hull.max(axis=0)).astype(int) + 1
+            m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(m, np.round(hull - [x0, y0]).astype(np.int32), 1)
+            out.append(((x0, y0, x1, y1), m.astype(bool)))
+        return out
+
+    def _coverage(self, small_mask: np.ndarray) -> np.ndarray:
+        """Share of each square's evidence region that the hand mask covers."""
+        h, w = small_mask.shape
+        cov = np.zeros(len(self._regions))
+        for i, ((x0, y0, x1, y1), m) in enumerate(self._regions):
+            a0, b0 = max(x0, 0), max(y0, 0)
+            a1, b1 = min(x1, w), min(y1, h)
+            if a1 <= a0 or b1 <= b0:
+                continue
+            sub = small_mask[b0:b1, a0:a1] > 0
+            mm = m[b0 - y0:b1 - y0, a0 - x0:a1 - x0]
+            cov[i] = np.count_nonzero(sub & mm) / max(1, np.count_nonzero(m))
+        return cov
+
+    def _explain(self, mask: np.ndarray, top_px: np.ndarray, size: int, k: float, n_px: np.ndarray) -> None:
+        """Paint on the hand detector's small mask where a cup with its top at ``top_px``
+        (canvas px) shows: from its base on the board to its top, a little widened."""
+        r_mm = self.cal.pieces.sizes[size].outer_diameter_mm / 2
+        base = n_px + (top_px - n_px) / k
+        ppm = self.canvas.ppm
+        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        circ = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        pts = np.vstack([base + circ * (r_mm * ppm + 4), top_px + circ * (r_mm * k * ppm + 4)]) * HAND_SCALE
+        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
     # -- the squares ----------------------------------------------------------------------
     def _ring_scores(self, G: np.ndarray, pts_c: np.ndarray, radii_px: list[float], cs: np.ndarray,
@@ -243,8 +308,9 @@ class Recogniser:
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
         hyp = self._hypotheses(_log_gradients(view), H, n_px)
-        board_now = np.median(view[self.area].reshape(-1, 3), axis=0).astype(np.float64)
-        hands = hand_mask(view, self.cal.reference, self.area)
+        board_now = np.median(view[self.area][::9].reshape(-1, 3), axis=0).astype(np.float64)
+        changed, _ = self.hands.changed(view)
+        explained = np.zeros_like(changed)
         readings = []
         for sq in range(nsq):
             scores = hyp.score[sq]
@@ -257,13 +323,11 @@ class Recogniser:
             k = height_scale(H, self.cal.sizes[s].height_mm)
             radius = self.edge_mm[s] * k * self.canvas.ppm
             centre = hyp.centre[sq, s]
-            if hands is not None and _covered(hands, centre, radius * 1.3):
-                readings.append(SquareReading(OCCLUDED, confidence=1.0))
-                continue
             if best < EMPTY_THRESHOLD:
                 conf = float(np.clip((EMPTY_THRESHOLD - best) / EMPTY_THRESHOLD * 3.0, 0.0, 1.0))
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
+            self._explain(explained, centre, s, k, n_px)
             others = np.delete(scores, s)
             second = float(others.max()) if len(others) else 0.0
             if second > best:
@@ -271,8 +335,17 @@ class Recogniser:
             colour, cconf = self._colour(view, centre, radius, board_now)
             sconf = float(np.clip((best - max(second, EMPTY_THRESHOLD)) / (0.5 * best + 1e-6), 0.0, 1.0))
             readings.append(SquareReading(CUP, colour, s, confidence=min(sconf, cconf)))
+        finding = self.hands.from_changed(changed, 0.0, explained)
+        if finding.small is not None:
+            cover = self._coverage(finding.small)
+            # near a hand, change the cups read do not explain is a hand too pale to tell
+            # from the wood (a palm): hide those squares rather than risk a wrong label
+            stray = self._coverage(changed & (explained == 0))
+            readings = [SquareReading(OCCLUDED, confidence=1.0)
+                        if cover[sq] > OCCLUDED_COVER or stray[sq] > STRAY_COVER else r
+                        for sq, r in enumerate(readings)]
         moved = float(np.linalg.norm(nadir(self.pose) - nadir(self.cal.pose)))
-        return Observation(tuple(readings), True, fix.markers, hand=hands is not None,
+        return Observation(tuple(readings), True, fix.markers, hand=finding.mask is not None,
                            camera_height_mm=H, board_moved_mm=moved,
                            elapsed_ms=(time.perf_counter() - t0) * 1000)
 

@@ -17,6 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="piece set name or JSON file (default storer-clear)")
     p.add_argument("--board", help="board name or JSON file (default: the set's board)")
     p.add_argument("--cups", help="optional image with a light largest cup on a1 and a dark one on the last square")
+    p.add_argument("--camera", default="pi3", choices=["pi3", "pi3-wide", "pi2"],
+                   help="camera module whose nominal intrinsics to use (default pi3; pi3-wide for low mounts)")
     p.add_argument("--frames", type=int, default=3, help="frames to use from a live source (default 3)")
     p.add_argument("--out", required=True, help="calibration file to write")
     p.set_defaults(func=cmd_calibrate)
@@ -25,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--sets", default="storer-clear,gobblet,gobblet-jr", help="comma-separated piece sets")
     p.add_argument("--boards", type=int, default=500, help="boards per set (default 500)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--per-camera", type=int, default=10, help="positions per random camera (default 10)")
+    p.add_argument("--per-camera", type=int, default=2, help="positions per random camera (default 2)")
     p.add_argument("--hands", type=int, default=0, help="hands over the board in every frame (default 0)")
     p.set_defaults(func=cmd_vision_eval)
 
@@ -35,12 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_marker_sheet)
 
 
-def _frames_from(source: str, piece_set, board, count: int) -> list:
+def _frames_from(source: str, piece_set, board, count: int, camera: str = "pi3") -> list:
     if source.startswith("synthetic"):
+        from hardware.camera_model import nominal_intrinsics
         from hardware.synthetic import empty_scene, random_scene, render_scene
 
         seed = int(source.split(":", 1)[1]) if ":" in source else 0
-        scene = empty_scene(random_scene(piece_set, board, seed))
+        scene = empty_scene(random_scene(piece_set, board, seed, intrinsics=nominal_intrinsics(camera)))
         return [render_scene(scene, seed + k)[0] for k in range(count)]
     frames = []
     for name in source.split(","):
@@ -58,16 +61,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     pieces = load_piece_set(args.piece_set)
     board = load_board(args.board or pieces.default_board)
-    frames = _frames_from(args.source, pieces, board, args.frames)
+    frames = _frames_from(args.source, pieces, board, args.frames, args.camera)
     cup = None
     if args.cups:
         cup = cv2.imread(args.cups)
         if cup is None:
             raise ValueError(f"{args.cups}: not an image file cupboard can read")
-    cal = calibrate(frames, pieces, board, cup_frame=cup)
+    cal = calibrate(frames, pieces, board, cup_frame=cup, camera_model=args.camera)
     save_calibration(cal, args.out)
     print(f"calibrated {pieces.name} on {board.name}: camera {cal.camera_height_mm:.0f} mm above the board, "
-          f"markers {list(cal.markers_seen)}, reprojection error {cal.reprojection_error_px:.2f} px, "
+          f"{cal.intrinsics.model or cal.intrinsics_source}, markers {list(cal.markers_seen)}, reprojection error {cal.reprojection_error_px:.2f} px, "
           f"colours {cal.colour.source}; written to {args.out}")
     return 0
 

@@ -159,8 +159,10 @@ class _Painter:
     # -- hands ----------------------------------------------------------------------------
     def hand_parts(self, hand: Hand) -> list[tuple[np.ndarray, str]]:
         """Hand and arm as world-space polygons tagged 'skin' or 'sleeve'."""
-        P = np.array([hand.target[0], hand.target[1], hand.height])
-        E = np.array([hand.entry[0], hand.entry[1], hand.height + 160.0])
+        # a hand never rises to the camera: keep the palm and the shoulder well below it
+        top = self.cam[2]
+        P = np.array([hand.target[0], hand.target[1], min(hand.height, 0.4 * top)])
+        E = np.array([hand.entry[0], hand.entry[1], min(hand.height + 160.0, 0.7 * top)])
         d = P[:2] - E[:2]
         d /= np.linalg.norm(d)
         perp = np.array([-d[1], d[0]])

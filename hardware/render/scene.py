@@ -149,30 +149,44 @@ def board_outline_points(board: BoardSpec, pieces: PieceSet | None = None) -> np
     return np.array(pts, dtype=np.float64)
 
 
+def _sees_all(uv: np.ndarray, intr: CameraIntrinsics, margin_px: float) -> bool:
+    return bool(uv[:, 0].min() > margin_px and uv[:, 1].min() > margin_px
+                and uv[:, 0].max() < intr.width - margin_px and uv[:, 1].max() < intr.height - margin_px)
+
+
+# the modules tried, in order of preference: the standard lens gives more pixels per square,
+# the wide one is needed where the standard one cannot see the whole board (low cameras)
+CAMERA_MODELS = ("pi3", "pi3-wide")
+
+
 def random_camera(board: BoardSpec, pieces: PieceSet, rng: np.random.Generator,
                   intrinsics: CameraIntrinsics | None = None, height: tuple[float, float] = (300.0, 700.0),
-                  max_tilt_deg: float = 30.0, margin_px: float = 12.0) -> tuple[CameraIntrinsics, CameraPose]:
+                  max_tilt_deg: float = 30.0, margin_px: float = 12.0,
+                  models: tuple[str, ...] = CAMERA_MODELS) -> tuple[CameraIntrinsics, CameraPose]:
     """A random camera that sees the whole board with its markers: height above the board
-    within ``height`` (mm), tilt up to ``max_tilt_deg``, any rotation about its axis.
-    Poses that would cut the board off are redrawn; the nominal Pi Camera Module 3 at
-    1280x720 is used unless ``intrinsics`` is given."""
-    intr = intrinsics or nominal_intrinsics("pi3", 1280, 720)
+    drawn uniformly within ``height`` (mm), tilt up to ``max_tilt_deg``, any rotation about
+    its axis.  Unless ``intrinsics`` is given, the first of ``models`` (nominal Pi camera
+    modules at 1280x720) that sees the whole board from the pose is used, so low cameras get
+    the Camera Module 3 Wide.  Poses no module can use are redrawn at the same height a few
+    times, then at a new height."""
+    choices = [intrinsics] if intrinsics is not None else [nominal_intrinsics(m, 1280, 720) for m in models]
     pts = board_outline_points(board, pieces)
     centre = np.array([board.width_mm / 2, board.depth_mm / 2, 0.0])
     lo, hi = height
-    for attempt in range(400):
-        # later attempts favour higher cameras so the loop always ends
-        h = rng.uniform(lo + (hi - lo) * min(1.0, attempt / 200) * 0.9, hi)
+    h = rng.uniform(lo, hi)
+    for attempt in range(600):
+        if attempt and attempt % 12 == 0:
+            # later heights favour higher cameras so the loop always ends
+            h = rng.uniform(lo + (hi - lo) * min(1.0, attempt / 400) * 0.9, hi)
         tilt = np.radians(rng.uniform(0, max_tilt_deg))
         az = rng.uniform(0, 2 * np.pi)
         target = centre + np.array([rng.uniform(-20, 20), rng.uniform(-20, 20), 0.0])
         d = h / np.cos(tilt)
         eye = target + d * np.array([np.sin(tilt) * np.cos(az), np.sin(tilt) * np.sin(az), np.cos(tilt)])
         pose = CameraPose.look_at(eye, target, roll_deg=float(rng.uniform(0, 360)))
-        uv = project(pts, intr, pose)
-        if (uv[:, 0].min() > margin_px and uv[:, 1].min() > margin_px
-                and uv[:, 0].max() < intr.width - margin_px and uv[:, 1].max() < intr.height - margin_px):
-            return intr, pose
+        for intr in choices:
+            if _sees_all(project(pts, intr, pose), intr, margin_px):
+                return intr, pose
     raise RuntimeError(f"no camera pose sees the whole of board {board.name} from {lo:.0f}-{hi:.0f} mm")
 
 
