@@ -136,6 +136,22 @@ def format_move(board: Board, move: Move) -> str:
     return text + _end_mark(board, move)
 
 
+def format_moves(board: Board, moves: list[Move] | tuple[Move, ...]) -> list[str]:
+    """Move text for each of ``moves`` played in turn from ``board``'s position (the board is
+    left as it was)."""
+    texts = []
+    played = 0
+    try:
+        for move in moves:
+            texts.append(format_move(board, move))
+            board.push(move)
+            played += 1
+    finally:
+        for _ in range(played):
+            board.pop()
+    return texts
+
+
 def _end_mark(board: Board, move: Move) -> str:
     board.push(move)
     try:

@@ -1,1 +1,22 @@
-"""Shared fixtures for cupboard's tests."""
+"""Shared fixtures for cupboard's tests: a real companion app on a temporary data folder."""
+
+import pytest
+
+from companion.app import CompanionConfig, create_app
+
+TOKEN = "test-token"
+AUTH = {"X-Cupboard-Token": TOKEN}
+
+
+@pytest.fixture
+def app(tmp_path):
+    """The companion app with its data in ``tmp_path`` and a known control token."""
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN))
+    yield app
+    app.extensions["cupboard"].hub.close()
+
+
+@pytest.fixture
+def client(app):
+    """Flask's test client on ``app``."""
+    return app.test_client()

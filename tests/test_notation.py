@@ -9,7 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Board, IllegalMove, Move, variant
-from engine.notation import NotationError, format_move, format_position, parse_move, parse_position
+from engine.notation import (
+    NotationError,
+    format_move,
+    format_position,
+    parse_move,
+    parse_position,
+)
 from engine.rules import VARIANTS, Rules
 
 CUSTOM_TOKENS = ["gobblet[board=5,line=4]", "gobblet-jr[per=3]", "custom[first=b]", "storer[rep=2]"]

@@ -12,10 +12,22 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.frames import CameraLost, EndOfStream, Frame, FrameSource, SourceUnavailable
+from hardware.frames import (
+    CameraLost,
+    EndOfStream,
+    Frame,
+    FrameSource,
+    SourceUnavailable,
+)
 from hardware.picamera import PiCameraSource
-from hardware.sources import (ImageFolderSource, Reconnecting, VideoFileSource, WebcamSource,
-                              open_source, time_from_name)
+from hardware.sources import (
+    ImageFolderSource,
+    Reconnecting,
+    VideoFileSource,
+    WebcamSource,
+    open_source,
+    time_from_name,
+)
 
 SIZE = (64, 48)  # width, height
 COLOURS = [(0, 0, 200), (0, 200, 0), (200, 0, 0), (200, 200, 0), (0, 200, 200), (128, 128, 128)]

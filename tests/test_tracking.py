@@ -204,3 +204,20 @@ def test_touch_move_lift_then_other_piece_moved():
     assert [e.kind for e in events] == ["lifted"]
     events = feed(tracker, board, observe(board_labels(board)), clock, 10)
     assert "touch-move" in [e.kind for e in events]
+
+
+def test_doubtful_move_is_committed_when_a_later_state_confirms_it():
+    """A move seen with low confidence waits; when the next stable state (after hands) is
+    explained by that move and the reply, both are committed."""
+    board = play(Board(variant("gobblet")), "4a1")
+    tracker = Tracker(SIZES_4, TrackerConfig(commit_confidence=0.8))
+    clock = Clock()
+    first = board_labels(play(board.copy(), "4b2"))
+    events = feed(tracker, board, observe(first, conf=0.6), clock, 10)
+    assert [e.kind for e in events if e.kind in ("moves", "pending")] == ["pending"]
+    feed(tracker, board, observe(first, hand=True, occluded={15}), clock, 3)
+    second = board_labels(play(board.copy(), "4b2", "3c3"))
+    events = feed(tracker, board, observe(second, conf=0.6), clock, 10)
+    moves = [e for e in events if e.kind == "moves"]
+    assert len(moves) == 1 and [board.move_text(m) for m in moves[0].verdict.moves][:1] == ["4b2"]
+    assert len(moves[0].verdict.moves) == 2

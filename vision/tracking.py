@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine import Board, Move
+from engine.notation import format_moves
 from engine.rules import COLOUR_NAMES
 
 from .observation import CUP, OCCLUDED, Observation
@@ -310,6 +311,7 @@ class Tracker:
         self.touched_opponent: set[int] = set()
         self.last_verdict: Verdict | None = None
         self.last_stable_time: float | None = None
+        self._pending: tuple[Move, ...] = ()  # a doubtful explanation seen at the last stable state
 
     def update(self, board: Board, obs: Observation, t: float, motion: bool = False) -> list[TrackEvent]:
         """Process one frame's observation taken at time ``t``."""
@@ -364,6 +366,8 @@ class Tracker:
         lifted, self.lifted = self.lifted, set()
         touched, self.touched_opponent = self.touched_opponent, set()
         events = [TrackEvent("stable", t, "the board is still", view)]
+        if not isinstance(verdict, Explained):
+            self._pending = ()
         if isinstance(verdict, Unchanged):
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
@@ -395,8 +399,15 @@ class Tracker:
                 )
             second_from = (verdict.moves[1].frm,) if len(verdict.moves) > 1 else ()
             events.extend(self._opponent_touches(board, touched, second_from, t))
-            kind = "moves" if conf >= self.config.commit_confidence else "pending"
-            events.append(TrackEvent(kind, t, texts, verdict, squares, conf))
+            # a doubtful explanation is confirmed when a later, separate stable state is
+            # explained by the same move(s) followed by more
+            confirmed = bool(self._pending) and verdict.moves[: len(self._pending)] == self._pending
+            if conf >= self.config.commit_confidence or confirmed:
+                self._pending = ()
+                events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
+            else:
+                self._pending = verdict.moves
+                events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
             return events
         if isinstance(verdict, Ambiguous):
             texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
@@ -465,10 +476,4 @@ class Tracker:
 
 
 def _moves_text(board: Board, moves: Sequence[Move]) -> str:
-    texts = []
-    for move in moves:
-        texts.append(board.move_text(move))
-        board.push(move)
-    for _ in moves:
-        board.pop()
-    return ", ".join(texts)
+    return ", ".join(format_moves(board, tuple(moves)))

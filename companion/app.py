@@ -1,0 +1,143 @@
+"""The companion web app: ``create_app(config)`` builds the Flask app with its blueprints and
+the services they share (the live game hub, the event broadcaster, the camera slot).
+
+The services live in ``app.extensions["cupboard"]`` as a ``Companion``; views reach them with
+``companion()``.  Nothing here knows how the app is served (see ``commands.serve_cmds``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from flask import Flask, current_app
+
+from engine import variant
+
+from .events import Broadcaster, SseMessage
+from .web.errors import register_error_handlers
+from .web.hub import GameHub
+from .web.security import load_or_create_token
+
+log = logging.getLogger(__name__)
+
+
+class CameraService(Protocol):
+    """What the app needs from the camera thread (``None`` when there is no camera).
+
+    The camera thread owns the camera; web requests only read its latest results."""
+
+    paused: bool
+
+    def health(self) -> dict[str, Any]:
+        """Frames per second, board found, seconds since the last stable state, ..."""
+
+    def set_paused(self, paused: bool) -> None:
+        """Stop or restart refereeing from frames (the preview may go on)."""
+
+    def preview_jpeg(self) -> bytes | None:
+        """The latest downscaled preview frame with overlays, as JPEG, or None."""
+
+
+@dataclass
+class CompanionConfig:
+    """How the app behaves.  ``token`` None: kept in ``data_dir/token``, created once."""
+
+    data_dir: Path
+    token: str | None = None
+    start_game: bool = True  # start a game of ``default_variant`` when there is none to resume
+    default_variant: str = "gobblet"
+    heartbeat: float = 15.0  # seconds between keep-alive comments on idle streams
+    max_streams: int = 40  # each open stream holds a server thread
+    stream_queue: int = 256  # messages a slow page may lag behind before it is dropped
+    max_upload: int = 2_000_000  # bytes of an imported record file
+    public_url: str | None = None  # the LAN address for links and QR codes
+    hint_seconds: float = 3.0  # the most a hint may think
+    health_every: float = 2.0  # seconds between camera health messages on the stream
+    camera: CameraService | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Companion:
+    """The services every view shares."""
+
+    config: CompanionConfig
+    token: str
+    hub: GameHub
+    broadcaster: Broadcaster
+    camera: CameraService | None
+
+    @property
+    def records_dir(self) -> Path:
+        """Where finished and imported game records are kept."""
+        return self.config.data_dir / "records"
+
+
+def companion() -> Companion:
+    """The services of the app handling the current request."""
+    return current_app.extensions["cupboard"]
+
+
+def create_app(config: CompanionConfig | None = None) -> Flask:
+    """The Flask app for ``config`` (default: data in ``./cupboard-data``)."""
+    config = config or CompanionConfig(Path("cupboard-data"))
+    config.data_dir = Path(config.data_dir)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    (config.data_dir / "records").mkdir(exist_ok=True)
+
+    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.config["MAX_CONTENT_LENGTH"] = config.max_upload
+    app.config["JSON_SORT_KEYS"] = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    broadcaster = Broadcaster(config.max_streams, config.stream_queue)
+    hub = GameHub(config.data_dir, broadcaster)
+    hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
+    token = config.token or load_or_create_token(config.data_dir)
+    app.extensions["cupboard"] = Companion(config, token, hub, broadcaster, config.camera)
+
+    if hub.resume() is None and config.start_game:
+        hub.new_game(variant(config.default_variant), {})
+
+    register_error_handlers(app)
+    from .web import camera_api, game_api, hints_api, pages, records_api, stream
+
+    for module in (pages, game_api, stream, hints_api, records_api, camera_api):
+        app.register_blueprint(module.bp)
+
+    if config.camera is not None:
+        _start_health_pushes(config.camera, broadcaster, config.health_every)
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+            "frame-ancestors 'none'",
+        )
+        return response
+
+    return app
+
+
+def _start_health_pushes(camera: CameraService, broadcaster: Broadcaster, every: float) -> None:
+    """Send the camera's health to every page every ``every`` seconds, until shutdown."""
+
+    def run() -> None:
+        while not broadcaster.closed:
+            try:
+                health = {"paused": camera.paused, **camera.health()}
+                broadcaster.publish(SseMessage("camera", json.dumps(health, separators=(",", ":"))))
+            except Exception:  # a camera problem must not end the pushes
+                log.exception("camera health")
+            threading.Event().wait(every)
+
+    threading.Thread(target=run, name="cupboard-camera-health", daemon=True).start()

@@ -1,0 +1,163 @@
+"""``cupboard serve``: the phone page on the LAN, with the link and its QR code in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+
+def default_data_dir() -> Path:
+    """Where games, records and the token live: ``$XDG_DATA_HOME/cupboard``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "cupboard"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``serve`` to the ``cupboard`` parser."""
+    p = subparsers.add_parser("serve", help="serve the phone page on the local network")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", type=Path, default=None, help=f"data folder (default {default_data_dir()})")
+    p.add_argument("--variant", default="gobblet", help="variant of the first game when none is in progress")
+    p.add_argument("--token", default=None, help="control token (default: kept in the data folder)")
+    p.add_argument("--max-pages", type=int, default=40, help="most pages open at once (each holds a thread)")
+    p.add_argument("--demo", action="store_true", help="use the synthetic demo camera")
+    p.add_argument("--source", default=None, help="camera source (see hardware.sources); default: auto")
+    p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
+    p.add_argument("--calibration", default=None, help="calibration file for a real camera (cupboard calibrate)")
+    p.add_argument("--set", default="gobblet", help="piece set the demo camera shows (gobblet, gobblet-jr, storer-clear)")
+    p.set_defaults(func=cmd_serve)
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses on the local network (no traffic is sent to find them)."""
+    found: list[str] = []
+    try:
+        out = subprocess.run(
+            ["ip", "-4", "-o", "addr", "show", "scope", "global"],
+            capture_output=True, text=True, timeout=2, check=False,
+        ).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if "inet" in parts:
+                found.append(parts[parts.index("inet") + 1].split("/")[0])
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if not found:
+        try:
+            for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+                addr = str(info[4][0])
+                if not addr.startswith("127.") and addr not in found:
+                    found.append(addr)
+        except OSError:
+            pass
+    return found
+
+
+def page_link(host: str, port: int, token: str) -> str:
+    """The link that opens the live page with control of the game."""
+    if host in ("0.0.0.0", "::", ""):
+        addresses = lan_addresses()
+        host = addresses[0] if addresses else "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/?{urlencode({'token': token})}"
+
+
+def print_qr(url: str) -> None:
+    """The link as a QR code drawn in the terminal."""
+    try:
+        import segno
+    except ImportError:
+        print("(install segno to see a QR code here)")
+        return
+    segno.make(url, error="m").terminal(compact=True, border=2)
+
+
+def _camera(args: argparse.Namespace):
+    """The camera service for ``args`` and the live referee to wire to it (or Nones, with a
+    line saying why)."""
+    if args.no_camera:
+        print("camera: off (--no-camera): moves are entered by tapping the board")
+        return None, None
+    from hardware.frames import SourceError
+    from hardware.sources import auto_source, open_source
+
+    from ..web.preview import PreviewCamera
+
+    try:
+        source = None if args.demo else (open_source(args.source) if args.source else auto_source())
+    except (SourceError, ImportError) as e:
+        print(f"camera: none ({e}): moves are entered by tapping the board")
+        return None, None
+    if source is None or getattr(source, "name", "") == "synthetic":
+        from ..demo import calibrate_demo, cycle_frames, demo_camera
+
+        camera, rules = demo_camera(args.set)
+        calibration = calibrate_demo(camera)
+        print(f"camera: the demo camera, playing a game of {rules.name} with the {args.set} set")
+        return PreviewCamera(camera), (calibration, rules, cycle_frames(camera))
+    if not args.calibration:
+        print("camera: live preview only; give --calibration FILE (cupboard calibrate) to referee from it")
+        return PreviewCamera(source), None
+    from calibration import load_calibration
+
+    print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {args.calibration}")
+    return PreviewCamera(source), (load_calibration(args.calibration), None, 0)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the server until interrupted."""
+    from ..app import CompanionConfig, create_app
+    from ..web.wsgi import make_server
+
+    data_dir = args.data or default_data_dir()
+    camera, live = _camera(args)
+    config = CompanionConfig(
+        data_dir=data_dir, token=args.token, default_variant=args.variant,
+        max_streams=args.max_pages, camera=camera,
+    )
+    app = create_app(config)
+    services = app.extensions["cupboard"]
+    if camera is not None:
+        if live is not None:
+            from ..live import LiveReferee
+
+            calibration, demo_rules, cycle = live
+            referee = LiveReferee(services.hub, calibration, demo_rules, cycle)
+            referee.camera = camera
+            camera.on_frame = referee.on_frame
+        camera.start()
+    running = make_server(app, args.host, args.port, args.max_pages)
+    link = page_link(args.host, running.port, services.token)
+    base = link.split("?")[0]
+    config.public_url = base
+    print(f"cupboard is serving the game at {base}")
+    print(f"players, open this link (it gives control of the game): {link}")
+    print(f"spectators: {base}")
+    print(f"data: {data_dir}")
+    print_qr(link)
+    sys.stdout.flush()
+
+    def stop(*_: object) -> None:
+        # end the streams first: waitress waits for its busy threads when it is interrupted
+        services.hub.close()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        running.server.run()  # type: ignore[attr-defined]
+    except KeyboardInterrupt:
+        pass
+    finally:
+        running.stop()
+        if camera is not None:
+            camera.stop()
+        print("cupboard stopped; the game in progress is kept and resumes next time")
+    return 0

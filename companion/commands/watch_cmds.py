@@ -1,0 +1,76 @@
+"""``cupboard watch``: the referee without the web page — prints events, writes records."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+import time
+from pathlib import Path
+
+from .serve_cmds import default_data_dir
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``watch`` to the ``cupboard`` parser."""
+    p = subparsers.add_parser("watch", help="referee a game from the camera and print what happens")
+    p.add_argument("--source", default="auto", help="camera source: picamera, webcam:N, a video or folder, demo (default auto)")
+    p.add_argument("--calibration", help="calibration file (cupboard calibrate); 'demo' sources calibrate themselves")
+    p.add_argument("--variant", default=None, help="variant of a new game (default: the piece set's game)")
+    p.add_argument("--data", type=Path, default=None, help=f"data folder (default {default_data_dir()})")
+    p.add_argument("--new", action="store_true", help="start a new game instead of resuming the unfinished one")
+    p.add_argument("--set", dest="piece_set", default="gobblet",
+                   help="piece set the demo camera shows (gobblet, gobblet-jr, storer-clear)")
+    p.add_argument("--white", default="White", help="White player's name")
+    p.add_argument("--black", default="Black", help="Black player's name")
+    p.set_defaults(func=cmd_watch)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Run the referee until the source ends or Ctrl-C; every event is printed as it happens."""
+    from companion.referee import Referee
+    from companion.session import GameSession
+    from engine import variant
+
+    source, calibration, demo_rules = _source_and_calibration(args)
+    if demo_rules is not None and args.variant is None:
+        args.variant = demo_rules.token
+    data_dir = args.data or default_data_dir()
+    session = None if args.new else GameSession.resume(data_dir)
+    if session is not None and args.variant and session.board.rules.token != variant(args.variant).token:
+        session = None  # a different game was asked for
+    if session is None or session.over:
+        rules = variant(args.variant or _game_of(calibration))
+        session = GameSession.new(data_dir, rules, {"White": args.white, "Black": args.black})
+    else:
+        print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
+    session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
+    referee = Referee(session, calibration)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    referee.run(source, stop)
+    if session.over:
+        print(f"record: {session.record_path}")
+    session.close()
+    return 0
+
+
+def _source_and_calibration(args: argparse.Namespace):
+    """The frame source, its calibration, and for the demo camera the rules of its game."""
+    from calibration import load_calibration
+    from companion.demo import calibrate_demo, demo_camera
+    from hardware.sources import open_source
+
+    if args.source in ("demo", "synthetic"):
+        camera, rules = demo_camera(args.piece_set, loop=False)
+        return camera, calibrate_demo(camera), rules
+    if not args.calibration:
+        raise ValueError("--calibration FILE is needed (make one with `cupboard calibrate`)")
+    return open_source(args.source), load_calibration(args.calibration), None
+
+
+def _game_of(calibration) -> str:
+    """The variant a piece set is made for: Jr. sets play gobblet-jr, 5-size sets goblet-5."""
+    used = [s for s in calibration.pieces.logical_sizes if s is not None]
+    return {3: "gobblet-jr", 5: "goblet-5"}.get(len(used), "gobblet")

@@ -1,0 +1,196 @@
+"""The live referee: camera frames in, judged and journalled game events out.
+
+One ``Referee`` owns the recogniser, the motion detector and the tracker, and acts on a
+``GameSession``: it commits the moves the tracker explains with confidence, and journals
+alerts for everything else (a move waiting for a person, an illegal physical move, a hidden
+piece that is not what memory says, a board that disagrees, touch-move, the camera lost and
+back, the board moved).  The engine judges; the referee only passes on what the camera shows.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from calibration.model import Calibration
+from engine import Move
+from engine.notation import format_moves
+from hardware.frames import EndOfStream, Frame, FrameSource
+from hardware.sources import Reconnecting, SourceEvent
+from vision.motion import MotionDetector
+from vision.recognise import Recogniser
+from vision.tracking import (
+    Ambiguous,
+    Explained,
+    HiddenMismatch,
+    Tracker,
+    TrackerConfig,
+    TrackEvent,
+)
+
+from .session import GameSession, SessionError
+
+BOARD_MOVED_MM = 15.0  # a shift of the board larger than this, held ...
+BOARD_MOVED_FRAMES = 3  # ... for this many frames, is announced (smaller ones are pose jitter)
+
+
+@dataclass
+class Health:
+    """What the companion's health panel shows."""
+
+    frames: int = 0
+    fps: float = 0.0
+    board_found: bool = False
+    hand: bool = False
+    camera: str = "starting"
+    last_stable: float | None = None
+    frame_ms: float = 0.0
+
+
+@dataclass
+class Pending:
+    """Continuations the camera saw but could not commit alone: a person confirms or chooses."""
+
+    candidates: list[tuple[Move, ...]]
+    reason: str
+    squares: tuple[int, ...] = ()
+    since: float = field(default_factory=time.time)
+
+
+class Referee:
+    """Turns frames into game events for ``session``."""
+
+    def __init__(
+        self,
+        session: GameSession,
+        calibration: Calibration,
+        logical_sizes: Sequence[int | None] | None = None,
+        config: TrackerConfig | None = None,
+    ) -> None:
+        self.session = session
+        self.calibration = calibration
+        sizes = logical_sizes if logical_sizes is not None else calibration.pieces.logical_sizes
+        self.recogniser = Recogniser(calibration)
+        self.motion = MotionDetector()
+        self.tracker = Tracker(sizes, config)
+        self.health = Health()
+        self.pending: Pending | None = None
+        self.last_observation = None
+        self._board_moved = False
+        self._moved_frames = 0
+        self._fps_window: list[float] = []
+
+    # ------------------------------------------------------------------ frames
+    def process(self, frame: Frame) -> list[TrackEvent]:
+        """Recognise one frame and act on what the tracker makes of it."""
+        start = time.perf_counter()
+        obs = self.recogniser.recognise(frame.image)
+        moving = self.motion.update(frame.image)
+        self.last_observation = obs
+        with self.session.lock:
+            board = self.session.board
+            events = [] if self.session.over else self.tracker.update(board, obs, frame.timestamp, moving)
+            for event in events:
+                self._act(event)
+        self._watch_board(obs.board_moved_mm)
+        self._update_health(frame, obs, time.perf_counter() - start)
+        return events
+
+    def _act(self, event: TrackEvent) -> None:
+        session = self.session
+        board = session.board
+        if event.kind == "stable":
+            self.health.last_stable = event.time
+            return
+        if event.kind == "moves":
+            verdict = event.verdict
+            assert isinstance(verdict, Explained)
+            self.pending = None
+            for move in verdict.moves:
+                if session.over:
+                    break
+                session.play(move, source="camera", notes={"conf": f"{verdict.confidence:.2f}"})
+            return
+        if event.kind == "lifted":
+            square = event.squares[0]
+            verdict = board.touch(square)
+            session.alert("lifted", f"{board.geo.names[square]} lifted", {"square": square})
+            if board.rules.touch_move and verdict.loses:
+                session.forfeit_touch(square)
+            return
+        if event.kind == "touch-move" and not board.rules.touch_move:
+            return
+        if event.kind == "pending":
+            self.pending = Pending([event.verdict.moves], f"not sure: {event.text}?", event.squares)
+        elif event.kind == "ambiguous":
+            assert isinstance(event.verdict, Ambiguous)
+            self.pending = Pending([c.moves for c in event.verdict.candidates], event.text)
+        elif event.kind == "hidden-mismatch":
+            assert isinstance(event.verdict, HiddenMismatch)
+            self.pending = Pending([(event.verdict.move,)], event.text, event.squares)
+        elif event.kind == "restored":
+            self.pending = None
+        data = {"squares": [board.geo.names[s] for s in event.squares]}
+        if self.pending is not None and event.kind in ("pending", "ambiguous", "hidden-mismatch"):
+            data["candidates"] = [format_moves(self.session.board, c) for c in self.pending.candidates]
+        session.alert(event.kind, event.text, data)
+
+    def _watch_board(self, moved_mm: float) -> None:
+        self._moved_frames = self._moved_frames + 1 if moved_mm > BOARD_MOVED_MM else 0
+        if self._moved_frames >= BOARD_MOVED_FRAMES and not self._board_moved:
+            self._board_moved = True
+            self.session.alert("board-moved", f"the board moved by {moved_mm:.0f} mm; found it again", {})
+        elif moved_mm <= BOARD_MOVED_MM / 2:
+            self._board_moved = False
+
+    def _update_health(self, frame: Frame, obs, seconds: float) -> None:
+        h = self.health
+        h.frames += 1
+        h.board_found = obs.board_found
+        h.hand = obs.hand
+        h.frame_ms = seconds * 1000
+        h.camera = "live"
+        self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
+        if len(self._fps_window) > 1:
+            span = self._fps_window[-1] - self._fps_window[0]
+            h.fps = (len(self._fps_window) - 1) / span if span > 0 else 0.0
+
+    # ------------------------------------------------------------------ people
+    def confirm(self, index: int = 0) -> None:
+        """Accept candidate ``index`` of the pending detection."""
+        with self.session.lock:
+            if self.pending is None:
+                raise SessionError("there is no detected move waiting")
+            if not 0 <= index < len(self.pending.candidates):
+                raise SessionError(f"choose a candidate from 0 to {len(self.pending.candidates) - 1}")
+            moves = self.pending.candidates[index]
+            self.pending = None
+            for move in moves:
+                self.session.play(move, source="confirmed")
+
+    def dismiss(self) -> None:
+        """Forget the pending detection (e.g. after entering the move by hand)."""
+        self.pending = None
+
+    # ------------------------------------------------------------------ camera thread
+    def camera_event(self, event: SourceEvent) -> None:
+        """Journal the camera going away and coming back."""
+        self.health.camera = event.kind
+        if event.kind in ("lost", "back"):
+            self.session.alert(f"camera-{event.kind}", event.message, {})
+
+    def run(self, source: FrameSource, stop: threading.Event) -> None:
+        """Read frames until ``stop`` is set or a finite source ends (the camera thread)."""
+        camera = source if isinstance(source, Reconnecting) else Reconnecting(source, on_event=self.camera_event)
+        try:
+            camera.open()
+            while not stop.is_set():
+                try:
+                    frame = camera.read()
+                except EndOfStream:
+                    break
+                self.process(frame)
+        finally:
+            camera.close()

@@ -1,0 +1,344 @@
+// The live page: the board pushed by Server-Sent Events, moves entered by tapping, alerts,
+// hints and the game's controls.
+"use strict";
+
+(() => {
+  const { api, alert, el } = Cupboard;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const ALERT_KINDS = ["illegal", "mismatch", "touch", "alert"];
+  const $ = (id) => document.getElementById(id);
+
+  let state = null;          // the latest game state from the server
+  let selection = null;      // {size, from: square name or null, colour}
+  let control = false;
+  let hint = null;           // the hint on display, and its move drawn on the board
+  let drawn = null;
+
+  // ------------------------------------------------------------------ rendering
+  function render(next) {
+    const changed = !state || state.game !== next.game || state.seq !== next.seq;
+    state = next;
+    if (changed) {
+      selection = null;
+      if (hint && (hint.game !== state.game || hint.ply !== state.ply)) { hint = null; drawn = null; $("hint-panel").hidden = true; }
+    }
+    const board = $("board");
+    board.innerHTML = state.svg;
+    board.dataset.game = state.game;
+    board.dataset.seq = state.seq;
+    board.dataset.turn = state.turn;
+    board.dataset.over = state.over ? "1" : "0";
+    const status = $("status");
+    status.textContent = state.status;
+    status.classList.toggle("over", state.over);
+    const p = state.players;
+    $("players").textContent = `${p.white} (light) vs ${p.black} (dark) · ${state.rules.name}`;
+    renderMoves();
+    renderControls();
+    drawSelection();
+    if (drawn) drawHintMove(drawn);
+  }
+
+  function renderMoves() {
+    const list = $("moves");
+    list.replaceChildren();
+    for (const m of state.moves) {
+      const li = el("li", { class: m.colour, "data-ply": m.ply });
+      if (m.colour === state.rules.first) li.append(el("span", { class: "n" }, `${Math.ceil(m.ply / 2)}.`));
+      li.append(document.createTextNode(m.text));
+      list.append(li);
+    }
+    if (list.lastChild) { list.lastChild.classList.add("current"); list.scrollTop = list.scrollHeight; }
+  }
+
+  function renderControls() {
+    $("btn-takeback").disabled = !state.can_take_back;
+    $("btn-draw").disabled = state.over;
+    $("btn-resign").disabled = state.over;
+    for (const colour of ["white", "black"]) {
+      const btn = $(`hint-${colour}`);
+      const used = state.hints_used[colour] || 0;
+      const left = state.hint_limit ? ` (${Math.max(0, state.hint_limit - used)} left)` : "";
+      btn.textContent = `Hint ${state.players[colour]}${left}`;
+      btn.disabled = state.over || state.turn !== colour || (state.hint_limit && used >= state.hint_limit);
+    }
+    const cam = state.camera || {};
+    $("btn-camera").hidden = !cam.present;
+    $("btn-camera").textContent = cam.paused ? "Resume camera" : "Pause camera";
+    $("camera-card").hidden = !cam.present;
+    const preview = $("preview");
+    if (cam.present && !preview.getAttribute("src")) preview.src = "/camera.mjpg";
+  }
+
+  function showHealth(h) {
+    const parts = [`${h.source}: ${h.fps} frames/s`];
+    if (h.paused) parts.push("referee paused");
+    if (h.board_found !== null) parts.push(h.board_found ? "board found" : "board NOT found");
+    if (h.seconds_since_stable !== null) parts.push(`stable ${h.seconds_since_stable} s ago`);
+    if (!h.referee) parts.push("preview only: moves are entered by tapping");
+    if (h.error) parts.push(h.error);
+    $("health").textContent = parts.join(" · ");
+  }
+
+  function logEvent(event) {
+    const kind = event.kind === "end" ? "end" : ALERT_KINDS.includes(event.kind) ? "alert" : event.kind;
+    const li = el("li", { class: kind, "data-seq": event.seq }, event.text);
+    const log = $("log");
+    log.prepend(li);
+    while (log.children.length > 60) log.lastChild.remove();
+  }
+
+  function announce(event, live) {
+    logEvent(event);
+    if (!live) return;
+    if (event.kind === "end") {
+      const draw = event.data.result === "1/2-1/2";
+      alert(event.text, draw ? "draw" : "win");
+    } else if (ALERT_KINDS.includes(event.kind)) {
+      alert(event.text, "alert");
+    } else if (event.kind === "takeback") {
+      alert(event.text, "info", false);
+    } else if (event.kind === "start") {
+      alert(event.text, "info", false);
+    } else if (event.kind === "move" && $("banner").dataset.kind !== "alert") {
+      $("banner").hidden = true;
+    }
+  }
+
+  // ------------------------------------------------------------------ the stream
+  function connect() {
+    const source = new EventSource("/api/stream");
+    const dot = $("conn");
+    source.onopen = () => { dot.className = "conn on"; dot.title = "live"; };
+    source.onerror = () => { dot.className = "conn off"; dot.title = "reconnecting"; };
+    source.addEventListener("state", (e) => render(JSON.parse(e.data)));
+    source.addEventListener("game", (e) => {
+      const msg = JSON.parse(e.data);
+      const live = Boolean(msg.state);
+      if (msg.state) render(msg.state);
+      announce(msg.event, live || msg.event.kind === "end");
+    });
+    source.addEventListener("camera", (e) => showHealth(JSON.parse(e.data)));
+    source.addEventListener("nogame", () => {
+      $("status").textContent = "No game yet: start a new game";
+      $("board").replaceChildren();
+    });
+  }
+
+  // ------------------------------------------------------------------ tapping
+  function topOf(square) {
+    const g = $("board").querySelector(`g.piece[data-square="${square}"]`);
+    return g ? { colour: g.dataset.colour, size: Number(g.dataset.size) } : null;
+  }
+
+  function centre(square) {
+    const rect = $("board").querySelector(`rect.square[data-square="${square}"]`);
+    if (!rect) return null;
+    const x = Number(rect.getAttribute("x")), y = Number(rect.getAttribute("y"));
+    const w = Number(rect.getAttribute("width"));
+    return { x: x + w / 2, y: y + w / 2, w };
+  }
+
+  function svgNode(tag, attrs) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  }
+
+  function targets() {
+    if (!selection) return [];
+    return state.legal.filter((m) => m.size === selection.size && m.from === selection.from);
+  }
+
+  function drawSelection() {
+    const svg = $("board").querySelector("svg");
+    if (!svg || !selection) { $("selection").textContent = ""; return; }
+    const sel = selection.from
+      ? svg.querySelector(`g.piece[data-square="${selection.from}"]`)
+      : svg.querySelector(`g.reserve-piece[data-reserve="${selection.colour}"][data-size="${selection.size}"]`);
+    if (sel) sel.classList.add("selected");
+    for (const m of targets()) {
+      const c = centre(m.to);
+      if (c) svg.append(svgNode("circle", { class: "tap-target", "data-square": m.to, cx: c.x, cy: c.y, r: c.w * 0.14 }));
+    }
+    const where = selection.from ? `from ${selection.from}` : "from the reserve";
+    $("selection").textContent = `Size ${selection.size} ${where}: tap a square`;
+  }
+
+  function select(next) {
+    selection = next;
+    render(state);
+  }
+
+  async function sendMove(move) {
+    selection = null;
+    const r = await api("POST", "/api/game/move", { ...move, game: state.game });
+    if (!r.ok) {
+      render(state);
+      // an illegal move is also announced by the stream to every page; show it here at once
+      alert(r.data.error || "the move was refused", r.status === 422 ? "alert" : "warn");
+    }
+  }
+
+  function onTap(event) {
+    if (!state || !control) return;
+    const target = event.target.closest("[data-square], [data-reserve]");
+    if (!target) return;
+    if (state.over) { alert("The game is over: take back or start a new game", "info", false); return; }
+    if (target.dataset.reserve) {
+      const colour = target.dataset.reserve;
+      if (colour !== state.turn) { alert(`It is ${state.players[state.turn]}'s turn`, "warn", false); return; }
+      const size = Number(target.dataset.size);
+      if (selection && selection.from === null && selection.size === size) { select(null); return; }
+      select({ size, from: null, colour });
+      return;
+    }
+    const square = target.dataset.square;
+    const top = topOf(square);
+    if (selection) {
+      if (selection.from === square) { select(null); return; }
+      const legal = targets().find((m) => m.to === square);
+      if (legal) { sendMove({ size: legal.size, from: legal.from, to: legal.to }); return; }
+      if (top && top.colour === state.turn && selection.from !== null) { select({ size: top.size, from: square, colour: top.colour }); return; }
+      sendMove({ size: selection.size, from: selection.from, to: square });  // the referee says why not
+      return;
+    }
+    if (top && top.colour === state.turn) { select({ size: top.size, from: square, colour: top.colour }); return; }
+    $("selection").textContent = `Tap one of ${state.players[state.turn]}'s pieces`;
+  }
+
+  // ------------------------------------------------------------------ hints
+  function drawHintMove(move) {
+    const svg = $("board").querySelector("svg");
+    const to = centre(move.to);
+    if (!svg || !to) return;
+    const g = svgNode("g", { class: "hint-overlay", "data-hint": move.text });
+    const colour = "#2e8b57";
+    if (move.from) {
+      const from = centre(move.from);
+      g.append(svgNode("line", { x1: from.x, y1: from.y, x2: to.x, y2: to.y, stroke: colour, "stroke-width": 10, "stroke-dasharray": "14 8", "stroke-linecap": "round", opacity: 0.85 }));
+    }
+    g.append(svgNode("circle", { cx: to.x, cy: to.y, r: to.w * 0.46, fill: "none", stroke: colour, "stroke-width": 8, opacity: 0.9 }));
+    const label = svgNode("text", { x: to.x + to.w * 0.3, y: to.y - to.w * 0.28, "font-size": 26, "font-weight": 700, fill: colour, "text-anchor": "middle" });
+    label.textContent = String(move.size);
+    g.append(label);
+    svg.append(g);
+  }
+
+  function showHint(answer) {
+    const panel = $("hint-panel");
+    panel.replaceChildren();
+    if (!answer.move) { panel.textContent = "No move to suggest."; panel.hidden = false; return; }
+    const best = el("div", { class: "best" }, `${state.players[answer.colour]}: ${answer.move.text}`);
+    panel.append(best);
+    const about = [answer.value, answer.reason].filter(Boolean).join(" · ");
+    if (about) panel.append(el("div", { class: "why" }, about));
+    if (answer.alternatives.length) {
+      const alts = el("div", { class: "alts" });
+      for (const move of [answer.move, ...answer.alternatives.slice(0, 5)]) {
+        const b = el("button", { type: "button", "data-move": move.text }, move.text + (move.value && move !== answer.move ? ` (${move.value})` : ""));
+        b.addEventListener("click", () => { drawn = move; render(state); });
+        alts.append(b);
+      }
+      panel.append(alts);
+    }
+    panel.hidden = false;
+    drawn = answer.move;
+    render(state);
+  }
+
+  async function askHint(colour) {
+    const btn = $(`hint-${colour}`);
+    btn.disabled = true;
+    const label = btn.textContent;
+    btn.textContent = "Thinking…";
+    const r = await api("POST", "/api/hint", { colour, level: Number($("hint-level").value), game: state.game });
+    btn.textContent = label;
+    if (!r.ok) { alert(r.data.error || "no hint", "warn", false); render(state); return; }
+    hint = { game: state.game, ply: state.ply };
+    showHint(r.data);
+  }
+
+  // ------------------------------------------------------------------ controls
+  function confirm(text, buttons) {
+    const dialog = $("confirm-dialog");
+    $("confirm-text").textContent = text;
+    const box = $("confirm-buttons");
+    box.replaceChildren();
+    return new Promise((resolve) => {
+      for (const [value, label, primary] of [["", "Cancel", false], ...buttons]) {
+        const b = el("button", { value, class: primary ? "primary" : "" }, label);
+        box.append(b);
+      }
+      dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true });
+      dialog.showModal();
+    });
+  }
+
+  async function post(path, body = {}) {
+    const r = await api("POST", path, { ...body, game: state && state.game });
+    if (!r.ok) alert(r.data.error || "refused", "warn", false);
+    return r;
+  }
+
+  async function fillNewGame() {
+    const r = await api("GET", "/api/variants");
+    if (!r.ok) return;
+    const v = $("new-variant"), s = $("new-set");
+    v.replaceChildren(...r.data.variants.map((x) => el("option", { value: x.token }, `${x.token} (${x.board}×${x.board})`)));
+    s.replaceChildren(...r.data.sets.map((x) => el("option", { value: x }, x)));
+    if (state) {
+      v.value = state.rules.name;
+      if (state.tags.Set) s.value = state.tags.Set;
+      const f = $("new-form");
+      f.white.value = state.players.white;
+      f.black.value = state.players.black;
+    }
+  }
+
+  function bindControls() {
+    $("board").addEventListener("click", onTap);
+    $("show-hidden").addEventListener("change", (e) => $("board").classList.toggle("show-hidden", e.target.checked));
+    $("hint-white").addEventListener("click", () => askHint("white"));
+    $("hint-black").addEventListener("click", () => askHint("black"));
+    $("btn-takeback").addEventListener("click", () => post("/api/game/takeback"));
+    $("btn-draw").addEventListener("click", async () => {
+      if (await confirm("Do both players agree to a draw?", [["yes", "Agree to a draw", true]]) === "yes") post("/api/game/draw");
+    });
+    $("btn-resign").addEventListener("click", async () => {
+      const p = state.players;
+      const who = await confirm("Who resigns?", [["white", `${p.white} resigns`, false], ["black", `${p.black} resigns`, false]]);
+      if (who === "white" || who === "black") post("/api/game/resign", { colour: who });
+    });
+    $("btn-camera").addEventListener("click", () => post("/api/camera/pause", { paused: !(state.camera && state.camera.paused) }));
+    $("btn-new").addEventListener("click", async () => { await fillNewGame(); $("new-dialog").showModal(); });
+    $("swap-names").addEventListener("click", () => {
+      const f = $("new-form");
+      [f.white.value, f.black.value] = [f.black.value, f.white.value];
+    });
+    $("new-dialog").addEventListener("close", async () => {
+      if ($("new-dialog").returnValue !== "start") return;
+      const f = $("new-form");
+      const body = {
+        variant: f.variant.value, set: f.set.value, white: f.white.value || "White",
+        black: f.black.value || "Black", first: f.first.value, hint_limit: Number(f.hint_limit.value || 0),
+      };
+      const r = await api("POST", "/api/game/new", body);
+      if (!r.ok) alert(r.data.error || "could not start the game", "warn");
+    });
+  }
+
+  async function start() {
+    bindControls();
+    connect();
+    const who = await Cupboard.whoami();
+    control = who.control;
+    $("qr").src = "/qr.svg" + (control ? `?token=${encodeURIComponent(Cupboard.token)}` : "");
+    $("invite-note").textContent = control
+      ? "This code gives control of the game: show it only to the players."
+      : "This code opens the game as a spectator.";
+    if (state) render(state);
+  }
+
+  start();
+})();

@@ -1,0 +1,228 @@
+"""The game API: read the live state; start a game, move, take back, resign, agree a draw;
+export the game so far as a record."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from engine import VARIANTS, IllegalMove, Move, RulesError, variant
+from engine.notation import NotationError
+from engine.record import write_record
+from engine.rules import COLOUR_NAMES
+
+from ..app import companion
+from ..session import SessionError
+from .errors import ApiError
+from .hub import GameChanged, NoGame, colour_name, game_id, parse_colour
+from .security import has_control, require_control
+
+bp = Blueprint("game_api", __name__, url_prefix="/api")
+
+MAX_NAME = 40
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object; 400 when the body is missing, not JSON or not an object."""
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+def game_errors(e: Exception) -> ApiError:
+    """The API error for an exception raised by the game."""
+    if isinstance(e, NoGame):
+        return ApiError(404, str(e.args[0]))
+    if isinstance(e, GameChanged):
+        return ApiError(409, str(e.args[0]))
+    if isinstance(e, SessionError):
+        return ApiError(409, str(e))
+    return ApiError(422, str(e))
+
+
+def _text(data: dict[str, Any], key: str, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ApiError(400, f"{key} must be text")
+    value = " ".join(value.split())[:MAX_NAME]
+    return value or default
+
+
+@bp.get("/state")
+def state():
+    """The live game's state (spectators too)."""
+    try:
+        snap = companion().hub.snapshot()
+    except NoGame as e:
+        raise game_errors(e) from None
+    return Response(snap.json, mimetype="application/json", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/whoami")
+def whoami():
+    """Whether this request may control the game."""
+    return jsonify(control=has_control(), camera=companion().camera is not None)
+
+
+@bp.get("/variants")
+def variants():
+    """The variants and piece sets a new game can use."""
+    from hardware.pieces import shipped_piece_sets
+
+    return jsonify(
+        variants=[{"token": name, "board": r.board, "sizes": r.sizes} for name, r in VARIANTS.items()],
+        sets=shipped_piece_sets(),
+    )
+
+
+@bp.post("/game/new")
+@require_control
+def new_game():
+    """Start a new game: ``variant``, ``set`` (piece set), ``white``/``black`` (names; White
+    plays the light pieces), ``first`` (who starts), ``hint_limit`` (hints per player per turn,
+    0 for no limit)."""
+    data = json_body()
+    token = _text(data, "variant", "gobblet")
+    try:
+        rules = variant(token)
+        if "first" in data:
+            rules = replace(rules, first=parse_colour(data["first"]))
+    except (RulesError, ValueError) as e:
+        raise ApiError(422, str(e)) from None
+    limit = data.get("hint_limit", 0)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= 99:
+        raise ApiError(422, "hint_limit must be a whole number from 0 (no limit) to 99")
+    tags = {
+        "White": _text(data, "white", "White"),
+        "Black": _text(data, "black", "Black"),
+        "Date": datetime.now().strftime("%Y.%m.%d"),
+    }
+    piece_set = data.get("set")
+    if piece_set is not None:
+        from hardware.pieces import shipped_piece_sets
+
+        if piece_set not in shipped_piece_sets():
+            raise ApiError(422, f"unknown piece set {piece_set!r}; known: {', '.join(shipped_piece_sets())}")
+        tags["Set"] = piece_set
+    if limit:
+        tags["HintLimit"] = str(limit)
+    hub = companion().hub
+    session = hub.new_game(rules, tags)
+    return jsonify(game=game_id(session), state=hub.snapshot().state), 201
+
+
+def _parse_move(session, data: dict[str, Any]) -> Move:
+    board = session.board
+    if "move" in data:
+        if not isinstance(data["move"], str):
+            raise ApiError(400, "move must be move text such as 4c3 or 4b1-c3")
+        return board.parse_move(data["move"])
+    size, to, frm = data.get("size"), data.get("to"), data.get("from")
+    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(to, str):
+        raise ApiError(400, 'send {"move": "4c3"} or {"size": 4, "from": null or "b1", "to": "c3"}')
+    if frm is not None and not isinstance(frm, str):
+        raise ApiError(400, "from must be a square name such as b1, or null for the reserve")
+    try:
+        return Move(size, board.geo.square(to), None if frm is None else board.geo.square(frm))
+    except ValueError as e:
+        raise ApiError(400, str(e)) from None
+
+
+def _describe_attempt(session, data: dict[str, Any]) -> str:
+    if isinstance(data.get("move"), str):
+        return data["move"].strip()
+    frm = data.get("from")
+    return f"{data.get('size')}{frm + '-' if frm else ''}{data.get('to')}"
+
+
+@bp.post("/game/move")
+@require_control
+def move():
+    """Play a move given as ``{"move": "4c3"}`` or ``{"size", "from", "to"}``.  An illegal
+    move is refused (422) and announced to every page as a referee alert."""
+    data = json_body()
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")) as session:
+            if session.over:
+                raise SessionError("the game is over: start a new game or take back")
+            try:
+                parsed = _parse_move(session, data)
+                reason = session.board.illegal_reason(parsed)
+                if reason is not None:
+                    raise IllegalMove(reason)
+                event = session.play(parsed, source="tap" if "to" in data else "text")
+            except NotationError as e:
+                raise ApiError(400, str(e)) from None
+            except IllegalMove as e:
+                mover = COLOUR_NAMES[session.board.turn]
+                attempt = _describe_attempt(session, data)
+                session.alert(
+                    "illegal",
+                    f"Illegal move by {mover}: {attempt} ({e})",
+                    {"attempt": attempt, "colour": colour_name(session.board.turn), "reason": str(e)},
+                )
+                raise ApiError(422, f"illegal move {attempt}: {e}") from None
+    except (NoGame, GameChanged, SessionError) as e:
+        raise game_errors(e) from None
+    return jsonify(event=event.seq, state=hub.snapshot().state)
+
+
+def _action(name: str, data: dict[str, Any]):
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")) as session:
+            if name == "takeback":
+                event = session.take_back()
+            elif name == "draw":
+                event = session.agree_draw()
+            else:
+                colour = parse_colour(data["colour"]) if data.get("colour") is not None else None
+                event = session.resign(colour)
+    except (NoGame, GameChanged, SessionError) as e:
+        raise game_errors(e) from None
+    except ValueError as e:
+        raise ApiError(422, str(e)) from None
+    return jsonify(event=event.seq, text=event.text, state=hub.snapshot().state)
+
+
+@bp.post("/game/takeback")
+@require_control
+def take_back():
+    """Take back the last move (or the last ending: a resignation, an agreed draw)."""
+    return _action("takeback", json_body())
+
+
+@bp.post("/game/draw")
+@require_control
+def draw():
+    """Both players agree to a draw."""
+    return _action("draw", json_body())
+
+
+@bp.post("/game/resign")
+@require_control
+def resign():
+    """A player resigns: ``{"colour": "white"}`` (default: the player to move)."""
+    return _action("resign", json_body())
+
+
+@bp.get("/game/record")
+def export_record():
+    """The live game so far as a record file (a download)."""
+    hub = companion().hub
+    try:
+        with hub.acting() as session:
+            record = session.to_record()
+            stamp = datetime.fromtimestamp(session.started).strftime("%Y%m%d-%H%M%S")
+    except NoGame as e:
+        raise game_errors(e) from None
+    return Response(
+        write_record(record),
+        mimetype="text/plain",
+        headers={"Content-Disposition": f'attachment; filename="cupboard-{stamp}.gbn"'},
+    )

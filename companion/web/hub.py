@@ -1,0 +1,260 @@
+"""The live game as the web app sees it: the current ``GameSession``, its state as JSON, and
+the Server-Sent Events that announce each journalled event to every page.
+
+Each SSE message that comes from the journal has the id ``GAME.SEQ`` (the game's id and the
+journal's sequence number), so a page that reconnects with ``Last-Event-ID`` is sent exactly
+the events it missed, read back from the journal.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import Board, Move, Rules
+from engine.notation import describe_outcome
+from engine.rules import COLOUR_NAMES
+from engine.svg import board_svg
+
+from ..events import Broadcaster, SseMessage
+from ..journal import Event
+from ..session import GameSession
+
+RETRY_MS = 2000
+# Journal kinds that change nothing on the board but must be shown as a banner.
+ALERT_KINDS = ("illegal", "mismatch", "touch", "alert")
+
+
+class NoGame(LookupError):
+    """There is no game in progress."""
+
+
+class GameChanged(LookupError):
+    """A request named a game that is no longer the current one."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The latest state of the current game, ready to send."""
+
+    game: str
+    seq: int
+    state: dict[str, Any]
+    json: str
+
+
+def game_id(session: GameSession) -> str:
+    """A short id of a game, stable across restarts (it comes from the journal)."""
+    return f"{int(session.started * 1000):x}"
+
+
+def colour_name(colour: int) -> str:
+    """``white`` or ``black``."""
+    return COLOUR_NAMES[colour].lower()
+
+
+def parse_colour(value: object) -> int:
+    """0 or 1 for ``white``/``black`` (any case, or w/b); ValueError otherwise."""
+    text = str(value).strip().lower()
+    if text in ("white", "w", "0", "light"):
+        return 0
+    if text in ("black", "b", "1", "dark"):
+        return 1
+    raise ValueError(f"colour must be white or black, not {value!r}")
+
+
+def move_json(board: Board, move: Move) -> dict[str, Any]:
+    """A move as the pages see it: size, from, to and its move text."""
+    names = board.geo.names
+    return {
+        "size": move.size,
+        "from": None if move.frm is None else names[move.frm],
+        "to": names[move.to],
+        "text": board.move_text(move),
+    }
+
+
+def build_state(session: GameSession, camera: dict[str, Any] | None) -> dict[str, Any]:
+    """Everything a page shows about the game, as JSON-ready values.  Call it while nothing
+    moves (under the session's lock)."""
+    board = session.board.copy()
+    names = board.geo.names
+    start = board.copy()
+    while start.can_pop:
+        start.pop()
+    moves = []
+    for move in board.move_stack:
+        moves.append({"ply": start.ply + 1, "colour": colour_name(start.turn), "text": start.move_text(move)})
+        start.push(move)
+    outcome = board.outcome()
+    last = board.move_stack[-1] if board.move_stack else None
+    tags = dict(session.journal.header.tags)
+    events = session.journal.events
+    hints_used = {"white": 0, "black": 0}
+    for event in reversed(events):
+        if event.kind in ("move", "takeback", "start"):
+            break
+        if event.kind == "hint":
+            colour = str(event.data.get("colour", "white"))
+            hints_used[colour] = hints_used.get(colour, 0) + 1
+    rules = board.rules
+    return {
+        "game": game_id(session),
+        "seq": events[-1].seq if events else 0,
+        "variant": rules.token,
+        "rules": {
+            "name": rules.name, "board": rules.board, "sizes": rules.sizes, "line": rules.line,
+            "stacked": board.stacked, "first": colour_name(rules.first),
+        },
+        "tags": tags,
+        "players": {"white": tags.get("White", "White"), "black": tags.get("Black", "Black")},
+        "position": board.text(),
+        "turn": colour_name(board.turn),
+        "ply": board.ply,
+        "over": outcome is not None,
+        "status": describe_outcome(board, outcome) if outcome else f"{COLOUR_NAMES[board.turn]} to move",
+        "outcome": None if outcome is None else {
+            "winner": None if outcome.winner is None else colour_name(outcome.winner),
+            "reason": outcome.reason,
+            "result": outcome.result,
+            "line": [names[s] for s in outcome.line],
+        },
+        "reserves": {colour_name(c): board.reserve_tops(c) for c in (0, 1)},
+        "moves": moves,
+        "last_move": None if last is None else {
+            "size": last.size, "from": None if last.frm is None else names[last.frm], "to": names[last.to],
+        },
+        "legal": [move_json(board, m) for m in board.legal_moves()],
+        "can_take_back": board.can_pop,
+        "hint_limit": int(tags.get("HintLimit", "0") or 0),
+        "hints_used": hints_used,
+        "camera": camera or {"present": False},
+        "svg": board_svg(board, hidden=True, last_move=last, size_px=360),
+    }
+
+
+class GameHub:
+    """Owns the current game session and announces its events to every page."""
+
+    def __init__(self, data_dir: Path, broadcaster: Broadcaster) -> None:
+        self.data_dir = Path(data_dir)
+        self.broadcaster = broadcaster
+        self.session: GameSession | None = None
+        self.camera_info: dict[str, Any] = {"present": False}
+        self._lock = threading.RLock()
+        self._snapshot: Snapshot | None = None
+
+    # ------------------------------------------------------------------ the game
+    def resume(self) -> GameSession | None:
+        """Take up the unfinished game of the data folder, if there is one."""
+        with self._lock:
+            session = GameSession.resume(self.data_dir)
+            if session is not None:
+                self._adopt(session)
+            return session
+
+    def new_game(self, rules: Rules, tags: dict[str, str]) -> GameSession:
+        """Start a new game (the previous one stays in the journals folder)."""
+        with self._lock:
+            old = self.session
+            if old is not None:
+                old.unsubscribe(self._on_event)
+                old.close()
+                self.session = None
+            session = GameSession.new(self.data_dir, rules, tags)
+            self._adopt(session)
+            return session
+
+    def _adopt(self, session: GameSession) -> None:
+        with session.lock:
+            self.session = session
+            session.subscribe(self._on_event)
+            snap = self._make_snapshot(session)
+            message = SseMessage("state", snap.json, id=f"{snap.game}.{snap.seq}")
+            self.broadcaster.publish(message, before=lambda: self._set_snapshot(snap))
+
+    @contextmanager
+    def acting(self, game: str | None = None) -> Iterator[GameSession]:
+        """The current session, held so that no new game replaces it meanwhile.
+
+        ``game``, when given, must be the current game's id (a page that has not yet heard of
+        a new game must not move in it)."""
+        with self._lock:
+            session = self.session
+            if session is None:
+                raise NoGame("there is no game in progress: start a new game")
+            if game is not None and game != game_id(session):
+                raise GameChanged(f"game {game} is over or was replaced; the current game is {game_id(session)}")
+            yield session
+
+    def close(self) -> None:
+        """Close the journal (the game stays resumable) and end every stream."""
+        with self._lock:
+            if self.session is not None:
+                self.session.unsubscribe(self._on_event)
+                self.session.close()
+                self.session = None
+        self.broadcaster.close()
+
+    # ------------------------------------------------------------------ state
+    def snapshot(self) -> Snapshot:
+        """The latest state of the current game."""
+        snap = self._snapshot
+        if snap is None or self.session is None:
+            raise NoGame("there is no game in progress: start a new game")
+        return snap
+
+    def refresh(self) -> None:
+        """Rebuild the state after a change that is not a journal event (camera paused, ...)
+        and send it to every page."""
+        with self._lock:
+            session = self.session
+            if session is None:
+                return
+            with session.lock:
+                snap = self._make_snapshot(session)
+                self.broadcaster.publish(SseMessage("state", snap.json), before=lambda: self._set_snapshot(snap))
+
+    def _make_snapshot(self, session: GameSession) -> Snapshot:
+        state = build_state(session, self.camera_info)
+        return Snapshot(state["game"], state["seq"], state, json.dumps(state, separators=(",", ":")))
+
+    def _set_snapshot(self, snap: Snapshot) -> None:
+        self._snapshot = snap
+
+    def _on_event(self, event: Event) -> None:
+        """Session listener: runs under the session's lock, right after ``event`` reached disk."""
+        session = self.session
+        if session is None:
+            return
+        snap = self._make_snapshot(session)
+        payload = json.dumps({"event": asdict(event), "state": snap.state}, separators=(",", ":"))
+        message = SseMessage("game", payload, id=f"{snap.game}.{event.seq}")
+        self.broadcaster.publish(message, before=lambda: self._set_snapshot(snap))
+
+    # ------------------------------------------------------------------ catching up
+    def catch_up(self, last_event_id: str | None) -> list[bytes]:
+        """What a page that (re)connects is sent first: the journal events after
+        ``last_event_id`` when it names the current game, else the whole current state.
+        Runs under the broadcaster's lock (see ``Broadcaster.connect``)."""
+        out = [f"retry: {RETRY_MS}\n\n".encode()]
+        snap = self._snapshot
+        session = self.session
+        if snap is None or session is None:
+            out.append(SseMessage("nogame", "{}").encode())
+            return out
+        game, _, seq_text = (last_event_id or "").partition(".")
+        if game == snap.game and seq_text.isdigit() and int(seq_text) <= snap.seq:
+            missed = session.journal.events[int(seq_text):snap.seq]
+            for i, event in enumerate(missed):
+                state = snap.state if i == len(missed) - 1 else None
+                payload = json.dumps({"event": asdict(event), "state": state}, separators=(",", ":"))
+                out.append(SseMessage("game", payload, id=f"{snap.game}.{event.seq}").encode())
+            return out
+        out.append(SseMessage("state", snap.json, id=f"{snap.game}.{snap.seq}").encode())
+        return out

@@ -1,0 +1,127 @@
+"""The camera thread as the web app sees it: one thread owns the frame source, keeps the
+latest frame's downscaled JPEG and the health figures; web requests only read them.
+
+This is the preview half of the camera service.  Refereeing from frames (recognise each
+frame, track stable states, explain them as moves, raise alerts) plugs in through
+``on_frame``; until it does, ``board_found`` and ``last_stable`` stay unknown (None).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+
+from hardware.frames import EndOfStream, Frame, FrameSource, SourceError
+
+log = logging.getLogger(__name__)
+
+PREVIEW_WIDTH = 480
+PREVIEW_EVERY = 0.25  # seconds between preview encodings: a few frames a second at most
+
+
+class PreviewCamera:
+    """A ``CameraService`` over any ``FrameSource``: reads frames on its own thread."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        on_frame: Callable[[Frame], None] | None = None,
+        retry_seconds: float = 2.0,
+        max_fps: float = 10.0,
+    ) -> None:
+        self.source = source
+        self.min_interval = 1.0 / max_fps
+        self.on_frame = on_frame
+        self.retry_seconds = retry_seconds
+        self.paused = False
+        self.board_found: bool | None = None
+        self.last_stable: float | None = None
+        self.error: str | None = None
+        self._jpeg: bytes | None = None
+        self._times: deque[float] = deque(maxlen=30)
+        self._encoded_at = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ life cycle
+    def start(self) -> "PreviewCamera":
+        """Start the camera thread."""
+        self._thread = threading.Thread(target=self._run, name="cupboard-camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread and release the camera."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.source.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.source.open()
+                self.error = None
+                while not self._stop.is_set():
+                    started = time.monotonic()
+                    self._handle(self.source.read())
+                    # a rendered or replayed source would otherwise run flat out
+                    self._stop.wait(max(0.0, self.min_interval - (time.monotonic() - started)))
+            except EndOfStream:
+                self.error = "the camera's stream ended"
+                return
+            except SourceError as e:
+                self.error = str(e)
+                log.warning("camera: %s", e)
+                self.source.close()
+                self._stop.wait(self.retry_seconds)
+            except Exception as e:  # the camera thread must not die silently
+                self.error = f"camera failure: {e}"
+                log.exception("camera thread")
+                self.source.close()
+                self._stop.wait(self.retry_seconds)
+
+    def _handle(self, frame: Frame) -> None:
+        now = time.monotonic()
+        self._times.append(now)
+        if not self.paused and self.on_frame is not None:
+            self.on_frame(frame)
+        if now - self._encoded_at >= PREVIEW_EVERY:
+            self._encoded_at = now
+            image = frame.image
+            h, w = image.shape[:2]
+            if w > PREVIEW_WIDTH:
+                image = cv2.resize(image, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
+            ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
+            if ok:
+                self._jpeg = jpeg.tobytes()
+
+    # ------------------------------------------------------------------ CameraService
+    def health(self) -> dict[str, Any]:
+        """Frames per second, board found, seconds since the last stable state, problems."""
+        times = list(self._times)
+        fps = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else 0.0
+        stale = time.monotonic() - times[-1] if times else None
+        return {
+            "source": getattr(self.source, "name", "camera"),
+            "fps": round(fps, 1),
+            "seconds_since_frame": None if stale is None else round(stale, 1),
+            "board_found": self.board_found,
+            "seconds_since_stable": None if self.last_stable is None else round(time.monotonic() - self.last_stable, 1),
+            "referee": self.on_frame is not None,
+            "error": self.error,
+        }
+
+    def set_paused(self, paused: bool) -> None:
+        """Stop or restart refereeing from frames (the preview goes on)."""
+        self.paused = paused
+
+    def preview_jpeg(self) -> bytes | None:
+        """The latest downscaled frame as JPEG, or None before the first frame."""
+        return self._jpeg

@@ -1,0 +1,176 @@
+"""Records: the list of recorded games, download of each record file, a replay of any game
+position by position, and import of a record file."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, jsonify, request, send_file
+
+from engine import Board
+from engine.notation import describe_outcome, parse_move
+from engine.record import GameRecord, RecordError, read_records, save_records
+from engine.svg import board_svg
+
+from ..app import companion
+from .errors import ApiError
+from .security import require_control
+
+bp = Blueprint("records_api", __name__, url_prefix="/api/records")
+
+SUFFIX = ".gbn"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\Z")
+_cache: dict[Path, tuple[tuple[float, int], list[GameRecord] | RecordError]] = {}
+_cache_lock = threading.Lock()
+
+
+def _path(name: str) -> Path:
+    """The record file called ``name`` in the records folder; 404 for anything else."""
+    if not _NAME.match(name) or not name.endswith(SUFFIX) or ".." in name:
+        raise ApiError(404, f"no record file {name!r}")
+    path = companion().records_dir / name
+    if not path.is_file():
+        raise ApiError(404, f"no record file {name!r}")
+    return path
+
+
+def _load(path: Path) -> list[GameRecord]:
+    """The games of a record file, cached until the file changes; RecordError if broken."""
+    stat = path.stat()
+    key = (stat.st_mtime, stat.st_size)
+    with _cache_lock:
+        hit = _cache.get(path)
+    if hit is None or hit[0] != key:
+        try:
+            value: list[GameRecord] | RecordError = read_records(path.read_text(encoding="utf-8-sig"), path.name)
+        except UnicodeDecodeError:
+            value = RecordError("the file is not UTF-8 text", path.name)
+        except RecordError as e:
+            value = e
+        with _cache_lock:
+            _cache[path] = (key, value)
+        hit = (key, value)
+    if isinstance(hit[1], RecordError):
+        raise hit[1]
+    return hit[1]
+
+
+def _summary(name: str, index: int, record: GameRecord) -> dict[str, Any]:
+    tags = record.tags
+    return {
+        "file": name, "index": index, "date": tags.get("Date", ""), "white": tags.get("White", "?"),
+        "black": tags.get("Black", "?"), "variant": tags.get("Variant", "?"), "result": record.result,
+        "termination": tags.get("Termination", ""), "moves": len(record.moves),
+    }
+
+
+@bp.get("")
+def list_records():
+    """Every game of every record file, newest file first; broken files with their error."""
+    folder = companion().records_dir
+    files = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    games, broken = [], []
+    for path in files:
+        try:
+            for i, record in enumerate(_load(path)):
+                games.append(_summary(path.name, i, record))
+        except RecordError as e:
+            broken.append({"file": path.name, "error": str(e)})
+    return jsonify(games=games, broken=broken)
+
+
+@bp.get("/<name>")
+def download(name: str):
+    """The record file itself, as a download."""
+    return send_file(_path(name), mimetype="text/plain", as_attachment=True, download_name=name)
+
+
+def _game(name: str, index: int) -> GameRecord:
+    try:
+        records = _load(_path(name))
+    except RecordError as e:
+        raise ApiError(422, str(e)) from None
+    if not 0 <= index < len(records):
+        raise ApiError(404, f"{name} has {len(records)} game(s); there is no game {index}")
+    return records[index]
+
+
+@bp.get("/<name>/<int:index>")
+def game(name: str, index: int):
+    """One game: its tags, its moves and its result."""
+    record = _game(name, index)
+    return jsonify(
+        tags=record.tags, result=record.result, moves=[m.text for m in record.moves],
+        comments=[{"annotations": m.annotations, "comment": m.comment} for m in record.moves],
+    )
+
+
+@bp.get("/<name>/<int:index>/<int:ply>")
+def position(name: str, index: int, ply: int):
+    """The position after ``ply`` moves of a recorded game, drawn, for the replay viewer."""
+    record = _game(name, index)
+    total = len(record.moves)
+    if not 0 <= ply <= total:
+        raise ApiError(404, f"the game has {total} moves; there is no position after move {ply}")
+    try:
+        board: Board = record.start_board()
+        last = None
+        for recorded in record.moves[:ply]:
+            last = parse_move(board, recorded.text)
+            board.push(last)
+        if ply == total:
+            final = record.replay()  # applies a recorded resignation or agreed draw
+            if final.outcome() is not None:
+                board = final
+    except (RecordError, ValueError) as e:
+        raise ApiError(422, f"{name}: {e}") from None
+    outcome = board.outcome()
+    return jsonify(
+        ply=ply, total=total, move=record.moves[ply - 1].text if ply else None,
+        status=describe_outcome(board, outcome) if outcome else f"{'White' if board.turn == 0 else 'Black'} to move",
+        position=board.text(), svg=board_svg(board, hidden=True, last_move=last, size_px=360),
+    )
+
+
+def _free_name(folder: Path, stem: str) -> Path:
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", stem).strip("._-")[:80] or "imported"
+    path = folder / f"{stem}{SUFFIX}"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}{SUFFIX}"
+    return path
+
+
+@bp.post("")
+@require_control
+def import_records():
+    """Import a record file (a form upload named ``file``, or the text as the body).  Every
+    game is read and replayed first; a broken file is refused with the line and problem."""
+    upload = request.files.get("file")
+    if upload is not None:
+        raw, filename = upload.read(), upload.filename or "imported"
+    elif request.files:
+        raise ApiError(400, "upload the record file in a form field named 'file'")
+    else:
+        raw, filename = request.get_data(), request.args.get("name", "imported")
+    if not raw.strip():
+        raise ApiError(400, "the record file is empty")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ApiError(422, f"{filename}: the file is not UTF-8 text") from None
+    try:
+        records = read_records(text, filename)
+        for record in records:
+            record.replay()
+    except RecordError as e:
+        raise ApiError(422, str(e)) from None
+    if not records:
+        raise ApiError(422, f"{filename}: no game in the file")
+    path = _free_name(companion().records_dir, Path(filename).stem)
+    save_records(path, records)
+    return jsonify(file=path.name, games=len(records)), 201
