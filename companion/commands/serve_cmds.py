@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--source", default=None, help="camera source (see hardware.sources); default: auto")
     p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
     p.add_argument("--calibration", default=None, help="calibration file for a real camera (cupboard calibrate)")
-    p.add_argument("--set", default="gobblet", help="piece set the demo camera shows (gobblet, gobblet-jr, storer-clear)")
+    p.add_argument("--set", default="gobblet-jr",
+                   help="piece set the demo camera shows (gobblet-jr, gobblet, storer-clear)")
     p.set_defaults(func=cmd_serve)
 
 
