@@ -42,6 +42,9 @@ class CameraService(Protocol):
     def preview_jpeg(self) -> bytes | None:
         """The latest downscaled preview frame with overlays, as JPEG, or None."""
 
+    def latest_frame(self) -> Any:
+        """The last full-size ``Frame`` read (the calibration wizard captures it), or None."""
+
 
 @dataclass
 class CompanionConfig:
@@ -71,6 +74,22 @@ class Companion:
     hub: GameHub
     broadcaster: Broadcaster
     camera: CameraService | None
+    live: Any = None  # the LiveReferee refereeing from the camera (see attach_live)
+    wizard: Any = None  # the calibration wizard's captures (web.wizard_api)
+
+    def attach_live(self, live: Any) -> None:
+        """Wire the camera's ``LiveReferee``: its pending detection goes into every page's
+        state, and the routes confirm or dismiss through it."""
+        self.live = live
+        if self.camera is not None:
+            live.attach(self.camera)
+        self.hub.pending_source = live.pending_json
+        self.hub.refresh()
+
+    @property
+    def calibration_path(self) -> Path:
+        """Where the calibration wizard saves the calibration."""
+        return self.config.data_dir / "calibration.json"
 
     @property
     def records_dir(self) -> Path:
@@ -105,9 +124,18 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
         hub.new_game(variant(config.default_variant), {})
 
     register_error_handlers(app)
-    from .web import camera_api, game_api, hints_api, pages, records_api, stream
+    from .web import (
+        camera_api,
+        game_api,
+        hints_api,
+        pages,
+        records_api,
+        referee_api,
+        stream,
+        wizard_api,
+    )
 
-    for module in (pages, game_api, stream, hints_api, records_api, camera_api):
+    for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api):
         app.register_blueprint(module.bp)
 
     if config.camera is not None:

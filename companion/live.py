@@ -1,31 +1,45 @@
 """The live referee inside the web app: the camera thread's frames go to a ``Referee`` on the
 hub's current game (a new game gets a new referee).  With the demo camera, a new game starts
-each time the scripted game starts again, so the demo runs for as long as the server does."""
+each time the scripted game starts again, so the demo runs for as long as the server does.
+
+The web app reaches the referee only through this object: the detection waiting for a person
+(``pending_json``, ``confirm``, ``dismiss``), the last observation for the preview overlay,
+and a new calibration from the wizard (``use_calibration``)."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from calibration.model import Calibration
 from engine import Rules
+from engine.notation import format_moves
 from hardware.frames import Frame
 
 from .referee import Referee
-from .web.hub import GameHub
+from .session import GameSession, SessionError
+from .web.hub import GameHub, move_json
 
 log = logging.getLogger(__name__)
 
 
+class NothingPending(SessionError):
+    """There is no detected move waiting for a person."""
+
+
 class LiveReferee:
     """``on_frame`` for the camera thread.  ``demo_rules`` and ``cycle_frames`` are set for the
-    demo camera: a game of those rules is (re)started at the start of each cycle."""
+    demo camera: a game of those rules is (re)started at the start of each cycle.  Without a
+    calibration (a real camera before the wizard ran) frames are only previewed."""
 
     def __init__(
         self,
         hub: GameHub,
-        calibration: Calibration,
+        calibration: Calibration | None,
         demo_rules: Rules | None = None,
         cycle_frames: int = 0,
     ) -> None:
@@ -35,23 +49,103 @@ class LiveReferee:
         self.cycle_frames = cycle_frames
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
         self.referee: Referee | None = None
+        self._lock = threading.Lock()  # swapping the referee or its calibration
 
+    # ------------------------------------------------------------------ wiring
+    def attach(self, camera: Any) -> None:
+        """Wire to the camera thread: health figures, overlays, and refereeing when calibrated."""
+        self.camera = camera
+        camera.overlay = self.draw_overlay
+        camera.on_frame = self.on_frame if self.calibration is not None else None
+
+    def use_calibration(self, calibration: Calibration) -> None:
+        """Referee from now on with ``calibration`` (the wizard saved a new one)."""
+        with self._lock:
+            self.calibration = calibration
+            self.referee = None
+        if self.camera is not None:
+            self.camera.on_frame = self.on_frame
+
+    # ------------------------------------------------------------------ camera thread
     def on_frame(self, frame: Frame) -> None:
         """Referee one frame (runs on the camera thread)."""
         if self.demo_rules is not None and self.cycle_frames and frame.index % self.cycle_frames == 0:
             self.hub.new_game(self.demo_rules, {"White": "Demo White", "Black": "Demo Black", "Place": "demo camera"})
         session = self.hub.session
-        if session is None:
+        if session is None or self.calibration is None:
             return
-        if self.referee is None or self.referee.session is not session:
-            self.referee = Referee(session, self.calibration)
         try:
-            self.referee.process(frame)
+            with self._lock:
+                referee = self.referee
+                if referee is None or referee.session is not session or referee.calibration is not self.calibration:
+                    referee = self.referee = Referee(session, self.calibration)
+            referee.process(frame)
         except Exception:  # one bad frame must not stop the referee
             log.exception("referee")
             return
         if self.camera is not None:
-            health = self.referee.health
+            health = referee.health
             self.camera.board_found = health.board_found
+            self.camera.referee_figures = {"frame_ms": round(health.frame_ms, 1), "hand": health.hand}
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
+
+    # ------------------------------------------------------------------ people
+    def _current(self, session: GameSession | None = None) -> Referee | None:
+        referee = self.referee
+        session = session or self.hub.session
+        if referee is None or session is None or referee.session is not session:
+            return None
+        return referee
+
+    def pending_json(self, session: GameSession) -> dict[str, Any] | None:
+        """The detection waiting for a person in ``session``, as the pages show it (call under
+        the session's lock): why, the squares involved, and each candidate's moves."""
+        referee = self._current(session)
+        pending = None if referee is None else referee.pending
+        if pending is None:
+            return None
+        board = session.board
+        candidates = []
+        for i, moves in enumerate(pending.candidates):
+            after = board.copy()
+            steps = []
+            for move in moves:
+                steps.append(move_json(after, move))
+                after.push(move)
+            candidates.append({"index": i, "text": " then ".join(format_moves(board, moves)), "moves": steps})
+        return {
+            "reason": pending.reason,
+            "squares": [board.geo.names[s] for s in pending.squares],
+            "candidates": candidates,
+            "since": pending.since,
+        }
+
+    def confirm(self, index: int) -> None:
+        """Play candidate ``index`` of the pending detection.  NothingPending when there is
+        none; SessionError for an index out of range."""
+        referee = self._current()
+        if referee is None or referee.pending is None:
+            raise NothingPending("there is no detected move waiting")
+        referee.confirm(index)
+
+    def dismiss(self) -> bool:
+        """Forget the pending detection; False when there was none."""
+        referee = self._current()
+        if referee is None or referee.pending is None:
+            return False
+        referee.dismiss()
+        return True
+
+    # ------------------------------------------------------------------ preview
+    def draw_overlay(self, image: np.ndarray, frame_width: int) -> np.ndarray:
+        """Draw the grid, markers, cups and hidden squares on a preview image that was
+        downscaled from a frame ``frame_width`` pixels wide (camera thread, preview only)."""
+        from .web.overlay import draw_overlay
+
+        referee, calibration = self.referee, self.calibration
+        if calibration is None:
+            return image
+        obs = None if referee is None else referee.last_observation
+        pose = getattr(getattr(referee, "recogniser", None), "pose", None) or calibration.pose
+        return draw_overlay(image, calibration, obs, image.shape[1] / frame_width, pose)

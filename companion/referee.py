@@ -3,8 +3,9 @@
 One ``Referee`` owns the recogniser, the motion detector and the tracker, and acts on a
 ``GameSession``: it commits the moves the tracker explains with confidence, and journals
 alerts for everything else (a move waiting for a person, an illegal physical move, a hidden
-piece that is not what memory says, a board that disagrees, touch-move, the camera lost and
-back, the board moved).  The engine judges; the referee only passes on what the camera shows.
+piece that is not what memory says, a board that disagrees or shows an earlier position of
+the game — as a resumed game's camera may at first — touch-move, the camera lost and back,
+the board moved).  The engine judges; the referee only passes on what the camera shows.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
 
 from calibration.model import Calibration
 from engine import Move
@@ -34,6 +39,8 @@ from .session import GameSession, SessionError
 
 BOARD_MOVED_MM = 15.0  # a shift of the board larger than this, held ...
 BOARD_MOVED_FRAMES = 3  # ... for this many frames, is announced (smaller ones are pose jitter)
+SNAPSHOT_WIDTH = 320  # pixels across a move's snapshot
+SNAPSHOT_QUALITY = 70  # its JPEG quality
 
 
 @dataclass
@@ -60,7 +67,10 @@ class Pending:
 
 
 class Referee:
-    """Turns frames into game events for ``session``."""
+    """Turns frames into game events for ``session``.
+
+    With ``snapshots`` a small JPEG of the board is saved for every move the camera commits,
+    in ``snapshots/`` beside the journal, and named in the move's notes (``snapshot``)."""
 
     def __init__(
         self,
@@ -68,13 +78,18 @@ class Referee:
         calibration: Calibration,
         logical_sizes: Sequence[int | None] | None = None,
         config: TrackerConfig | None = None,
+        snapshots: bool = False,
     ) -> None:
         self.session = session
+        self.snapshots = snapshots
         self.calibration = calibration
         sizes = logical_sizes if logical_sizes is not None else calibration.pieces.logical_sizes
         self.recogniser = Recogniser(calibration)
         self.motion = MotionDetector()
         self.tracker = Tracker(sizes, config)
+        if session.board.move_stack:  # a resumed game: the camera must find its position first
+            self.tracker.expect_resync()
+        self._image: np.ndarray | None = None  # the frame being processed, for snapshots
         self.health = Health()
         self.pending: Pending | None = None
         self.last_observation = None
@@ -89,6 +104,7 @@ class Referee:
         obs = self.recogniser.recognise(frame.image)
         moving = self.motion.update(frame.image)
         self.last_observation = obs
+        self._image = frame.image
         with self.session.lock:
             board = self.session.board
             events = [] if self.session.over else self.tracker.update(board, obs, frame.timestamp, moving)
@@ -108,10 +124,13 @@ class Referee:
             verdict = event.verdict
             assert isinstance(verdict, Explained)
             self.pending = None
+            notes = {"conf": f"{verdict.confidence:.2f}"}
+            if self.snapshots:  # the board as seen when the move(s) were committed
+                notes["snapshot"] = self._save_snapshot()
             for move in verdict.moves:
                 if session.over:
                     break
-                session.play(move, source="camera", notes={"conf": f"{verdict.confidence:.2f}"})
+                session.play(move, source="camera", notes=notes)
             return
         if event.kind == "lifted":
             square = event.squares[0]
@@ -136,6 +155,27 @@ class Referee:
         if self.pending is not None and event.kind in ("pending", "ambiguous", "hidden-mismatch"):
             data["candidates"] = [format_moves(self.session.board, c) for c in self.pending.candidates]
         session.alert(event.kind, event.text, data)
+
+    def _save_snapshot(self) -> str:
+        """Write the current frame, small, for the move about to be played; its path relative
+        to the data folder.  Written before the move is journalled, so a journalled move's
+        snapshot always exists."""
+        assert self._image is not None
+        image = self._image
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (SNAPSHOT_WIDTH, max(1, h * SNAPSHOT_WIDTH // w)), interpolation=cv2.INTER_AREA)
+        ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, SNAPSHOT_QUALITY])
+        if not ok:
+            raise RuntimeError("could not encode the snapshot")
+        session = self.session
+        stamp = session.record_path.stem
+        relative = Path("snapshots") / f"{stamp}-{session.board.ply + 1:03d}.jpg"
+        path = session.data_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(jpeg.tobytes())
+        tmp.replace(path)
+        return relative.as_posix()
 
     def _watch_board(self, moved_mm: float) -> None:
         self._moved_frames = self._moved_frames + 1 if moved_mm > BOARD_MOVED_MM else 0

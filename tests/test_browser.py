@@ -10,22 +10,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser_support import ARGS, ARTIFACTS, CHROMIUM, DOCS, TOKEN, needs_chromium
 from playwright.sync_api import sync_playwright
 
 from companion.app import CompanionConfig, create_app
 from companion.web.wsgi import start_server
 from engine.record import read_records
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-DOCS = ROOT / "docs" / "screenshots"
-TOKEN = "browser-token"
 HAVE_HINTS = importlib.util.find_spec("engine.hints") is not None
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium (/usr/bin/chromium) is not installed")
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")

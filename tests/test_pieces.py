@@ -5,7 +5,13 @@ import json
 import pytest
 
 from hardware.markers import marker_corners_world, marker_sheet_svg
-from hardware.pieces import DataFileError, load_board, load_piece_set, shipped_boards, shipped_piece_sets
+from hardware.pieces import (
+    DataFileError,
+    load_board,
+    load_piece_set,
+    shipped_boards,
+    shipped_piece_sets,
+)
 
 
 def test_shipped_sets_and_boards_load():

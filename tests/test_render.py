@@ -1,6 +1,5 @@
 """The synthetic camera: geometry of heights, determinism, ground truth."""
 
-import cv2
 import numpy as np
 import pytest
 

@@ -6,6 +6,7 @@ from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from vision.tracking import (
     Ambiguous,
     Disagrees,
+    Earlier,
     Explained,
     HiddenMismatch,
     IllegalPhysical,
@@ -221,3 +222,78 @@ def test_doubtful_move_is_committed_when_a_later_state_confirms_it():
     moves = [e for e in events if e.kind == "moves"]
     assert len(moves) == 1 and [board.move_text(m) for m in moves[0].verdict.moves][:1] == ["4b2"]
     assert len(moves[0].verdict.moves) == 2
+
+
+BACK_AND_FORTH = ("3a1", "3c3", "3a1-b1", "3c3-c2", "3b1-a1", "3c2-c3")
+
+
+def test_a_move_back_to_an_earlier_position_is_a_move():
+    """Repetitions happen by moving back: in sync, one legal move explains the board."""
+    board = play(Board(variant("gobblet-jr")), *BACK_AND_FORTH)
+    verdict = explain(board, to_view(observe(board_labels(play(board.copy(), "3a1-b1"))), (1, 2, 3), 0.5))
+    assert isinstance(verdict, Explained) and board.move_text(verdict.moves[0]) == "3a1-b1"
+
+
+def test_after_a_restart_earlier_positions_are_the_past_not_moves():
+    """A resumed game's camera shows earlier positions first: reported as the past (even the
+    one a legal move would also explain: after 3 moves), then the game continues when the board
+    matches.  (After 2 moves the tops were as they are now, so that picture is skipped.)"""
+    board = play(Board(variant("gobblet-jr")), *BACK_AND_FORTH)
+    tracker = Tracker((1, 2, 3))
+    tracker.expect_resync()
+    clock = Clock()
+    events = []
+    replayed = [0, 1, 3, 4, 5]
+    for k in replayed:
+        past = play(Board(variant("gobblet-jr")), *BACK_AND_FORTH[:k])
+        events += feed(tracker, board, observe(board_labels(past)), clock, 8)
+        events += feed(tracker, board, observe(board_labels(past), hand=True, occluded={4}), clock, 2)
+    behind = [e for e in events if e.kind == "behind"]
+    assert [e.verdict.ply for e in behind] == replayed
+    assert isinstance(behind[0].verdict, Earlier)
+    assert not [e for e in events if e.kind in ("moves", "pending", "lifted", "disagrees")]
+    events = feed(tracker, board, observe(board_labels(board)), clock, 8)
+    assert "restored" in [e.kind for e in events]
+    after = board_labels(play(board.copy(), "3a1-b1"))
+    events = feed(tracker, board, observe(after, hand=True, occluded={1}), clock, 2)
+    events += feed(tracker, board, observe(after), clock, 8)
+    assert [e.text for e in events if e.kind == "moves"] == ["3a1-b1"]
+
+
+def test_one_odd_frame_does_not_restart_settling():
+    """A single frame with motion but no hand (a glitch, a flash) is skipped; two restart."""
+    board = play(Board(variant("gobblet")), "4a1")
+    still = observe(board_labels(play(board.copy(), "4b2")))
+    tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
+    clock = Clock()
+    events = feed(tracker, board, still, clock, 3) + feed(tracker, board, still, clock, 1, motion=True)
+    events += feed(tracker, board, still, clock, 3)
+    assert [e.text for e in events if e.kind == "moves"] == ["4b2"]
+    tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
+    events = feed(tracker, board, still, clock, 3) + feed(tracker, board, still, clock, 2, motion=True)
+    events += feed(tracker, board, still, clock, 3)
+    assert not [e for e in events if e.kind == "moves"]
+
+
+def test_a_doubtful_square_neither_blocks_nor_makes_a_move():
+    """A square the camera doubts in every frame does not stop the board settling; a move
+    elsewhere is committed, and a move that depends on the doubtful square only waits."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2")
+    tracker = Tracker(SIZES_4, TrackerConfig(commit_confidence=0.8))
+    clock = Clock()
+    after = list(board_labels(play(board.copy(), "3c3")))
+    doubtful = observe(after)
+    readings = list(doubtful.squares)
+    d4 = board.geo.square("d4")
+    readings[d4] = SquareReading(EMPTY, confidence=0.2)  # an empty square read with doubt
+    events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
+    moves = [e for e in events if e.kind == "moves"]
+    assert len(moves) == 1 and moves[0].text == "3c3"
+    board.push(moves[0].verdict.moves[0])
+    # Black moves its 4 from b2 to d1 while b2 is read with doubt: the move waits for a person
+    moved = list(board_labels(play(board.copy(), "4b2-d1")))
+    readings = list(observe(moved).squares)
+    readings[board.geo.square("b2")] = SquareReading(EMPTY, confidence=0.2)
+    events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+    assert [e.kind for e in events if e.kind in ("pending", "ambiguous")]

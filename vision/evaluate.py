@@ -90,12 +90,13 @@ def _label(top, sizes: int) -> str:
 
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
-             nudge: bool = True) -> EvalResult:
+             nudge: bool = True, observer=None) -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
     over the board; a square a hand hides counts as right if read as occluded or read
-    correctly."""
+    correctly.  ``observer(recogniser, observation, truth)``, if given, sees every frame (the
+    confidence fit collects its evidence that way)."""
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
@@ -129,6 +130,8 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
             obs = rec.recognise(image)
             res.ms.append((time.perf_counter() - t0) * 1000)
             res.cpu_ms.append((time.thread_time() - c0) * 1000)
+            if observer is not None:
+                observer(rec, obs, truth)
             any_occl = any(truth.occluded)
             res.hand_frames += any_occl
             res.hand_frames_seen += any_occl and obs.hand

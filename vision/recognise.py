@@ -22,11 +22,13 @@ from calibration.canvas import canvas_maps, rectify
 from calibration.locate import BoardFix, detect_markers, estimate_pose
 from calibration.model import Calibration
 from hardware.camera_model import CameraPose, height_scale, nadir, project
-from hardware.markers import marker_corners_world, outer_rect
 from hardware.frames import Frame
+from hardware.markers import marker_corners_world, outer_rect
 from hardware.render.scene import max_offset
 
-from .hands import SCALE as HAND_SCALE, HandDetector
+from .confidence import Evidence, cup_evidence, empty_evidence, load_model
+from .hands import SCALE as HAND_SCALE
+from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 
 N_ANG = 24
@@ -113,6 +115,10 @@ class Recogniser:
             self.use_chroma |= bool(d_chroma > d_lum)
         self.hands = HandDetector(cal.reference, self.area, cal.canvas.ppm)
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
+        self.confidence_model = load_model()
+        self.material = "clear" if cal.pieces.clear else "opaque"
+        # the evidence behind each square's last reading (what the confidence was made of)
+        self.last_evidence: list[Evidence | None] = []
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
 
     # -- finding the board ----------------------------------------------------------------
@@ -229,11 +235,13 @@ class Recogniser:
             p_cur = np.where(use_c[..., None], p_c, p_cur)
             r_c = (vals[..., 6] * ux + vals[..., 7] * uy).reshape(shape)
             p_ref = np.where(use_c[..., None], r_c, p_ref)
+        # what changed since the empty board: a cup edge lying where a grid line was still
+        # counts, a board feature that is still there cancels
+        p_cur = p_cur - p_ref
         sg = np.sign(p_cur.mean(axis=4))
         # the weaker half of the far arc must still show the edge: a neighbour's edge
         # crossing part of the ring does not make a closed arc
-        low = np.partition(sg[..., None] * p_cur, A // 2, axis=4)[..., :A // 2].mean(axis=4)
-        sc_r = low - np.abs(p_ref.mean(axis=4))  # (S, C, rings, offsets)
+        sc_r = np.partition(sg[..., None] * p_cur, A // 2, axis=4)[..., :A // 2].mean(axis=4)
         ri = sc_r.argmax(axis=3)
         per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
         sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
@@ -294,7 +302,7 @@ class Recogniser:
         d = np.linalg.norm(self.colour_refs - v[None, :], axis=1)
         c = int(d.argmin())
         margin = (d[1 - c] - d[c]) / (np.linalg.norm(self.colour_refs[0] - self.colour_refs[1]) + 1e-6)
-        return c, float(np.clip(margin * 2.0, 0.0, 1.0))
+        return c, float(margin)
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -302,6 +310,7 @@ class Recogniser:
         nsq = self.board.squares
         fix = self.locate(image)
         if fix is None:
+            self.last_evidence = [None] * nsq
             return Observation(tuple(SquareReading(OCCLUDED) for _ in range(nsq)), False, (),
                                elapsed_ms=(time.perf_counter() - t0) * 1000)
         view = self._view(image)
@@ -312,29 +321,33 @@ class Recogniser:
         changed, _ = self.hands.changed(view)
         explained = np.zeros_like(changed)
         readings = []
+        evidence: list[Evidence | None] = []
+        centres_px = self.canvas.to_px(self.centres_mm)
         for sq in range(nsq):
             scores = hyp.score[sq]
             # the top cup is the largest one the evidence supports: smaller cups inside a
             # clear one, or its plug edge, can ring as strongly as the top itself
             top = float(scores.max())
             ok = np.nonzero(scores >= max(EMPTY_THRESHOLD, SUPPORT_RATIO * top))[0]
-            s = int(ok[-1]) if len(ok) else int(scores.argmax())
+            s = int(ok[-1]) if len(ok) and self.cal.pieces.clear else int(scores.argmax())
             best = float(scores[s])
             k = height_scale(H, self.cal.sizes[s].height_mm)
             radius = self.edge_mm[s] * k * self.canvas.ppm
             centre = hyp.centre[sq, s]
             if best < EMPTY_THRESHOLD:
-                conf = float(np.clip((EMPTY_THRESHOLD - best) / EMPTY_THRESHOLD * 3.0, 0.0, 1.0))
-                readings.append(SquareReading(EMPTY, confidence=conf))
+                ev = empty_evidence(scores, EMPTY_THRESHOLD)
+                evidence.append(ev)
+                readings.append(SquareReading(EMPTY, confidence=self.confidence_model.confidence(self.material, ev)))
                 continue
             self._explain(explained, centre, s, k, n_px)
-            others = np.delete(scores, s)
-            second = float(others.max()) if len(others) else 0.0
-            if second > best:
-                second = max(float(scores[s + 1:].max(initial=0.0)), best * (1 - SUPPORT_RATIO))
-            colour, cconf = self._colour(view, centre, radius, board_now)
-            sconf = float(np.clip((best - max(second, EMPTY_THRESHOLD)) / (0.5 * best + 1e-6), 0.0, 1.0))
-            readings.append(SquareReading(CUP, colour, s, confidence=min(sconf, cconf)))
+            colour, cmargin = self._colour(view, centre, radius, board_now)
+            expected = n_px + (centres_px[sq] - n_px) * k
+            reach = self.offsets_mm[s] * k * self.canvas.ppm
+            ev = cup_evidence(scores, s, EMPTY_THRESHOLD, cmargin,
+                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0))
+            evidence.append(ev)
+            readings.append(SquareReading(CUP, colour, s, confidence=self.confidence_model.confidence(self.material, ev)))
+        self.last_evidence = evidence
         finding = self.hands.from_changed(changed, 0.0, explained)
         if finding.small is not None:
             cover = self._coverage(finding.small)

@@ -109,7 +109,17 @@ class Unchanged:
     """The stable board is the known position."""
 
 
-Verdict = Explained | Ambiguous | HiddenMismatch | IllegalPhysical | Disagrees | Unchanged
+@dataclass(frozen=True)
+class Earlier:
+    """The board shows an earlier position of this game: the one after ``ply`` moves (``0``
+    is the start), e.g. a camera replaying from its start after a restart, or moves not yet
+    put back after a take-back.  ``squares`` differ from the known position."""
+
+    ply: int
+    squares: tuple[int, ...]
+
+
+Verdict = Explained | Ambiguous | HiddenMismatch | IllegalPhysical | Disagrees | Unchanged | Earlier
 
 
 def label_text(label: Label) -> str:
@@ -124,16 +134,28 @@ def label_text(label: Label) -> str:
     return f"{('light', 'dark')[colour]} size {size}"
 
 
-def explain(board: Board, view: BoardView, max_moves: int = 2) -> Verdict:
-    """Which continuation of ``board`` (up to ``max_moves`` moves) the complete ``view`` shows."""
+def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bool = False) -> Verdict:
+    """Which continuation of ``board`` (up to ``max_moves`` moves) the complete ``view`` shows.
+
+    A view showing an earlier position of the game is ``Earlier`` unless one legal move
+    explains it (a player may move a piece back: that is how repetitions happen); with
+    ``history_first`` (the board has not been seen to match the game yet, e.g. after a
+    restart) the earlier position wins even over a single move."""
     current = board_labels(board)
     seen = view.labels
-    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if a != b)
+    # a doubtful square (HIDDEN in a stable view) matches anything: it neither shows a change
+    # nor rules an explanation out, and an explanation that moves it stays doubtful
+    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if b != HIDDEN and a != b)
     if not diff:
         return Unchanged()
+    earlier = _earlier_position(board, seen, diff)
+    if history_first and earlier is not None:
+        return earlier
     singles = _explaining_moves(board, seen, diff, current)
     if singles:
         return _decide(singles)
+    if earlier is not None:
+        return earlier
     if max_moves >= 2 and len(diff) <= 4:
         pairs = _explaining_pairs(board, seen, diff, current)
         if pairs:
@@ -146,6 +168,22 @@ def explain(board: Board, view: BoardView, max_moves: int = 2) -> Verdict:
         return illegal
     squares = tuple(sorted(diff))
     return Disagrees(squares, tuple(current[s] for s in squares), tuple(seen[s] for s in squares))
+
+
+def _earlier_position(board: Board, seen: Sequence[Label], diff: frozenset[int]) -> Earlier | None:
+    """The latest earlier position of the game whose tops are exactly ``seen``."""
+    past = board.copy()
+    while past.can_pop:
+        if past.pop() is None:
+            continue  # an ending action, not a position
+        if all(_fits(a, b) for a, b in zip(board_labels(past), seen)):
+            return Earlier(past.ply, tuple(sorted(diff)))
+    return None
+
+
+def _fits(predicted: Label, seen: Label) -> bool:
+    """True when a seen label is consistent with a predicted one (doubtful fits anything)."""
+    return seen == HIDDEN or predicted == seen
 
 
 def _changed(move: Move) -> tuple[int, ...]:
@@ -167,7 +205,7 @@ def _explaining_moves(
         if not diff <= set(changed):
             continue
         board.push(move)
-        ok = all(board.top(sq) == seen[sq] for sq in changed)
+        ok = all(_fits(board.top(sq), seen[sq]) for sq in changed)
         board.pop()
         if ok:
             found.append(((move,), frozenset(changed)))
@@ -187,7 +225,7 @@ def _explaining_pairs(
                 if not diff <= changed:
                     continue
                 board.push(second)
-                ok = all(board.top(sq) == seen[sq] for sq in changed)
+                ok = all(_fits(board.top(sq), seen[sq]) for sq in changed)
                 board.pop()
                 if ok:
                     found.append(((first, second), frozenset(changed)))
@@ -275,14 +313,16 @@ class TrackerConfig:
     min_confidence: float = 0.5  # below this a reading counts as hidden
     commit_confidence: float = 0.8  # below this a detected move waits for a person
     agreement: float = 0.6  # share of the window's frames a square's reading needs
+    max_doubtful: int = 2  # squares without such a reading that a stable state may have
     lift_frames: int = 2  # frames a lift must be seen in a row
     max_moves: int = 2  # moves one stable state may explain
+    odd_frames: int = 2  # frames in a row without the board, or moving with no hand seen, that reset
 
 
 @dataclass(frozen=True)
 class TrackEvent:
     """What the tracker reports: ``kind`` is one of ``stable``, ``moves``, ``pending``,
-    ``ambiguous``, ``hidden-mismatch``, ``illegal``, ``disagrees``, ``restored``, ``lifted``,
+    ``ambiguous``, ``hidden-mismatch``, ``illegal``, ``disagrees``, ``behind``, ``restored``, ``lifted``,
     ``touch-opponent``, ``touch-move``; ``verdict`` carries the details."""
 
     kind: str
@@ -307,20 +347,38 @@ class Tracker:
         self._window: list[tuple[float, BoardView]] = []
         self._reported: tuple[Label, ...] | None = None
         self._lift_streak: dict[int, int] = {}
+        self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
         self.last_verdict: Verdict | None = None
         self.last_stable_time: float | None = None
         self._pending: tuple[Move, ...] = ()  # a doubtful explanation seen at the last stable state
+        # False once a stable board did not match the game, until one does again: lifts are
+        # judged against the known position, so they are only watched while it holds
+        self.in_sync = True
+
+    def expect_resync(self) -> None:
+        """The board has not been seen yet (e.g. a resumed game): until a stable state matches
+        the known position, pictures of earlier positions are taken as such, not as moves,
+        and lifts are not judged."""
+        self.in_sync = False
+        self._reported = None
 
     def update(self, board: Board, obs: Observation, t: float, motion: bool = False) -> list[TrackEvent]:
         """Process one frame's observation taken at time ``t``."""
         cfg = self.config
-        if not obs.board_found:
+        occluded = obs.board_found and any(r.state == OCCLUDED for r in obs.squares)
+        if not obs.board_found or (motion and not obs.hand and not occluded):
+            # one odd frame (a glitch, a flash) is skipped; more in a row start again
+            self._odd_frames += 1
+            if self._odd_frames < cfg.odd_frames:
+                return []
             self._window.clear()
-            return []
+            if not obs.board_found:
+                return []
+        else:
+            self._odd_frames = 0
         view = to_view(obs, self.logical_sizes, cfg.min_confidence)
-        occluded = any(r.state == OCCLUDED for r in obs.squares)
         if obs.hand or motion or occluded:
             self._window.clear()
             self._reported = None  # after hands, judge the board again even if it looks the same
@@ -340,7 +398,8 @@ class Tracker:
         return self._judge(board, stable, t)
 
     def _consensus(self, views: list[BoardView]) -> BoardView | None:
-        """The reading each square shows in enough of ``views``, or None if one does not."""
+        """The reading each square shows in enough of ``views`` (HIDDEN where none does), or
+        None when too many squares are in doubt to judge the board."""
         need = self.config.agreement * len(views)
         labels: list[Label] = []
         confidences: list[float] = []
@@ -349,20 +408,21 @@ class Tracker:
             for v in views:
                 if v.labels[sq] != HIDDEN:
                     votes.setdefault(v.labels[sq], []).append(v.confidences[sq])
-            if not votes:
-                return None
-            label, confs = max(votes.items(), key=lambda kv: len(kv[1]))
+            label, confs = max(votes.items(), key=lambda kv: len(kv[1])) if votes else (HIDDEN, [])
             if len(confs) < need:
-                return None
+                label, confs = HIDDEN, []  # doubtful: explanations may not rely on it
             labels.append(label)
             confidences.append(sum(confs) / len(views))  # doubtful or other frames lower it
+        if labels.count(HIDDEN) > self.config.max_doubtful:
+            return None
         return BoardView(tuple(labels), tuple(confidences))
 
     # ------------------------------------------------------------------ stable states
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
-        verdict = explain(board, view, self.config.max_moves)
+        verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
         previous, self.last_verdict = self.last_verdict, verdict
+        self.in_sync = isinstance(verdict, (Unchanged, Explained))
         lifted, self.lifted = self.lifted, set()
         touched, self.touched_opponent = self.touched_opponent, set()
         events = [TrackEvent("stable", t, "the board is still", view)]
@@ -421,6 +481,14 @@ class Tracker:
                 f"the camera sees {label_text(verdict.seen)}"
             )
             events.append(TrackEvent("hidden-mismatch", t, text, verdict, (verdict.square, verdict.move.to)))
+        elif isinstance(verdict, Earlier):
+            back = board.ply - verdict.ply
+            where = ", ".join(names[s] for s in verdict.squares)
+            text = (
+                f"the board shows the game as it was {back} move{'s' if back > 1 else ''} ago; "
+                f"waiting for the current position (differs on {where})"
+            )
+            events.append(TrackEvent("behind", t, text, verdict, verdict.squares))
         elif isinstance(verdict, IllegalPhysical):
             events.append(
                 TrackEvent("illegal", t, f"{verdict.description}: {verdict.reason}", verdict, verdict.squares)
@@ -452,7 +520,9 @@ class Tracker:
     # ------------------------------------------------------------------ lifts
     def _watch_lifts(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         """While hands move: a top that gives way to what memory says lies under it was lifted."""
-        events = []
+        events: list[TrackEvent] = []
+        if not self.in_sync:
+            return events
         for sq in range(board.rules.squares):
             stack = board.stack(sq)
             if not stack or view.labels[sq] == HIDDEN:

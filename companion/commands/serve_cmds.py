@@ -103,13 +103,16 @@ def _camera(args: argparse.Namespace):
         calibration = calibrate_demo(camera)
         print(f"camera: the demo camera, playing a game of {rules.name} with the {args.set} set")
         return PreviewCamera(camera), (calibration, rules, cycle_frames(camera))
-    if not args.calibration:
-        print("camera: live preview only; give --calibration FILE (cupboard calibrate) to referee from it")
-        return PreviewCamera(source), None
     from calibration import load_calibration
 
-    print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {args.calibration}")
-    return PreviewCamera(source), (load_calibration(args.calibration), None, 0)
+    saved = (args.data or default_data_dir()) / "calibration.json"
+    path = args.calibration or (saved if saved.exists() else None)
+    if path is None:
+        print("camera: live preview only; calibrate it on the page's Calibrate screen (or give "
+              "--calibration FILE) to referee from it")
+        return PreviewCamera(source), (None, None, 0)
+    print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
+    return PreviewCamera(source), (load_calibration(path), None, 0)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -130,9 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             from ..live import LiveReferee
 
             calibration, demo_rules, cycle = live
-            referee = LiveReferee(services.hub, calibration, demo_rules, cycle)
-            referee.camera = camera
-            camera.on_frame = referee.on_frame
+            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, cycle))
         camera.start()
     running = make_server(app, args.host, args.port, args.max_pages)
     link = page_link(args.host, running.port, services.token)

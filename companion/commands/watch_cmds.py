@@ -21,6 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the unfinished one")
     p.add_argument("--set", dest="piece_set", default="gobblet",
                    help="piece set the demo camera shows (gobblet, gobblet-jr, storer-clear)")
+    p.add_argument("--still-frames", type=int, default=15,
+                   help="demo camera: frames each position is held (default 15)")
+    p.add_argument("--snapshots", action="store_true",
+                   help="save a small picture of the board for each move (in DATA/snapshots)")
     p.add_argument("--white", default="White", help="White player's name")
     p.add_argument("--black", default="Black", help="Black player's name")
     p.set_defaults(func=cmd_watch)
@@ -45,7 +49,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
     session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
-    referee = Referee(session, calibration)
+    referee = Referee(session, calibration, snapshots=args.snapshots)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -63,7 +67,7 @@ def _source_and_calibration(args: argparse.Namespace):
     from hardware.sources import open_source
 
     if args.source in ("demo", "synthetic"):
-        camera, rules = demo_camera(args.piece_set, loop=False)
+        camera, rules = demo_camera(args.piece_set, loop=False, still_frames=args.still_frames)
         return camera, calibrate_demo(camera), rules
     if not args.calibration:
         raise ValueError("--calibration FILE is needed (make one with `cupboard calibrate`)")

@@ -5,7 +5,11 @@
 (() => {
   const { api, alert, el } = Cupboard;
   const SVG_NS = "http://www.w3.org/2000/svg";
-  const ALERT_KINDS = ["illegal", "mismatch", "touch", "alert"];
+  // journal kinds that raise the banner (and sound and vibration when they are on)
+  const ALERT_KINDS = ["illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
+    "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert"];
+  const PENDING_KINDS = ["pending", "ambiguous", "hidden-mismatch"];
+  const INFO_KINDS = ["restored", "camera-back", "lifted"];
   const $ = (id) => document.getElementById(id);
 
   let state = null;          // the latest game state from the server
@@ -13,6 +17,7 @@
   let control = false;
   let hint = null;           // the hint on display, and its move drawn on the board
   let drawn = null;
+  let flipped = localStorage.getItem("cupboard-flip") === "1";
 
   // ------------------------------------------------------------------ rendering
   function render(next) {
@@ -23,7 +28,9 @@
       if (hint && (hint.game !== state.game || hint.ply !== state.ply)) { hint = null; drawn = null; $("hint-panel").hidden = true; }
     }
     const board = $("board");
-    board.innerHTML = state.svg;
+    board.innerHTML = flipped && state.svg_flipped ? state.svg_flipped : state.svg;
+    board.dataset.flipped = flipped ? "1" : "0";
+    board.dataset.lifted = state.lifted || "";
     board.dataset.game = state.game;
     board.dataset.seq = state.seq;
     board.dataset.turn = state.turn;
@@ -35,6 +42,7 @@
     $("players").textContent = `${p.white} (light) vs ${p.black} (dark) · ${state.rules.name}`;
     renderMoves();
     renderControls();
+    renderPending();
     drawSelection();
     if (drawn) drawHintMove(drawn);
   }
@@ -66,18 +74,49 @@
     $("btn-camera").hidden = !cam.present;
     $("btn-camera").textContent = cam.paused ? "Resume camera" : "Pause camera";
     $("camera-card").hidden = !cam.present;
+    $("nav-calibrate").hidden = !cam.present;
     const preview = $("preview");
     if (cam.present && !preview.getAttribute("src")) preview.src = "/camera.mjpg";
   }
 
+  // The detection the camera could not settle alone: the candidates to confirm, or dismiss.
+  function renderPending() {
+    const card = $("pending");
+    const p = state.pending;
+    card.hidden = !p;
+    if (!p) {
+      if ($("banner").dataset.pending === "1") { $("banner").hidden = true; $("banner").dataset.pending = ""; }
+      return;
+    }
+    $("pending-reason").textContent = p.reason;
+    const box = $("pending-candidates");
+    box.replaceChildren();
+    for (const c of p.candidates) {
+      if (control) {
+        const b = el("button", { type: "button", class: "primary", "data-index": c.index }, `Confirm ${c.text}`);
+        b.addEventListener("click", () => post("/api/camera/confirm", { index: c.index }));
+        box.append(b);
+      } else {
+        box.append(el("span", { "data-index": c.index }, c.text));
+      }
+    }
+  }
+
   function showHealth(h) {
-    const parts = [`${h.source}: ${h.fps} frames/s`];
-    if (h.paused) parts.push("referee paused");
-    if (h.board_found !== null) parts.push(h.board_found ? "board found" : "board NOT found");
-    if (h.seconds_since_stable !== null) parts.push(`stable ${h.seconds_since_stable} s ago`);
-    if (!h.referee) parts.push("preview only: moves are entered by tapping");
-    if (h.error) parts.push(h.error);
-    $("health").textContent = parts.join(" · ");
+    const rows = [[h.source, `${h.fps} frames/s`, h.fps > 0 ? "good" : "bad"]];
+    if (h.paused) rows.push(["referee", "paused", "bad"]);
+    else if (!h.referee) rows.push(["referee", "off: calibrate the camera, or tap the moves in", "bad"]);
+    else rows.push(["referee", "on", "good"]);
+    if (h.board_found !== null && h.board_found !== undefined) rows.push(["board", h.board_found ? "found" : "NOT found", h.board_found ? "good" : "bad"]);
+    if (h.seconds_since_stable !== null && h.seconds_since_stable !== undefined) rows.push(["last stable", `${h.seconds_since_stable} s ago`, ""]);
+    if (h.frame_ms !== undefined) rows.push(["reading a frame", `${h.frame_ms} ms`, ""]);
+    if (h.hand) rows.push(["hand", "over the board", ""]);
+    if (h.error) rows.push(["problem", h.error, "bad"]);
+    const dl = $("health");
+    dl.replaceChildren();
+    for (const [name, value, cls] of rows) {
+      dl.append(el("dt", {}, name), el("dd", cls ? { class: cls } : {}, value));
+    }
   }
 
   function logEvent(event) {
@@ -95,7 +134,12 @@
       const draw = event.data.result === "1/2-1/2";
       alert(event.text, draw ? "draw" : "win");
     } else if (ALERT_KINDS.includes(event.kind)) {
-      alert(event.text, "alert");
+      const text = PENDING_KINDS.includes(event.kind) && event.data.candidates
+        ? `The camera needs you: ${event.text}` : event.text;
+      alert(text, "alert");
+      $("banner").dataset.pending = PENDING_KINDS.includes(event.kind) ? "1" : "";
+    } else if (INFO_KINDS.includes(event.kind)) {
+      alert(event.text, "info", false);
     } else if (event.kind === "takeback") {
       alert(event.text, "info", false);
     } else if (event.kind === "start") {
@@ -299,6 +343,13 @@
   function bindControls() {
     $("board").addEventListener("click", onTap);
     $("show-hidden").addEventListener("change", (e) => $("board").classList.toggle("show-hidden", e.target.checked));
+    $("flip").checked = flipped;
+    $("flip").addEventListener("change", (e) => {
+      flipped = e.target.checked;
+      localStorage.setItem("cupboard-flip", flipped ? "1" : "0");
+      if (state) render(state);
+    });
+    $("pending-dismiss").addEventListener("click", () => post("/api/camera/dismiss"));
     $("hint-white").addEventListener("click", () => askHint("white"));
     $("hint-black").addEventListener("click", () => askHint("black"));
     $("btn-takeback").addEventListener("click", () => post("/api/game/takeback"));

@@ -169,6 +169,9 @@ def move():
                 raise ApiError(422, f"illegal move {attempt}: {e}") from None
     except (NoGame, GameChanged, SessionError) as e:
         raise game_errors(e) from None
+    live = companion().live
+    if live is not None and live.dismiss():  # the tapped move settles what the camera asked
+        hub.refresh()
     return jsonify(event=event.seq, state=hub.snapshot().state)
 
 
@@ -187,6 +190,9 @@ def _action(name: str, data: dict[str, Any]):
         raise game_errors(e) from None
     except ValueError as e:
         raise ApiError(422, str(e)) from None
+    live = companion().live
+    if live is not None and live.dismiss():  # what the camera asked about no longer stands
+        hub.refresh()
     return jsonify(event=event.seq, text=event.text, state=hub.snapshot().state)
 
 

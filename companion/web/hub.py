@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,7 +27,12 @@ from ..session import GameSession
 
 RETRY_MS = 2000
 # Journal kinds that change nothing on the board but must be shown as a banner.
-ALERT_KINDS = ("illegal", "mismatch", "touch", "alert")
+ALERT_KINDS = ("illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
+               "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert")
+# Journal kinds after which no piece is held up any more.
+PUT_DOWN_KINDS = ("move", "takeback", "start", "end", "restored")
+
+PendingSource = Callable[[GameSession], "dict[str, Any] | None"]
 
 
 class NoGame(LookupError):
@@ -79,9 +84,23 @@ def move_json(board: Board, move: Move) -> dict[str, Any]:
     }
 
 
-def build_state(session: GameSession, camera: dict[str, Any] | None) -> dict[str, Any]:
-    """Everything a page shows about the game, as JSON-ready values.  Call it while nothing
-    moves (under the session's lock)."""
+def lifted_square(session: GameSession) -> int | None:
+    """The square whose piece the camera saw lifted since the last move, or None."""
+    for event in reversed(session.journal.events):
+        if event.kind in PUT_DOWN_KINDS:
+            return None
+        if event.kind == "lifted":
+            square = event.data.get("square")
+            return square if isinstance(square, int) and 0 <= square < session.board.rules.squares else None
+    return None
+
+
+def build_state(
+    session: GameSession, camera: dict[str, Any] | None, pending: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Everything a page shows about the game, as JSON-ready values; ``pending`` is the
+    detected move waiting for a person, if any.  Call it while nothing moves (under the
+    session's lock)."""
     board = session.board.copy()
     names = board.geo.names
     start = board.copy()
@@ -103,6 +122,9 @@ def build_state(session: GameSession, camera: dict[str, Any] | None) -> dict[str
             colour = str(event.data.get("colour", "white"))
             hints_used[colour] = hints_used.get(colour, 0) + 1
     rules = board.rules
+    lifted = lifted_square(session)
+    drawing = {"hidden": True, "last_move": last, "size_px": 360, "lifted": lifted,
+               "highlight": pending["squares"] if pending else ()}
     return {
         "game": game_id(session),
         "seq": events[-1].seq if events else 0,
@@ -134,7 +156,10 @@ def build_state(session: GameSession, camera: dict[str, Any] | None) -> dict[str
         "hint_limit": int(tags.get("HintLimit", "0") or 0),
         "hints_used": hints_used,
         "camera": camera or {"present": False},
-        "svg": board_svg(board, hidden=True, last_move=last, size_px=360),
+        "pending": pending,
+        "lifted": None if lifted is None else names[lifted],
+        "svg": board_svg(board, **drawing),
+        "svg_flipped": board_svg(board, flip=True, **drawing),
     }
 
 
@@ -146,6 +171,7 @@ class GameHub:
         self.broadcaster = broadcaster
         self.session: GameSession | None = None
         self.camera_info: dict[str, Any] = {"present": False}
+        self.pending_source: PendingSource | None = None  # set when a live referee is wired
         self._lock = threading.RLock()
         self._snapshot: Snapshot | None = None
 
@@ -221,7 +247,8 @@ class GameHub:
                 self.broadcaster.publish(SseMessage("state", snap.json), before=lambda: self._set_snapshot(snap))
 
     def _make_snapshot(self, session: GameSession) -> Snapshot:
-        state = build_state(session, self.camera_info)
+        pending = self.pending_source(session) if self.pending_source is not None else None
+        state = build_state(session, self.camera_info, pending)
         return Snapshot(state["game"], state["seq"], state, json.dumps(state, separators=(",", ":")))
 
     def _set_snapshot(self, snap: Snapshot) -> None:

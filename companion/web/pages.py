@@ -21,6 +21,12 @@ def live():
     return render_template("live.html")
 
 
+@bp.get("/calibrate")
+def calibrate():
+    """The calibration wizard: markers, empty board, colours, a check, save."""
+    return render_template("calibrate.html")
+
+
 @bp.get("/records")
 def records():
     """The records page: the list of games, downloads, import and the replay viewer."""

@@ -4,6 +4,8 @@ latest frame's downscaled JPEG and the health figures; web requests only read th
 This is the preview half of the camera service.  Refereeing from frames (recognise each
 frame, track stable states, explain them as moves, raise alerts) plugs in through
 ``on_frame``; until it does, ``board_found`` and ``last_stable`` stay unknown (None).
+``overlay`` draws what the referee sees on the downscaled preview, only when a preview frame
+is encoded (a few a second), so it never slows the referee.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cv2
+import numpy as np
 
 from hardware.frames import EndOfStream, Frame, FrameSource, SourceError
 
@@ -38,12 +41,16 @@ class PreviewCamera:
         self.source = source
         self.min_interval = 1.0 / max_fps
         self.on_frame = on_frame
+        self.overlay: Callable[[np.ndarray, int], np.ndarray] | None = None  # (preview, frame width)
+        self.show_overlay = True
+        self.referee_figures: dict[str, Any] = {}
         self.retry_seconds = retry_seconds
         self.paused = False
         self.board_found: bool | None = None
         self.last_stable: float | None = None
         self.error: str | None = None
         self._jpeg: bytes | None = None
+        self._frame: Frame | None = None
         self._times: deque[float] = deque(maxlen=30)
         self._encoded_at = 0.0
         self._stop = threading.Event()
@@ -90,6 +97,7 @@ class PreviewCamera:
     def _handle(self, frame: Frame) -> None:
         now = time.monotonic()
         self._times.append(now)
+        self._frame = frame
         if not self.paused and self.on_frame is not None:
             self.on_frame(frame)
         if now - self._encoded_at >= PREVIEW_EVERY:
@@ -98,6 +106,13 @@ class PreviewCamera:
             h, w = image.shape[:2]
             if w > PREVIEW_WIDTH:
                 image = cv2.resize(image, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
+            else:
+                image = image.copy()  # the overlay must not draw on the frame the referee reads
+            if self.overlay is not None and self.show_overlay:
+                try:
+                    image = self.overlay(image, w)
+                except Exception:  # a broken overlay must not stop the preview
+                    log.exception("preview overlay")
             ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
             if ok:
                 self._jpeg = jpeg.tobytes()
@@ -115,12 +130,18 @@ class PreviewCamera:
             "board_found": self.board_found,
             "seconds_since_stable": None if self.last_stable is None else round(time.monotonic() - self.last_stable, 1),
             "referee": self.on_frame is not None,
+            "overlay": self.overlay is not None and self.show_overlay,
             "error": self.error,
+            **self.referee_figures,
         }
 
     def set_paused(self, paused: bool) -> None:
         """Stop or restart refereeing from frames (the preview goes on)."""
         self.paused = paused
+
+    def latest_frame(self) -> Frame | None:
+        """The last frame read (the calibration wizard captures from it), or None."""
+        return self._frame
 
     def preview_jpeg(self) -> bytes | None:
         """The latest downscaled frame as JPEG, or None before the first frame."""

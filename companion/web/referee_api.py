@@ -1,0 +1,84 @@
+"""A person settles what the camera could not: confirm one of the candidates of a pending
+detection (a low-confidence move, an ambiguous board, a hidden piece that is not what memory
+says), or dismiss it (and enter the move by tapping).  The referee decides; these routes only
+pass the choice on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify
+
+from engine import IllegalMove
+
+from ..app import companion
+from ..session import SessionError
+from .errors import ApiError
+from .game_api import game_errors, json_body
+from .hub import GameChanged, NoGame
+from .security import require_control
+
+bp = Blueprint("referee_api", __name__, url_prefix="/api/camera")
+
+
+def _live() -> Any:
+    live = companion().live
+    if live is None:
+        raise ApiError(404, "there is no camera referee: moves are entered by tapping the board")
+    return live
+
+
+@bp.get("/pending")
+def pending():
+    """The detection waiting for a person (``{"pending": null}`` when there is none)."""
+    live = _live()
+    hub = companion().hub
+    try:
+        with hub.acting() as session, session.lock:
+            return jsonify(pending=live.pending_json(session))
+    except NoGame as e:
+        raise game_errors(e) from None
+
+
+@bp.post("/confirm")
+@require_control
+def confirm():
+    """``{"index": i}``: play candidate ``i`` of the pending detection (0 when there is one)."""
+    from ..live import NothingPending
+
+    live = _live()
+    data = json_body()
+    index = data.get("index", 0)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise ApiError(400, "index must be the number of a candidate (0, 1, ...)")
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")):
+            live.confirm(index)
+    except NothingPending as e:
+        raise ApiError(409, str(e)) from None
+    except IllegalMove as e:
+        raise ApiError(422, f"that move is no longer legal: {e}") from None
+    except SessionError as e:
+        raise ApiError(422, str(e)) from None
+    except (NoGame, GameChanged) as e:
+        raise game_errors(e) from None
+    return jsonify(confirmed=index, state=hub.snapshot().state)
+
+
+@bp.post("/dismiss")
+@require_control
+def dismiss():
+    """Forget the pending detection (the players will tap the move in, or put the pieces
+    back)."""
+    live = _live()
+    data = json_body()
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")):
+            if not live.dismiss():
+                raise ApiError(409, "there is no detected move waiting")
+    except (NoGame, GameChanged) as e:
+        raise game_errors(e) from None
+    hub.refresh()
+    return jsonify(dismissed=True, state=hub.snapshot().state)

@@ -1,0 +1,258 @@
+"""The calibration wizard, step by step: (a) are the four markers in view, (b) capture frames
+of the empty board and calibrate, (c) optionally sample the players' colours from a light and a
+dark largest cup, (d) check that recognition reads one cup of each size, (e) save the
+calibration into the data folder and referee with it.
+
+The captures live in ``Companion.wizard`` (one wizard at a time: the board is one).  Every
+step that changes anything needs the token."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from flask import Blueprint, jsonify
+
+from calibration.calibrate import calibrate
+from calibration.locate import detect_markers
+from calibration.model import Calibration, CalibrationError, save_calibration
+from hardware.pieces import (
+    BoardSpec,
+    DataFileError,
+    PieceSet,
+    load_board,
+    load_piece_set,
+    shipped_piece_sets,
+)
+from vision.observation import CUP
+from vision.recognise import Recogniser
+
+from ..app import Companion, companion
+from .errors import ApiError
+from .game_api import json_body
+from .security import require_control
+
+bp = Blueprint("wizard_api", __name__, url_prefix="/api/calibration")
+
+MAX_FRAMES = 8
+CAPTURE_TIMEOUT = 10.0  # seconds to wait for the camera's next frame
+
+
+@dataclass
+class Wizard:
+    """What the wizard captured so far."""
+
+    pieces: PieceSet
+    board: BoardSpec
+    empty: list[np.ndarray] = field(default_factory=list)
+    cup_frame: np.ndarray | None = None
+    draft: Calibration | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _camera() -> Any:
+    camera = companion().camera
+    if camera is None:
+        raise ApiError(404, "there is no camera to calibrate: start the server with a camera")
+    return camera
+
+
+def default_equipment(services: Companion) -> tuple[PieceSet, BoardSpec]:
+    """The piece set and board to calibrate for: the live calibration's, else the camera's
+    (the demo camera knows its own), else the current game's set, else the Gobblet set."""
+    live = services.live
+    if live is not None and live.calibration is not None:
+        return live.calibration.pieces, live.calibration.board
+    source = getattr(services.camera, "source", None)
+    pieces, board = getattr(source, "pieces", None), getattr(source, "board", None)
+    if isinstance(pieces, PieceSet) and isinstance(board, BoardSpec):
+        return pieces, board
+    session = services.hub.session
+    name = session.journal.header.tags.get("Set", "gobblet") if session is not None else "gobblet"
+    pieces = load_piece_set(name if name in shipped_piece_sets() else "gobblet")
+    return pieces, load_board(pieces.default_board)
+
+
+def wizard(services: Companion | None = None) -> Wizard:
+    """The wizard of this app, started on first use."""
+    services = services or companion()
+    if services.wizard is None:
+        services.wizard = Wizard(*default_equipment(services))
+    return services.wizard
+
+
+def capture(camera: Any, count: int, timeout: float = CAPTURE_TIMEOUT) -> list[np.ndarray]:
+    """``count`` distinct frames from the camera thread (copies), waiting for each."""
+    frames: list[np.ndarray] = []
+    last_index = None
+    deadline = time.monotonic() + timeout
+    while len(frames) < count:
+        frame = camera.latest_frame()
+        if frame is not None and frame.index != last_index:
+            frames.append(frame.image.copy())
+            last_index = frame.index
+            continue
+        if time.monotonic() > deadline:
+            raise ApiError(503, "the camera sends no frames: check its cable and the health panel")
+        time.sleep(0.03)
+    return frames
+
+
+def summary(cal: Calibration | None) -> dict[str, Any] | None:
+    """What the wizard shows about a calibration."""
+    if cal is None:
+        return None
+    return {
+        "set": cal.pieces.name,
+        "board": cal.board.name,
+        "markers": list(cal.markers_seen),
+        "reprojection_error_px": round(cal.reprojection_error_px, 2),
+        "camera_height_mm": round(cal.camera_height_mm, 1),
+        "colours": cal.colour.source,
+        "camera_model": cal.intrinsics_source,
+    }
+
+
+def _calibrate(w: Wizard) -> Calibration:
+    try:
+        return calibrate(w.empty, w.pieces, w.board, cup_frame=w.cup_frame)
+    except CalibrationError as e:
+        raise ApiError(422, f"calibration failed: {e}") from None
+
+
+@bp.get("")
+def status():
+    """Step (a): the markers the camera sees now, and where the wizard is."""
+    services = companion()
+    camera = _camera()
+    w = wizard(services)
+    frame = camera.latest_frame()
+    seen: list[int] = []
+    if frame is not None:
+        seen = sorted(int(i) for i in detect_markers(frame.image, w.board))
+    expected = list(w.board.markers.ids)
+    live = services.live
+    return jsonify(
+        set=w.pieces.name,
+        board=w.board.name,
+        sets=shipped_piece_sets(),
+        frame=None if frame is None else {"width": frame.image.shape[1], "height": frame.image.shape[0]},
+        markers={"expected": expected, "seen": seen, "found": set(expected) <= set(seen)},
+        empty_frames=len(w.empty),
+        colours_sampled=w.cup_frame is not None,
+        draft=summary(w.draft),
+        active=summary(None if live is None else live.calibration),
+        saved=services.calibration_path.exists(),
+    )
+
+
+@bp.post("/empty")
+@require_control
+def empty():
+    """Step (b): ``{"frames": 3, "set": "gobblet"}`` captures frames of the empty board and
+    calibrates from them (the colour sample of step (c) is dropped: take it again)."""
+    services = companion()
+    camera = _camera()
+    data = json_body()
+    count = data.get("frames", 3)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_FRAMES:
+        raise ApiError(400, f"frames must be a whole number from 1 to {MAX_FRAMES}")
+    w = wizard(services)
+    with w.lock:
+        if "set" in data:
+            name = data["set"]
+            if not isinstance(name, str) or name not in shipped_piece_sets():
+                raise ApiError(422, f"unknown piece set {name!r}; known: {', '.join(shipped_piece_sets())}")
+            try:
+                w.pieces = load_piece_set(name)
+                w.board = load_board(w.pieces.default_board)
+            except DataFileError as e:
+                raise ApiError(422, str(e)) from None
+        w.empty = capture(camera, count)
+        w.cup_frame = None
+        w.draft = None
+        w.draft = _calibrate(w)
+        return jsonify(draft=summary(w.draft), empty_frames=len(w.empty))
+
+
+@bp.post("/colours")
+@require_control
+def colours():
+    """Step (c): with a light largest cup on a1 and a dark one on the last square, capture a
+    frame and measure the players' colours from it."""
+    w = wizard()
+    camera = _camera()
+    with w.lock:
+        if not w.empty:
+            raise ApiError(409, "capture the empty board first (step b)")
+        w.cup_frame = capture(camera, 1)[0]
+        try:
+            w.draft = _calibrate(w)
+        except ApiError:
+            w.cup_frame = None
+            raise
+        return jsonify(draft=summary(w.draft))
+
+
+@bp.post("/check")
+@require_control
+def check():
+    """Step (d): read the board with the new calibration.  Put one cup of each size on the
+    board; the answer lists every cup read (square, colour, size) and the sizes missing."""
+    w = wizard()
+    camera = _camera()
+    with w.lock:
+        if w.draft is None:
+            raise ApiError(409, "capture the empty board first (step b)")
+        cal = w.draft
+    obs = Recogniser(cal).recognise(capture(camera, 1)[0])
+    logical = cal.pieces.logical_sizes
+    cups = []
+    for i, r in enumerate(obs.squares):
+        if r.state == CUP and r.size is not None:
+            cups.append({
+                "square": cal.board.square_name(i),
+                "colour": "light" if r.colour == 0 else "dark",
+                "size": logical[r.size] if r.size < len(logical) and logical[r.size] is not None else r.size + 1,
+                "confidence": round(r.confidence, 2),
+            })
+    sizes = sorted({c["size"] for c in cups})
+    wanted = sorted(s for s in logical if s is not None)
+    return jsonify(
+        board_found=obs.board_found,
+        cups=cups,
+        sizes_read=sizes,
+        sizes_missing=[s for s in wanted if s not in sizes],
+        ok=obs.board_found and all(s in sizes for s in wanted),
+    )
+
+
+@bp.post("/save")
+@require_control
+def save():
+    """Step (e): save the calibration (atomically, in the data folder) and referee with it."""
+    services = companion()
+    _camera()
+    w = wizard(services)
+    with w.lock:
+        if w.draft is None:
+            raise ApiError(409, "there is no new calibration to save: capture the empty board first (step b)")
+        cal = w.draft
+        path = services.calibration_path
+        try:
+            save_calibration(cal, path)
+        except OSError as e:
+            raise ApiError(500, f"could not save {path.name}: {e.strerror or e}") from None
+    if services.live is None:
+        from ..live import LiveReferee
+
+        services.attach_live(LiveReferee(services.hub, cal))
+    else:
+        services.live.use_calibration(cal)
+    hub = services.hub
+    hub.camera_info = {**hub.camera_info, "present": True, "referee": True}
+    hub.refresh()
+    return jsonify(saved=path.name, active=summary(cal))

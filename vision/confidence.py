@@ -1,0 +1,110 @@
+"""How sure a reading is: a small logistic model over the evidence margins of one square.
+
+The recogniser measures, per square, how strongly the chosen reading beats its rivals (the
+ring score against the empty threshold, against the best other size class and against the
+neighbouring size classes, the colour margin, how far the top sits from where its square
+puts it).  ``scripts/fit_confidence.py`` fits the weights on rendered boards, per cup
+material and per reading kind (cup or empty), and writes ``vision/data/confidence.json``;
+the probability it gives is the reading's confidence, so a confidence of 0.9 should be right
+nine times in ten.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "confidence.json"
+MODEL_FORMAT = "cupboard-confidence"
+MODEL_VERSION = 2
+
+CUP_FEATURES = ("log_score", "margin_other", "margin_neighbour", "colour_margin", "offset", "size")
+EMPTY_FEATURES = ("log_top", "log_second")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The margins behind one square's reading; ``kind`` is ``cup`` or ``empty``."""
+
+    kind: str
+    values: tuple[float, ...]
+
+
+def cup_evidence(scores: np.ndarray, s: int, threshold: float, colour_margin: float,
+                 offset: float) -> Evidence:
+    """Margins of reading size class ``s`` from its ring ``scores`` (one per class), the raw
+    colour margin and the top's distance from its expected place (as a share of the reach)."""
+    best = float(scores[s])
+    others = np.delete(scores, s)
+    second = float(others.max()) if len(others) else 0.0
+    near = [float(scores[j]) for j in (s - 1, s + 1) if 0 <= j < len(scores)]
+    neighbour = max(near) if near else 0.0
+    scale = max(best, threshold)
+    return Evidence("cup", (float(np.log(scale / threshold)), (best - second) / scale,
+                            (best - neighbour) / scale, float(np.clip(colour_margin, -1.0, 2.0)),
+                            float(offset), s / max(1, len(scores) - 1)))
+
+
+def empty_evidence(scores: np.ndarray, threshold: float) -> Evidence:
+    """Margins of reading a square empty: how far its best rings stay under the threshold."""
+    top = np.sort(scores)[::-1]
+    second = float(top[1]) if len(top) > 1 else 0.0
+    return Evidence("empty", (float(top[0]) / threshold, second / threshold))
+
+
+def expand(values: np.ndarray) -> np.ndarray:
+    """The model's inputs from evidence values (rows): the values and all their pairwise
+    products and squares, so a margin can matter more when the score is weak."""
+    x = np.atleast_2d(np.asarray(values, np.float64))
+    i, j = np.triu_indices(x.shape[1])
+    return np.column_stack([x, x[:, i] * x[:, j]])
+
+
+def n_inputs(n_features: int) -> int:
+    """Number of weights (bias included) for ``n_features`` evidence values."""
+    return 1 + n_features + n_features * (n_features + 1) // 2
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """Logistic weights (bias first) per (material, kind); a missing entry falls back to a
+    fixed conservative guess."""
+
+    weights: dict[str, tuple[float, ...]]
+
+    def confidence(self, material: str, ev: Evidence) -> float:
+        """The probability that the reading is right."""
+        w = self.weights.get(f"{material}/{ev.kind}")
+        if w is None:
+            return 0.5
+        z = w[0] + float(expand(ev.values)[0] @ np.asarray(w[1:]))
+        return float(1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0))))
+
+
+def save_model(model: ConfidenceModel, path: Path = MODEL_PATH, note: str = "") -> None:
+    """Write the weights as versioned JSON."""
+    data = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "note": note,
+            "features": {"cup": CUP_FEATURES, "empty": EMPTY_FEATURES},
+            "weights": {k: [round(float(v), 6) for v in w] for k, w in sorted(model.weights.items())}}
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path = MODEL_PATH) -> ConfidenceModel:
+    """Read the weights; a missing file gives a model that says 0.5 to everything."""
+    if not path.exists():
+        return ConfidenceModel({})
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("format") != MODEL_FORMAT or data.get("version") != MODEL_VERSION:
+        raise ValueError(f"{path}: not a {MODEL_FORMAT} file of version {MODEL_VERSION}")
+    sizes = {"cup": n_inputs(len(CUP_FEATURES)), "empty": n_inputs(len(EMPTY_FEATURES))}
+    weights = {}
+    for key, w in data["weights"].items():
+        if len(w) != sizes.get(key.split("/")[-1], -1):
+            raise ValueError(f"{path}: weights {key!r} should have {sizes.get(key.split('/')[-1])} numbers")
+        weights[key] = tuple(float(v) for v in w)
+    return ConfidenceModel(weights)
