@@ -15,6 +15,7 @@ from functools import cache
 
 from .board import Board
 from .geometry import geometry
+from .rules import Rules
 
 # Score units: a won game is far above any evaluation (see engine.search.MATE).
 THREAT = 60  # a line one top short, not blocked
@@ -41,15 +42,43 @@ def _weights(line_length: int) -> _Weights:
     return _Weights(_LINE_VALUES[line_length], big=3, buried=6, reserve=4)
 
 
+# line scores by (mine, theirs, largest tops) per geometry: the same tops recur all the time
+_LINE_SCORES: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
+
+
 def evaluate(board: Board) -> int:
     """The position's value for the side to move, in evaluation units (no search)."""
     rules = board.rules
-    geo = geometry(rules.board, rules.line)
     w = _weights(rules.line)
     me = board.turn
     tops = board.tops
     mine, theirs = tops[me], tops[1 - me]
     big = board.size_bb[rules.sizes]
+    cache = _LINE_SCORES.get((rules.board, rules.line))
+    if cache is None:
+        cache = _LINE_SCORES.setdefault((rules.board, rules.line), {})
+    key = (mine, theirs, big)
+    score = cache.get(key)
+    if score is None:
+        score = _line_score(rules, mine, theirs, big)
+        if len(cache) > 1 << 18:
+            cache.clear()
+        cache[key] = score
+    largest = rules.sizes
+    score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
+    for stack in board.stacks:
+        if len(stack) > 1:
+            top_colour = stack[-1] & 1
+            for p in stack[:-1]:
+                if p & 1 != top_colour:
+                    score += -w.buried if p & 1 == me else w.buried
+    return score
+
+
+def _line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
+    """The line part of the evaluation (tempo included)."""
+    geo = geometry(rules.board, rules.line)
+    w = _weights(rules.line)
     line_values = w.line
     score = TEMPO
     threats_me = threats_them = 0
@@ -71,12 +100,4 @@ def evaluate(board: Board) -> int:
         score += THREAT
     if threats_them >= 2:
         score -= THREAT
-    largest = rules.sizes
-    score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
-    for stack in board.stacks:
-        if len(stack) > 1:
-            top_colour = stack[-1] & 1
-            for p in stack[:-1]:
-                if p & 1 != top_colour:
-                    score += -w.buried if p & 1 == me else w.buried
     return score

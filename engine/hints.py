@@ -11,7 +11,7 @@ the moves played.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import jr
 from .board import Board, Move
@@ -22,12 +22,14 @@ from .tactics import completing_squares, threat_lines, winning_moves
 
 @dataclass(frozen=True)
 class Level:
-    """A playing strength: full-width ``depth`` (None: as deep as time allows) and ``noise``,
-    the evaluation margin within which a move is picked at random."""
+    """A playing strength: full-width ``depth`` (None: as deep as time allows), ``noise``, the
+    evaluation margin within which a move is picked at random, and ``multipv``, how many of the
+    best moves get exact scores (the others get bounds; each exact one costs search time)."""
 
     name: str
     depth: int | None
     noise: int = 0
+    multipv: int = 3
 
 
 LEVELS: dict[str, Level] = {
@@ -35,7 +37,8 @@ LEVELS: dict[str, Level] = {
     "casual": Level("casual", 2),
     "club": Level("club", 3),
     "strong": Level("strong", 4),
-    "full": Level("full", None),
+    # one exact score: at a fixed time, exact second and third moves cost about a ply
+    "full": Level("full", None, multipv=1),
 }
 LEVEL_ALIASES = {"1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "full"}
 
@@ -95,14 +98,19 @@ def use_jr_table(table) -> None:
 
 
 def hint(board: Board, strength: str | int = "full", seconds: float = 1.0,
-         rng: random.Random | None = None, searcher: Searcher | None = None) -> Hint:
+         rng: random.Random | None = None, searcher: Searcher | None = None,
+         multipv: int | None = None) -> Hint:
     """The suggested move for the side to move of ``board`` at ``strength``, thinking for about
-    ``seconds``.  ``rng`` drives the randomness of weak levels (default: a fixed seed)."""
+    ``seconds``.  ``rng`` drives the randomness of weak levels (default: a fixed seed);
+    ``multipv`` overrides how many of the best moves get exact scores (default: the level's;
+    at ``full`` only the best, the alternatives get bounds such as "at most -17")."""
     if board.is_over():
         raise ValueError("the game is over: there is nothing to suggest")
     lvl = level(strength)
     if lvl.depth is None and jr.is_jr(board.rules):
         return _exact_hint(board, seconds)
+    if multipv is not None:
+        lvl = replace(lvl, multipv=max(1, multipv))
     return _search_hint(board, lvl, seconds, rng or random.Random(0), searcher or Searcher())
 
 
@@ -158,8 +166,9 @@ def _exact_reason(board: Board, move: Move, root: JrValue, n_optimal: int, moves
 
 # ------------------------------------------------------------------ search
 def _search_hint(board: Board, lvl: Level, seconds: float, rng: random.Random, searcher: Searcher) -> Hint:
-    limits = SearchLimits(time=seconds, depth=lvl.depth)
-    result = searcher.search(board, limits, multipv=3)
+    # a time-bound level always looks at least as deep as "casual", however busy the machine
+    limits = SearchLimits(time=seconds, depth=lvl.depth, min_depth=2 if lvl.depth is None else 1)
+    result = searcher.search(board, limits, multipv=lvl.multipv)
     ranked = list(result.ranked)
     chosen = ranked[0]
     if lvl.noise:

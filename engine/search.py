@@ -10,10 +10,17 @@ path) as a draw, which is where a repetition draw would lead.  The board detects
 repetition as the rules define it; a score that depends on either is never stored in the
 transposition table, which is keyed on the board's exact Zobrist hash.
 
-Move ordering: the table's move, then moves that stop the opponent's line, killer moves and
-the history heuristic.  Wins in one are found before any move is tried.  The quiescence step
-at the horizon checks for a win in one and, when the opponent threatens a line, searches the
-replies (a few plies deep) instead of trusting the static evaluation.
+Move ordering: the table's move and the killer moves are tried before any move is generated
+(at cut nodes they usually end the node); the rest come from ``engine.movegen`` already
+ordered (blocks of the opponent's lines, killers, history per colour, gobbles, size).  Wins in
+one are found before any move is tried, and a move after which the opponent wins at once is
+scored without a search.  At the horizon, when the opponent threatens a line, the quiescence
+step searches the replies that can stop it (a few plies deep) instead of trusting the static
+evaluation.
+
+Iterative deepening runs until a limit stops it; an unfinished iteration is not wasted: it
+searches the previous best move first with a full window, so a move it proves better goes
+first (``_merge_partial``).
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from dataclasses import dataclass, field
 
 from .board import Board, Move
 from .evaluation import evaluate
-from .tactics import threat_lines, winning_moves
+from .movegen import is_legal_now, ordered_moves
+from .rules import Rules
+from .tactics import candidate_moves_to, has_winning_move, threat_lines, winning_moves
 
 MATE = 1_000_000
 MATE_BOUND = MATE - 10_000
@@ -31,6 +40,7 @@ INF = MATE + 1
 QDEPTH = 4  # plies of forced replies to threats at the horizon
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+ASPIRATION = 30  # half-width of the first root move's window around the previous score
 _MAX_PLY = 128
 
 
@@ -38,12 +48,15 @@ _MAX_PLY = 128
 class SearchLimits:
     """When a search stops: after ``time`` seconds, ``nodes`` nodes or ``depth`` full-width
     plies, whichever comes first (None: no such limit).  ``deterministic`` ignores the clock,
-    so the same position and limits always give the same result."""
+    so the same position and limits always give the same result.  The clock never stops the
+    first ``min_depth`` iterations (they are small: a slow or busy machine then overruns the
+    time a little instead of answering from a shallower search than a fixed-depth level's)."""
 
     time: float | None = 1.0
     nodes: int | None = None
     depth: int | None = None
     deterministic: bool = False
+    min_depth: int = 1
 
     def __post_init__(self) -> None:
         if self.deterministic and self.nodes is None and self.depth is None:
@@ -112,7 +125,9 @@ class Searcher:
 
     tt_limit: int = 1 << 20
     tt: dict = field(default_factory=dict)
-    history: dict = field(default_factory=dict)
+    history: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))  # per colour
+    _evals: dict = field(default_factory=dict, repr=False)  # static evaluations by hash
+    _rules: Rules | None = field(default=None, repr=False)  # the rules the tables were filled under
 
     def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; the ``multipv`` best root
@@ -124,10 +139,17 @@ class Searcher:
         self._start = time.perf_counter()
         self._deadline = None if limits.deterministic or limits.time is None else self._start + limits.time
         self._root_len = len(self._board._undo)
-        if len(self.tt) > self.tt_limit:
+        if len(self.tt) > self.tt_limit or self._rules != board.rules:
+            # (the table's moves are tried without a legality check, so a table filled under
+            # other rules must go)
             self.tt.clear()
-        if self.history and max(self.history.values()) > 1 << 24:
-            self.history = {m: v >> 4 for m, v in self.history.items()}
+        if len(self._evals) > self.tt_limit or self._rules != board.rules:
+            self._evals.clear()
+        self._rules = board.rules
+        for h in self.history:
+            if h and max(h.values()) > 1 << 24:
+                for m in h:
+                    h[m] >>= 4
         moves = self._board.legal_moves()
         if not moves:
             return SearchResult(None, -MATE, 0, 0, 0.0)
@@ -136,15 +158,22 @@ class Searcher:
             others = tuple(ScoredMove(m, 0, False) for m in moves if m not in wins)
             ranked = tuple(ScoredMove(m, MATE - 1) for m in wins) + others
             return SearchResult(wins[0], MATE - 1, 1, 1, time.perf_counter() - self._start, (wins[0],), ranked, 1)
-        ranked = [ScoredMove(m, -INF, False) for m in self._order(moves, None, 0)]
+        ranked = [ScoredMove(Move(*m), -INF, False) for m in ordered_moves(self._board, (), [None, None], self.history[self._board.turn])]
         completed: list[ScoredMove] = ranked
         depth_done = 0
         pv: tuple[Move, ...] = ()
         max_depth = limits.depth if limits.depth is not None else _MAX_PLY
         for depth in range(1, max_depth + 1):
+            self._partial: list[ScoredMove] = []
+            self._depth = depth
             try:
                 ranked = self._root(ranked, depth, max(1, multipv))
             except _Stop:
+                self._unwind()
+                merged = self._merge_partial(completed)
+                if merged is not completed:
+                    completed = merged
+                    pv = self._pv(completed[0].move, max(1, depth_done))
                 break
             completed = ranked
             depth_done = depth
@@ -154,8 +183,6 @@ class Searcher:
                 break  # a forced result no deeper search can change
             if len(moves) == 1 and depth >= 2:
                 break
-            if self._deadline is not None and time.perf_counter() > self._start + 0.55 * limits.time:
-                break  # the next iteration would not finish in time
         self._unwind()
         seconds = time.perf_counter() - self._start
         best = completed[0]
@@ -168,7 +195,7 @@ class Searcher:
         board = self._board
         me = board.turn
         alpha = -INF
-        results: list[ScoredMove] = []
+        results = self._partial  # filled as moves finish, for a stopped iteration to use
         for i, sm in enumerate(ranked):
             move = sm.move
             board.push(move)
@@ -176,9 +203,20 @@ class Searcher:
             if res is not None:
                 score = 0 if res.winner is None else (MATE - 1 if res.winner == me else -(MATE - 1))
                 exact = True
+            elif board._seen[board.hash] < 2 and has_winning_move(board):
+                score = -(MATE - 2)
+                exact = True
             else:
                 floor = alpha if len(results) >= multipv else -INF
-                if i == 0 or floor == -INF:
+                prev = sm.score
+                if i == 0 and multipv == 1 and depth > 2 and abs(prev) < MATE_BOUND and ASPIRATION:
+                    # aspiration: most iterations end near the previous score
+                    lo, hi = prev - ASPIRATION, prev + ASPIRATION
+                    score = -self._negamax(depth - 1, -hi, -lo, 1)
+                    if score <= lo or score >= hi:
+                        score = -self._negamax(depth - 1, -INF, INF, 1)
+                    exact = True
+                elif i == 0 or floor == -INF:
                     score = -self._negamax(depth - 1, -INF, -floor, 1)
                     exact = score > floor or floor == -INF
                 else:
@@ -194,6 +232,16 @@ class Searcher:
                 alpha = results[multipv - 1].score if results[multipv - 1].exact else alpha
         return results
 
+    def _merge_partial(self, completed: list[ScoredMove]) -> list[ScoredMove]:
+        """The ranking after an iteration stopped by a limit: the moves the unfinished iteration
+        searched first (the previous best, with a full window) keep the previous ranking unless
+        one of them was proved better at the new depth, which then goes first."""
+        partial = self._partial
+        if not partial or not partial[0].exact or partial[0].move == completed[0].move:
+            return completed
+        first = partial[0]
+        return [first] + [sm for sm in completed if sm.move != first.move]
+
     def _pv(self, first: Move, depth: int) -> tuple[Move, ...]:
         board = self._board
         line = [first]
@@ -203,7 +251,7 @@ class Searcher:
             entry = self.tt.get(board.hash)
             if entry is None or entry[3] is None or not board.is_legal(entry[3]):
                 break
-            line.append(entry[3])
+            line.append(Move(*entry[3]))
             board.push(entry[3])
             pushed += 1
         for _ in range(pushed):
@@ -220,47 +268,26 @@ class Searcher:
         limits = self._limits
         if limits.nodes is not None and stats.nodes >= limits.nodes:
             raise _Stop
-        if self._deadline is not None and stats.nodes & 255 == 0 and time.perf_counter() > self._deadline:
+        if (self._deadline is not None and stats.nodes & 255 == 0 and self._depth > limits.min_depth
+                and time.perf_counter() > self._deadline):
             raise _Stop
-
-    # ------------------------------------------------------------------ ordering
-    def _order(self, moves: list[Move], tt_move: Move | None, ply: int) -> list[Move]:
-        board = self._board
-        opp = 1 - board.turn
-        block = 0
-        for line in threat_lines(board, opp):
-            block |= line
-        killers = self._killers[ply] if ply < len(self._killers) else (None, None)
-        history = self.history
-        scored = []
-        for m in moves:
-            if m == tt_move:
-                s = 1 << 40
-            else:
-                s = history.get(m, 0)
-                if block >> m.to & 1:
-                    s += 1 << 32
-                if m == killers[0] or m == killers[1]:
-                    s += 1 << 30
-                s += m.size
-            scored.append((s, m))
-        scored.sort(key=lambda t: t[0], reverse=True)
-        return [m for _, m in scored]
 
     # ------------------------------------------------------------------ search
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         stats = self._stats
         stats.nodes += 1
-        self._tick()
+        if self._limits.nodes is not None or stats.nodes & 255 == 0:
+            self._tick()
         board = self._board
-        if board._seen[board.hash] >= 2:
+        key = board.hash
+        if board._seen[key] >= 2:
             stats.rep_hits += 1
             return 0
         if depth <= 0:
             return self._qsearch(alpha, beta, ply, QDEPTH)
         if ply > stats.seldepth:
             stats.seldepth = ply
-        key = board.hash
+        # no win in one here: every caller checked before calling
         entry = self.tt.get(key)
         tt_move = None
         if entry is not None:
@@ -269,76 +296,33 @@ class Searcher:
                 s = _from_tt(escore, ply)
                 if flag == _EXACT or (flag == _LOWER and s >= beta) or (flag == _UPPER and s <= alpha):
                     return s
-        if winning_moves(board):
-            return MATE - ply - 1
-        moves = board.legal_moves()
-        if not moves:
-            return -(MATE - ply)
         me = board.turn
         a0 = alpha
         rep0 = stats.rep_hits
         best = -INF
         best_move = None
-        for i, move in enumerate(self._order(moves, tt_move, ply)):
-            board.push(move)
-            res = board._result
-            if res is not None:
-                if res.winner is None:
-                    stats.rep_hits += 1
-                    score = 0
-                else:
-                    score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
-            elif i == 0:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
-            else:
-                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
-                if alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
-            board.pop()
-            if score > best:
-                best = score
-                best_move = move
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        self._cutoff(move, depth, ply)
-                        break
-        if stats.rep_hits == rep0:
-            flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
-            self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
-        return best
-
-    def _cutoff(self, move: Move, depth: int, ply: int) -> None:
+        lost = -(MATE - ply - 2)  # the score of a move after which the opponent wins at once
+        i = 0
+        # the table's move is tried before any move is generated: it often cuts the node off
+        moves: list = [tt_move] if tt_move is not None else []
+        # so are the killers, when legal here
         killers = self._killers[ply]
-        if killers[0] != move:
-            killers[1] = killers[0]
-            killers[0] = move
-        self.history[move] = self.history.get(move, 0) + depth * depth
-
-    def _qsearch(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
-        stats = self._stats
-        if ply > stats.seldepth:
-            stats.seldepth = ply
-        board = self._board
-        if winning_moves(board):
-            return MATE - ply - 1
-        me = board.turn
-        threats = winning_moves(board, 1 - me)
-        stand = evaluate(board)
-        if not threats or qdepth <= 0:
-            return stand
-        # The opponent wins next move unless we stop it: search the replies that can.
-        lines = 0
-        for m in threats:
-            for line in board.geo.lines_through[m.to]:
-                lines |= line
-            if m.frm is not None:
-                lines |= 1 << m.frm
-        replies = [m for m in board.legal_moves() if lines >> m.to & 1]
-        best = -(MATE - ply - 2)
-        for move in replies:
-            stats.nodes += 1
-            self._tick()
+        for k in killers:
+            if k is not None and k != tt_move and is_legal_now(board, k):
+                moves.append(k)
+        generated = False
+        while True:
+            if i == len(moves):
+                if generated:
+                    break
+                generated = True
+                rest = ordered_moves(board, tuple(moves), killers, self.history[me])
+                if not rest and not moves:
+                    return -(MATE - ply)
+                moves.extend(rest)
+                if i == len(moves):
+                    break
+            move = moves[i]
             board.push(move)
             res = board._result
             if res is not None:
@@ -350,6 +334,87 @@ class Searcher:
             elif board._seen[board.hash] >= 2:
                 stats.rep_hits += 1
                 score = 0
+            elif has_winning_move(board):
+                score = lost
+            elif depth == 1:
+                # a frontier child is a leaf: straight to the quiescence step, one window
+                stats.nodes += 1
+                if self._limits.nodes is not None or stats.nodes & 255 == 0:
+                    self._tick()
+                score = -self._qsearch(-beta, -alpha, ply + 1, QDEPTH)
+            elif i == 0:
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            else:
+                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            board.pop()
+            i += 1
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._cutoff(move, depth, ply, me)
+                        break
+        if stats.rep_hits == rep0:
+            flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
+            self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    def _cutoff(self, move: Move, depth: int, ply: int, colour: int) -> None:
+        killers = self._killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        history = self.history[colour]
+        history[move] = history.get(move, 0) + depth * depth
+
+    def _qsearch(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
+        stats = self._stats
+        if ply > stats.seldepth:
+            stats.seldepth = ply
+        board = self._board
+        me = board.turn
+        opp = 1 - me
+        if qdepth <= 0 or not has_winning_move(board, opp):
+            # iterative deepening meets the same leaves again and again
+            evals = self._evals
+            v = evals.get(board.hash)
+            if v is None:
+                v = evaluate(board)
+                evals[board.hash] = v
+            return v
+        # The opponent wins next move unless we stop it: only moves onto the threatened lines
+        # (blocking the hole or gobbling one of its pieces) or onto the square of the piece that
+        # would complete it can; each is checked by playing it.
+        targets = 0
+        for line in threat_lines(board, opp):
+            targets |= line
+        for m in winning_moves(board, opp):
+            if m.frm is not None:
+                targets |= 1 << m.frm
+        replies = candidate_moves_to(board, me, targets)
+        replies.sort(key=_size, reverse=True)
+        best = -(MATE - ply - 2)
+        for move in replies:
+            stats.nodes += 1
+            if self._limits.nodes is not None or stats.nodes & 255 == 0:
+                self._tick()
+            board.push(move)
+            res = board._result
+            if res is not None:
+                if res.winner is None:
+                    stats.rep_hits += 1
+                    score = 0
+                else:
+                    score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
+            elif board._seen[board.hash] >= 2:
+                stats.rep_hits += 1
+                score = 0
+            elif has_winning_move(board):
+                score = -(MATE - ply - 2)
             else:
                 score = -self._qsearch(-beta, -alpha, ply + 1, qdepth - 1)
             board.pop()
@@ -360,6 +425,10 @@ class Searcher:
                     if alpha >= beta:
                         break
         return best
+
+
+def _size(m: Move) -> int:
+    return m.size
 
 
 def _to_tt(score: int, ply: int) -> int:

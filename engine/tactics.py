@@ -44,27 +44,71 @@ def move_result(board: Board, move: Move, colour: int | None = None) -> int:
     return ONGOING
 
 
+# completing squares of a tops bitboard, per geometry; a tops bitboard recurs very often in a
+# search, and the lines loop costs far more than a dict look-up
+_COMPLETING: dict[tuple[int, int], dict[int, int]] = {}
+
+
 def completing_squares(board: Board, colour: int) -> int:
     """Squares that would complete a line of ``colour``: the one square missing from each line
     in which ``colour`` shows all tops but one."""
     bb = board.tops[colour]
-    need = board.rules.line - 1
-    if bb.bit_count() < need:
-        return 0
-    out = 0
-    for line in board.geo.lines:
-        if (bb & line).bit_count() == need:
-            out |= line & ~bb
+    geo = board.geo
+    cache = _COMPLETING.get((geo.size, geo.line_length))
+    if cache is None:
+        cache = _COMPLETING.setdefault((geo.size, geo.line_length), {})
+    out = cache.get(bb)
+    if out is None:
+        out = 0
+        need = geo.line_length - 1
+        if bb.bit_count() >= need:
+            for line in geo.lines:
+                if (bb & line).bit_count() == need:
+                    out |= line & ~bb
+        if len(cache) > 1 << 18:
+            cache.clear()
+        cache[bb] = out
     return out
+
+
+_THREAT_LINES: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}
 
 
 def threat_lines(board: Board, colour: int) -> list[int]:
     """Lines in which ``colour`` shows all tops but one."""
     bb = board.tops[colour]
-    need = board.rules.line - 1
-    if bb.bit_count() < need:
-        return []
-    return [line for line in board.geo.lines if (bb & line).bit_count() == need]
+    geo = board.geo
+    cache = _THREAT_LINES.get((geo.size, geo.line_length))
+    if cache is None:
+        cache = _THREAT_LINES.setdefault((geo.size, geo.line_length), {})
+    out = cache.get(bb)
+    if out is None:
+        need = geo.line_length - 1
+        out = tuple(line for line in geo.lines if (bb & line).bit_count() == need) if bb.bit_count() >= need else ()
+        if len(cache) > 1 << 18:
+            cache.clear()
+        cache[bb] = out
+    return list(out)
+
+
+_NEAR_LINES: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}
+
+
+def threat_lines_minus_one(board: Board, colour: int) -> tuple[int, ...]:
+    """Lines in which ``colour`` shows all tops but two: one more top there makes a threat."""
+    bb = board.tops[colour]
+    geo = board.geo
+    cache = _NEAR_LINES.get((geo.size, geo.line_length))
+    if cache is None:
+        cache = _NEAR_LINES.setdefault((geo.size, geo.line_length), {})
+    out = cache.get(bb)
+    if out is None:
+        need = geo.line_length - 2
+        out = tuple(line for line in geo.lines if (bb & line).bit_count() == need)
+        if len(cache) > 1 << 18:
+            cache.clear()
+        cache[bb] = out
+    return out
 
 
 def candidate_moves_to(board: Board, colour: int, targets: int) -> list[Move]:
@@ -102,6 +146,42 @@ def candidate_moves_to(board: Board, colour: int, targets: int) -> list[Move]:
         for frm in squares_of(own & bigger & ~(1 << to)):
             out.append(Move(stacks[frm][-1] >> 1, to, frm))
     return out
+
+
+def has_winning_move(board: Board, colour: int | None = None) -> bool:
+    """True when ``colour`` (default: the side to move) has a move that wins at once; the
+    same answer as ``bool(winning_moves(...))``, without building the moves."""
+    c = board.turn if colour is None else colour
+    hot = completing_squares(board, c)
+    if not hot:
+        return False
+    stacks = board.stacks
+    size_bb = board.size_bb
+    sizes = board.rules.sizes
+    entry = board.rules.entry
+    counts = board.reserve[c]
+    own = board.tops[c]
+    below = None
+    for to in squares_of(hot):
+        stack = stacks[to]
+        top = stack[-1] >> 1 if stack else 0
+        # an entry never uncovers anything, so any allowed entry completes the line
+        for s in range(sizes, top, -1):
+            if counts[s]:
+                if not top or entry == ENTRY_FREE:
+                    return True
+                if entry != ENTRY_EMPTY:
+                    if below is None:
+                        below = board._below()
+                    if board._entry_targets(s, below, c) >> to & 1:
+                        return True
+        bigger = 0
+        for s in range(top + 1, sizes + 1):
+            bigger |= size_bb[s]
+        for frm in squares_of(own & bigger & ~(1 << to)):
+            if move_result(board, Move(stacks[frm][-1] >> 1, to, frm), c) == WINS:
+                return True
+    return False
 
 
 def winning_moves(board: Board, colour: int | None = None) -> list[Move]:

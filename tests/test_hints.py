@@ -88,3 +88,9 @@ def test_cli_selfplay_prints_the_table(capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "A casual" in out and "B beginner" in out and "2 games of gobblet" in out
+
+
+def test_full_level_scores_alternatives_exactly_when_asked():
+    board = Board.from_text(MUST_BLOCK)
+    h = hint(board, "full", 0.3, multipv=3)
+    assert sum(1 for a in h.alternatives if not a.value.startswith("at most")) >= 3

@@ -4,8 +4,7 @@ import random
 
 import pytest
 
-from engine import GOBBLET_JR, Board, perft
-from engine import jr
+from engine import GOBBLET_JR, Board, jr, perft
 from engine.jr_solve import DRAW, LOSS, WIN, JrSolver, JrValue, decode, encode
 from engine.jr_table import build, load, save
 

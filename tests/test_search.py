@@ -1,12 +1,14 @@
 """The search on 4x4 and 5x5 positions: wins, blocks, reveal traps, limits, determinism."""
 
+import random
 import time
 
 import pytest
 
-from engine import Board
-from engine.search import MATE, SearchLimits, Searcher, search
-from engine.tactics import LOSES, WINS, move_result, winning_moves
+from engine import Board, Move
+from engine.movegen import is_legal_now, ordered_moves
+from engine.search import MATE, Searcher, SearchLimits, search
+from engine.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
 
 WIN_IN_3 = "gobblet B4,.,.,./.,.,W3,./.,W4,.,B4/.,W4,W3,. w 4,2,2 4,3,3 5"
 REVEAL_TRAP = "gobblet .,.,.,./.,W4,W3,./.,.,.,./B4,B4,B2W4,B3 w 4,3,2 4,3,1 6"
@@ -114,3 +116,66 @@ def test_a_repeated_position_scores_as_a_draw():
     scores = {board.move_text(sm.move): sm.score for sm in r.ranked}
     assert scores["3a3-b3"] == 0  # the position after it already occurred
     assert any(v != 0 for v in scores.values())
+
+
+def _random_positions(name, games, seed):
+    from engine import variant
+
+    rules = variant(name)
+    rng = random.Random(seed)
+    for _ in range(games):
+        board = Board(rules)
+        for _ in range(rng.randint(0, 30)):
+            if board.outcome() is not None:
+                break
+            yield board
+            board.push(rng.choice(board.legal_moves()))
+
+
+@pytest.mark.parametrize("name", ["gobblet", "gobblet-jr", "storer", "goblet-5"])
+def test_search_move_generation_agrees_with_the_board(name):
+    for board in _random_positions(name, 12, 3):
+        legal = set(board.legal_moves())
+        generated = ordered_moves(board, (), [None, None], {})
+        assert len(generated) == len(legal) and set(generated) == legal, board.text()
+        tried = tuple(generated[:2])
+        assert set(ordered_moves(board, tried, [None, None], {})) == legal - set(tried)
+        assert has_winning_move(board) == bool(winning_moves(board))
+        assert has_winning_move(board, 1 - board.turn) == bool(winning_moves(board, 1 - board.turn))
+
+
+@pytest.mark.parametrize("name", ["gobblet", "storer", "gobblet-jr"])
+def test_killer_legality_check_agrees_with_the_board(name):
+    for board in _random_positions(name, 4, 5):
+        rules_squares = board.rules.squares
+        legal = set(board.legal_moves())
+        for size in range(1, board.rules.sizes + 1):
+            for to in range(rules_squares):
+                for frm in [None, *range(rules_squares)]:
+                    assert is_legal_now(board, (size, to, frm)) == ((size, to, frm) in legal)
+
+
+@pytest.mark.parametrize("nodes", [150, 700, 2500, 6000])
+def test_a_stopped_iteration_gives_a_legal_move_and_leaves_the_board(nodes):
+    board = Board.from_text(MIDGAME)
+    before = (board.text(), board.hash, dict(board._seen))
+    r = Searcher().search(board, SearchLimits(time=None, nodes=nodes, deterministic=True))
+    assert r.move in board.legal_moves() and r.pv[0] == r.move
+    assert all(isinstance(m, Move) for m in r.pv)
+    assert (board.text(), board.hash, dict(board._seen)) == before
+
+
+def test_a_reused_searcher_forgets_its_table_under_other_rules():
+    searcher = Searcher()
+    gobblet = Board.from_text(MIDGAME)
+    searcher.search(gobblet, SearchLimits(time=None, depth=2))
+    assert searcher.tt
+    storer = Board.from_text(MIDGAME.replace("gobblet", "storer", 1))
+    r = searcher.search(storer, SearchLimits(time=None, depth=2))
+    assert r.move in storer.legal_moves()
+
+
+def test_the_clock_never_stops_the_first_iterations():
+    board = Board.from_text(MIDGAME)
+    assert Searcher().search(board, SearchLimits(time=1e-6)).depth >= 1
+    assert Searcher().search(board, SearchLimits(time=1e-6, min_depth=2)).depth >= 2

@@ -1,0 +1,141 @@
+"""Move generation for the search: every legal move, already ordered, as plain tuples.
+
+``Board.legal_moves`` builds ``Move`` objects in a fixed order; the search wants them ordered
+by promise and makes tens of thousands of lists a second, so this generator reads the board's
+bitboards directly, scores each move as it makes it and returns ``(size, to, frm)`` tuples
+(equal to, and hashing like, the ``Move`` with the same fields; ``Board.push`` takes either).
+
+Order: moves onto a line where the opponent shows all tops but one (blocks and gobbles there),
+then the killer moves of the ply, then by the history heuristic, gobbling an opponent piece
+and size.
+"""
+
+from __future__ import annotations
+
+from .board import Board
+from .rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
+from .tactics import threat_lines
+
+BLOCK_BONUS = 1 << 32
+KILLER_BONUS = 1 << 30
+CAPTURE_BONUS = 1 << 25
+
+_SQUARES: dict[int, tuple[int, ...]] = {}
+
+
+def squares(bb: int) -> tuple[int, ...]:
+    """The set bits of ``bb``, lowest first (memoised: a search meets the same few thousand
+    bitboards over and over)."""
+    out = _SQUARES.get(bb)
+    if out is None:
+        sq = []
+        b = bb
+        while b:
+            low = b & -b
+            sq.append(low.bit_length() - 1)
+            b ^= low
+        out = tuple(sq)
+        if len(_SQUARES) > 1 << 18:
+            _SQUARES.clear()
+        _SQUARES[bb] = out
+    return out
+
+
+def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> list[tuple]:
+    """The legal moves of the side to move, best first, without those in ``tried`` (moves
+    already searched).  The board must not be over."""
+    c = board.turn
+    opp = 1 - c
+    tops = board.tops
+    size_bb = board.size_bb
+    sizes = board.rules.sizes
+    mine = tops[c]
+    theirs = tops[opp]
+    empty = board.geo.full ^ (mine | theirs)
+    below = [empty]
+    m = empty
+    for s in range(1, sizes + 1):
+        below.append(m)
+        m |= size_bb[s]
+    hot = 0
+    for line in threat_lines(board, opp):
+        hot |= line
+    k0, k1 = killers
+    get = history.get
+    scored: list[tuple[int, tuple]] = []
+    append = scored.append
+    entry = board.rules.entry
+    counts = board.reserve[c]
+    for s in range(sizes, 0, -1):
+        if not counts[s]:
+            continue
+        if entry == ENTRY_FREE:
+            targets = below[s]
+        elif entry == ENTRY_EMPTY or not hot:
+            targets = empty
+        elif entry == ENTRY_DEFENSIVE:
+            targets = empty | (below[s] & hot & theirs)
+        else:  # Storer: any smaller top on such a line
+            targets = empty | (below[s] & hot)
+        for to in squares(targets):
+            mv = (s, to, None)
+            if mv in tried:
+                continue
+            v = get(mv, 0) + s
+            if hot >> to & 1:
+                v += BLOCK_BONUS
+            if theirs >> to & 1:
+                v += CAPTURE_BONUS
+            if mv == k0 or mv == k1:
+                v += KILLER_BONUS
+            append((v, mv))
+    stacks = board.stacks
+    for frm in squares(mine):
+        s = stacks[frm][-1] >> 1
+        for to in squares(below[s] & ~(1 << frm)):
+            mv = (s, to, frm)
+            if mv in tried:
+                continue
+            v = get(mv, 0) + s
+            if hot >> to & 1:
+                v += BLOCK_BONUS
+            if theirs >> to & 1:
+                v += CAPTURE_BONUS
+            if mv == k0 or mv == k1:
+                v += KILLER_BONUS
+            append((v, mv))
+    scored.sort(key=_first, reverse=True)
+    return [mv for _, mv in scored]
+
+
+def is_legal_now(board: Board, move: tuple) -> bool:
+    """True when ``move`` (a killer from another position) is legal here; cheaper than
+    generating every move.  The board must not be over."""
+    size, to, frm = move
+    c = board.turn
+    stacks = board.stacks
+    dest = stacks[to]
+    if dest and dest[-1] >> 1 >= size:
+        return False
+    if frm is None:
+        if not board.reserve[c][size]:
+            return False
+        entry = board.rules.entry
+        if not dest or entry == ENTRY_FREE:
+            return True
+        if entry == ENTRY_EMPTY:
+            return False
+        hot = 0
+        for line in threat_lines(board, 1 - c):
+            hot |= line
+        if not hot >> to & 1:
+            return False
+        return entry != ENTRY_DEFENSIVE or dest[-1] & 1 != c
+    if frm == to:
+        return False
+    src = stacks[frm]
+    return bool(src) and src[-1] == size * 2 + c
+
+
+def _first(t: tuple) -> int:
+    return t[0]
