@@ -206,9 +206,13 @@ class Board:
                 h ^= self._z.reserve[c][s][reserves[c][s]]
         self.hash = h
         self._undo: list[tuple] = []
-        self._seen: dict[int, int] = {h: 1}
-        self._result: Outcome | None = None
-        self._result = self._line_outcome(other(turn))
+        # Read-only for callers (the search reads them in its hot loop, hence plain attributes):
+        # ``seen`` counts each position hash in this board's history; ``decided`` is the
+        # ending decided by lines, repetition or an action (a no-move loss needs the moves
+        # counted: see ``outcome``), None while the game goes on.
+        self.seen: dict[int, int] = {h: 1}
+        self.decided: Outcome | None = None
+        self.decided = self._line_outcome(other(turn))
 
     def copy(self) -> "Board":
         """An independent copy of the position and its history."""
@@ -219,7 +223,7 @@ class Board:
         new.tops = list(self.tops)
         new.size_bb = list(self.size_bb)
         new._undo = list(self._undo)
-        new._seen = dict(self._seen)
+        new.seen = dict(self.seen)
         return new
 
     # ----------------------------------------------------------------- queries
@@ -227,6 +231,11 @@ class Board:
     def ply(self) -> int:
         """Moves played since the start of the game (set-up plies included)."""
         return self.start_ply + sum(1 for u in self._undo if u[0] is not None)
+
+    @property
+    def history_length(self) -> int:
+        """How many moves and ending actions have been pushed on this board."""
+        return len(self._undo)
 
     @property
     def can_pop(self) -> bool:
@@ -270,7 +279,7 @@ class Board:
 
     def repetitions(self) -> int:
         """How many times the current position has occurred in this board's history."""
-        return self._seen.get(self.hash, 0)
+        return self.seen.get(self.hash, 0)
 
     def showing_line(self, colour: int) -> tuple[int, ...]:
         """The squares of a line that ``colour`` shows, or () when it shows none."""
@@ -297,8 +306,8 @@ class Board:
         Lines are judged after the whole move (the opponent's line wins first), then threefold
         repetition, then a player to move with no legal move loses.
         """
-        if self._result is not None:
-            return self._result
+        if self.decided is not None:
+            return self.decided
         if self.count_legal_moves() == 0:
             return Outcome(other(self.turn), NO_MOVES)
         return None
@@ -308,7 +317,7 @@ class Board:
         return self.outcome() is not None
 
     # ----------------------------------------------------------------- moves
-    def _below(self) -> list[int]:
+    def below_masks(self) -> list[int]:
         """``below[s]``: squares whose top is smaller than size ``s`` (empty squares included)."""
         m = self.geo.full ^ (self.tops[0] | self.tops[1])
         below = [m]
@@ -329,7 +338,9 @@ class Board:
                 hot |= line
         return hot
 
-    def _entry_targets(self, size: int, below: list[int], mover: int) -> int:
+    def entry_targets(self, size: int, below: list[int], mover: int) -> int:
+        """Squares where ``mover`` may enter a piece of ``size`` (``below`` from
+        ``below_masks``)."""
         entry = self.rules.entry
         if entry == ENTRY_FREE:
             return below[size]
@@ -346,15 +357,15 @@ class Board:
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to move (none once the game is over)."""
-        if self._result is not None:
+        if self.decided is not None:
             return []
         c = self.turn
-        below = self._below()
+        below = self.below_masks()
         moves: list[Move] = []
         counts = self.reserve[c]
         for s in range(self.rules.sizes, 0, -1):
             if counts[s]:
-                for to in squares_of(self._entry_targets(s, below, c)):
+                for to in squares_of(self.entry_targets(s, below, c)):
                     moves.append(Move(s, to, None))
         stacks = self.stacks
         for frm in squares_of(self.tops[c]):
@@ -365,15 +376,15 @@ class Board:
 
     def count_legal_moves(self) -> int:
         """The number of legal moves, counted without building them (for perft)."""
-        if self._result is not None:
+        if self.decided is not None:
             return 0
         c = self.turn
-        below = self._below()
+        below = self.below_masks()
         n = 0
         counts = self.reserve[c]
         for s in range(self.rules.sizes, 0, -1):
             if counts[s]:
-                n += self._entry_targets(s, below, c).bit_count()
+                n += self.entry_targets(s, below, c).bit_count()
         stacks = self.stacks
         for frm in squares_of(self.tops[c]):
             # the source square itself is never "below" its own top, so no exclusion needed
@@ -395,14 +406,14 @@ class Board:
             return f"there is no size {size} in this game (sizes 1 to {self.rules.sizes})"
         if not 0 <= to < self.rules.squares or (frm is not None and not 0 <= frm < self.rules.squares):
             return "the square is not on the board"
-        below = self._below()
+        below = self.below_masks()
         dest_top = self.top(to)
         if frm is None:
             if not self.reserve[self.turn][size]:
                 if self.stacked:
                     return f"{mover} has no external stack with a size {size} on top"
                 return f"{mover} has no size {size} left in reserve"
-            if self._entry_targets(size, below, self.turn) >> to & 1:
+            if self.entry_targets(size, below, self.turn) >> to & 1:
                 return None
             if dest_top is None:
                 return None  # unreachable: empty squares are always entry targets
@@ -478,24 +489,24 @@ class Board:
         self._undo.append((move, self.hash))
         self.hash = h
         self.turn = 1 - c
-        seen = self._seen.get(h, 0) + 1
-        self._seen[h] = seen
+        seen = self.seen.get(h, 0) + 1
+        self.seen[h] = seen
         result = self._line_outcome(c)
         if result is None and seen >= self.rules.repetitions:
             result = Outcome(None, REPETITION)
-        self._result = result
+        self.decided = result
 
     def pop(self) -> Move | None:
         """Take back the last move (returned) or the last ending action (returns None)."""
         move, old_hash = self._undo.pop()
-        self._result = None
+        self.decided = None
         if move is None:  # an action (resignation, agreement, touch-move loss)
             return None  # actions are only taken while the game goes on
-        seen = self._seen[self.hash] - 1
+        seen = self.seen[self.hash] - 1
         if seen:
-            self._seen[self.hash] = seen
+            self.seen[self.hash] = seen
         else:
-            del self._seen[self.hash]
+            del self.seen[self.hash]
         size, to, frm = move
         c = 1 - self.turn
         p = size * 2 + c
@@ -545,7 +556,7 @@ class Board:
         if self.outcome() is not None:
             raise GameOver("the game is over")
         self._undo.append((None, self.hash))
-        self._result = outcome
+        self.decided = outcome
         return outcome
 
     def resign(self, colour: int | None = None) -> Outcome:

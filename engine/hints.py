@@ -242,7 +242,7 @@ def _blocked_line(board: Board, move: Move) -> str | None:
         return None
     board.push(move)
     try:
-        still = board._result is None and bool(winning_moves(board))
+        still = board.decided is None and bool(winning_moves(board))
     finally:
         board.pop()
     if still:
@@ -259,7 +259,7 @@ def _threat_made(board: Board, move: Move) -> str | None:
     before = completing_squares(board, me)
     board.push(move)
     try:
-        if board._result is not None:
+        if board.decided is not None:
             return None
         new = threat_lines(board, me)
         hot = completing_squares(board, me) & ~before

@@ -138,7 +138,7 @@ class Searcher:
         self._killers: list[list[Move | None]] = [[None, None] for _ in range(_MAX_PLY + QDEPTH + 2)]
         self._start = time.perf_counter()
         self._deadline = None if limits.deterministic or limits.time is None else self._start + limits.time
-        self._root_len = len(self._board._undo)
+        self._root_len = self._board.history_length
         if len(self.tt) > self.tt_limit or self._rules != board.rules:
             # (the table's moves are tried without a legality check, so a table filled under
             # other rules must go)
@@ -199,11 +199,11 @@ class Searcher:
         for i, sm in enumerate(ranked):
             move = sm.move
             board.push(move)
-            res = board._result
+            res = board.decided
             if res is not None:
                 score = 0 if res.winner is None else (MATE - 1 if res.winner == me else -(MATE - 1))
                 exact = True
-            elif board._seen[board.hash] < 2 and has_winning_move(board):
+            elif board.seen[board.hash] < 2 and has_winning_move(board):
                 score = -(MATE - 2)
                 exact = True
             else:
@@ -247,7 +247,7 @@ class Searcher:
         line = [first]
         board.push(first)
         pushed = 1
-        while len(line) < depth and board._result is None:
+        while len(line) < depth and board.decided is None:
             entry = self.tt.get(board.hash)
             if entry is None or entry[3] is None or not board.is_legal(entry[3]):
                 break
@@ -260,7 +260,7 @@ class Searcher:
 
     def _unwind(self) -> None:
         board = self._board
-        while len(board._undo) > self._root_len:
+        while board.history_length > self._root_len:
             board.pop()
 
     def _tick(self) -> None:
@@ -280,7 +280,7 @@ class Searcher:
             self._tick()
         board = self._board
         key = board.hash
-        if board._seen[key] >= 2:
+        if board.seen[key] >= 2:
             stats.rep_hits += 1
             return 0
         if depth <= 0:
@@ -324,14 +324,14 @@ class Searcher:
                     break
             move = moves[i]
             board.push(move)
-            res = board._result
+            res = board.decided
             if res is not None:
                 if res.winner is None:
                     stats.rep_hits += 1
                     score = 0
                 else:
                     score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
-            elif board._seen[board.hash] >= 2:
+            elif board.seen[board.hash] >= 2:
                 stats.rep_hits += 1
                 score = 0
             elif has_winning_move(board):
@@ -403,14 +403,14 @@ class Searcher:
             if self._limits.nodes is not None or stats.nodes & 255 == 0:
                 self._tick()
             board.push(move)
-            res = board._result
+            res = board.decided
             if res is not None:
                 if res.winner is None:
                     stats.rep_hits += 1
                     score = 0
                 else:
                     score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
-            elif board._seen[board.hash] >= 2:
+            elif board.seen[board.hash] >= 2:
                 stats.rep_hits += 1
                 score = 0
             elif has_winning_move(board):

@@ -136,8 +136,8 @@ def candidate_moves_to(board: Board, colour: int, targets: int) -> list[Move]:
                 if entry == ENTRY_EMPTY:
                     continue
                 if below is None:
-                    below = board._below()
-                if not board._entry_targets(s, below, colour) >> to & 1:
+                    below = board.below_masks()
+                if not board.entry_targets(s, below, colour) >> to & 1:
                     continue
             out.append(Move(s, to, None))
         bigger = 0
@@ -172,8 +172,8 @@ def has_winning_move(board: Board, colour: int | None = None) -> bool:
                     return True
                 if entry != ENTRY_EMPTY:
                     if below is None:
-                        below = board._below()
-                    if board._entry_targets(s, below, c) >> to & 1:
+                        below = board.below_masks()
+                    if board.entry_targets(s, below, c) >> to & 1:
                         return True
         bigger = 0
         for s in range(top + 1, sizes + 1):
@@ -197,4 +197,4 @@ def game_result(board: Board):
     """The outcome of the last move (line, reveal or repetition) without counting moves; None
     while the game goes on.  (``Board.outcome`` also counts legal moves, which the search
     cannot afford on every node; a position without moves is handled by the search itself.)"""
-    return board._result
+    return board.decided

@@ -97,9 +97,9 @@ def test_node_limit_and_deterministic_mode_reproduce():
 
 def test_search_leaves_the_board_unchanged():
     board = Board.from_text(MIDGAME)
-    before = (board.text(), board.hash, dict(board._seen))
+    before = (board.text(), board.hash, dict(board.seen))
     search(board, SearchLimits(time=None, nodes=2000, deterministic=True))
-    assert (board.text(), board.hash, dict(board._seen)) == before
+    assert (board.text(), board.hash, dict(board.seen)) == before
 
 
 def test_deterministic_mode_needs_a_limit():
@@ -158,11 +158,11 @@ def test_killer_legality_check_agrees_with_the_board(name):
 @pytest.mark.parametrize("nodes", [150, 700, 2500, 6000])
 def test_a_stopped_iteration_gives_a_legal_move_and_leaves_the_board(nodes):
     board = Board.from_text(MIDGAME)
-    before = (board.text(), board.hash, dict(board._seen))
+    before = (board.text(), board.hash, dict(board.seen))
     r = Searcher().search(board, SearchLimits(time=None, nodes=nodes, deterministic=True))
     assert r.move in board.legal_moves() and r.pv[0] == r.move
     assert all(isinstance(m, Move) for m in r.pv)
-    assert (board.text(), board.hash, dict(board._seen)) == before
+    assert (board.text(), board.hash, dict(board.seen)) == before
 
 
 def test_a_reused_searcher_forgets_its_table_under_other_rules():

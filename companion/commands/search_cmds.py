@@ -59,7 +59,7 @@ def play_game(white: str, black: str, rules, seconds: float, rng: random.Random,
         safe = []
         for m in board.legal_moves():
             board.push(m)
-            if board._result is None and not winning_moves(board):
+            if board.decided is None and not winning_moves(board):
                 safe.append(m)
             board.pop()
         if not safe:
