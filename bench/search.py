@@ -33,7 +33,7 @@ def quiet_position(rules: Rules, seed: int, plies: int) -> Board | None:
         safe = []
         for m in board.legal_moves():
             board.push(m)
-            if board._result is None and not winning_moves(board):
+            if board.decided is None and not winning_moves(board):
                 safe.append(m)
             board.pop()
         if not safe:

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from hardware.camera_model import CameraIntrinsics, CameraPose, height_scale
-from hardware.pieces import BoardSpec, DataFileError, PieceSet, board_from_dict, piece_set_from_dict
+from hardware.pieces import BoardSpec, DataFileError, PieceSet, board_from_dict, check_header, piece_set_from_dict
 
 from .canvas import Canvas
 
@@ -141,13 +141,7 @@ def _number(value: Any, where: str) -> float:
 
 def from_json(data: Any, where: str = "calibration") -> Calibration:
     """Validate a parsed calibration file and build the Calibration."""
-    if not isinstance(data, dict):
-        raise CalibrationError(f"{where}: the top level must be a JSON object")
-    if data.get("format") != FORMAT:
-        raise CalibrationError(f"{where}: field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
-    if data.get("version") != VERSION:
-        raise CalibrationError(f"{where}: unsupported version {data.get('version')!r} "
-                               f"(this cupboard reads version {VERSION}); calibrate again")
+    check_header(data, FORMAT, VERSION, where, CalibrationError, "; calibrate again")
     try:
         pieces = piece_set_from_dict(_need(data, "piece_set", where), f"{where}: piece_set")
         board = board_from_dict(_need(data, "board", where), f"{where}: board")

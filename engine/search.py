@@ -324,30 +324,9 @@ class Searcher:
                     break
             move = moves[i]
             board.push(move)
-            res = board.decided
-            if res is not None:
-                if res.winner is None:
-                    stats.rep_hits += 1
-                    score = 0
-                else:
-                    score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
-            elif board.seen[board.hash] >= 2:
-                stats.rep_hits += 1
-                score = 0
-            elif has_winning_move(board):
-                score = lost
-            elif depth == 1:
-                # a frontier child is a leaf: straight to the quiescence step, one window
-                stats.nodes += 1
-                if self._limits.nodes is not None or stats.nodes & 255 == 0:
-                    self._tick()
-                score = -self._qsearch(-beta, -alpha, ply + 1, QDEPTH)
-            elif i == 0:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
-            else:
-                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
-                if alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            score = _settled_score(board, me, ply, stats)
+            if score is None:
+                score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
             board.pop()
             i += 1
             if score > best:
@@ -370,6 +349,22 @@ class Searcher:
             killers[0] = move
         history = self.history[colour]
         history[move] = history.get(move, 0) + depth * depth
+
+    def _child_score(self, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int:
+        """Search the child just pushed: a frontier child goes straight to the quiescence step;
+        later siblings get a null window first (PVS)."""
+        stats = self._stats
+        if depth == 1:
+            stats.nodes += 1
+            if self._limits.nodes is not None or stats.nodes & 255 == 0:
+                self._tick()
+            return -self._qsearch(-beta, -alpha, ply + 1, QDEPTH)
+        if first:
+            return -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+        score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
+        if alpha < score < beta:
+            score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+        return score
 
     def _qsearch(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         stats = self._stats
@@ -403,20 +398,12 @@ class Searcher:
             if self._limits.nodes is not None or stats.nodes & 255 == 0:
                 self._tick()
             board.push(move)
-            res = board.decided
-            if res is not None:
-                if res.winner is None:
-                    stats.rep_hits += 1
-                    score = 0
+            score = _settled_score(board, me, ply, stats)
+            if score is None:
+                if has_winning_move(board):
+                    score = -(MATE - ply - 2)
                 else:
-                    score = MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
-            elif board.seen[board.hash] >= 2:
-                stats.rep_hits += 1
-                score = 0
-            elif has_winning_move(board):
-                score = -(MATE - ply - 2)
-            else:
-                score = -self._qsearch(-beta, -alpha, ply + 1, qdepth - 1)
+                    score = -self._qsearch(-beta, -alpha, ply + 1, qdepth - 1)
             board.pop()
             if score > best:
                 best = score
@@ -450,3 +437,18 @@ def _from_tt(score: int, ply: int) -> int:
 def search(board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1) -> SearchResult:
     """Search ``board`` with a fresh engine (see ``Searcher.search``)."""
     return Searcher().search(board, limits, multipv)
+
+
+def _settled_score(board: Board, me: int, ply: int, stats: "_Stats") -> int | None:
+    """The score of a child that needs no search: a decided game, or a position seen before
+    (counted as a draw, and never stored as the position's value)."""
+    res = board.decided
+    if res is not None:
+        if res.winner is None:
+            stats.rep_hits += 1
+            return 0
+        return MATE - ply - 1 if res.winner == me else -(MATE - ply - 1)
+    if board.seen[board.hash] >= 2:
+        stats.rep_hits += 1
+        return 0
+    return None

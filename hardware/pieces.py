@@ -151,13 +151,20 @@ def _read(path: Path, fmt: str) -> dict:
         raise DataFileError(f"{path}: no such file") from None
     except json.JSONDecodeError as e:
         raise DataFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    return check_header(data, fmt, FORMAT_VERSION, str(path))
+
+
+def check_header(data: Any, fmt: str, version: int, where: str, error: type[ValueError] = DataFileError,
+                 advice: str = "") -> dict:
+    """``data`` as a dict once it is a JSON object naming format ``fmt`` and ``version``;
+    otherwise ``error`` naming ``where`` and the problem (``advice`` follows a wrong version)."""
     if not isinstance(data, dict):
-        raise DataFileError(f"{path}: the top level must be a JSON object")
+        raise error(f"{where}: the top level must be a JSON object")
     if data.get("format") != fmt:
-        raise DataFileError(f"{path}: field 'format' must be {fmt!r}, got {data.get('format')!r}")
-    if data.get("version") != FORMAT_VERSION:
-        raise DataFileError(f"{path}: unsupported version {data.get('version')!r} "
-                            f"(this cupboard reads version {FORMAT_VERSION})")
+        raise error(f"{where}: field 'format' must be {fmt!r}, got {data.get('format')!r}")
+    if data.get("version") != version:
+        raise error(f"{where}: unsupported version {data.get('version')!r} "
+                    f"(this cupboard reads version {version}){advice}")
     return data
 
 
