@@ -2,8 +2,14 @@
 cup) to a saved, versioned description of where the board is, where the camera is, how the
 players' colours look and how big each size class appears."""
 
-from .model import Calibration, CalibrationError, ColourModel, load_calibration, save_calibration
 from .calibrate import calibrate
+from .model import (
+           Calibration,
+           CalibrationError,
+           ColourModel,
+           load_calibration,
+           save_calibration,
+)
 
 __all__ = ["Calibration", "CalibrationError", "ColourModel", "calibrate", "load_calibration",
            "save_calibration"]

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hardware.camera_model import CameraIntrinsics, height_scale, nadir, nominal_intrinsics
+from hardware.camera_model import (
+    CameraIntrinsics,
+    height_scale,
+    nadir,
+    nominal_intrinsics,
+)
 from hardware.markers import outer_rect
 from hardware.pieces import BoardSpec, PieceSet
 
@@ -85,17 +90,28 @@ def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, 
     if len(best.markers) < 3:
         raise CalibrationError(f"only markers {list(best.markers)} were seen; calibration needs at least 3 of "
                                f"{list(board.markers.ids)} in one frame")
-    canvas = board_canvas(board, CANVAS_PPM, _margin(board, pieces, best))
-    maps = canvas_maps(canvas, intrinsics, best.pose)
+    return calibration_from_fix(frames, best, pieces, board, intrinsics, intrinsics_source, cup_frame)
+
+
+def calibration_from_fix(frames: Sequence[np.ndarray], fix: BoardFix, pieces: PieceSet, board: BoardSpec,
+                         intrinsics: CameraIntrinsics, intrinsics_source: str,
+                         cup_frame: np.ndarray | None = None) -> Calibration:
+    """The calibration once the board is found (``fix``, by markers or by tapped corners):
+    the rectified reference picture of the empty board and the colour model."""
+    h, w = frames[0].shape[:2]
+    if cup_frame is not None and cup_frame.shape[:2] != (h, w):
+        raise CalibrationError(f"the colour frame must be {w}x{h} like the others")
+    canvas = board_canvas(board, CANVAS_PPM, _margin(board, pieces, fix))
+    maps = canvas_maps(canvas, intrinsics, fix.pose)
     views = [rectify(f, maps) for f in frames]
     reference = np.median(np.stack(views), axis=0).astype(np.uint8) if len(views) > 1 else views[0]
     area = board_area_mask(canvas, board)
     board_bgr = tuple(float(v) for v in np.median(reference[area].reshape(-1, 3), axis=0))
     if cup_frame is not None:
         view = rectify(cup_frame, maps).astype(np.float32)
-        sizes = size_classes(pieces, best.pose.height)
+        sizes = size_classes(pieces, fix.pose.height)
         top = sizes[-1]
-        n = nadir(best.pose)
+        n = nadir(fix.pose)
         means = []
         for sq in (LIGHT_CUP_SQUARE, dark_cup_square(board)):
             c = np.asarray(board.square_centre(sq))
@@ -114,6 +130,6 @@ def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, 
         colour = ColourModel(board_bgr, tuple(float(v) for v in np.asarray(pieces.colours[0].top_bgr) * ratio),
                              tuple(float(v) for v in np.asarray(pieces.colours[1].top_bgr) * ratio), "nominal")
     return Calibration(pieces=pieces, board=board, intrinsics=intrinsics, intrinsics_source=intrinsics_source,
-                       pose=best.pose, markers_seen=best.markers, reprojection_error_px=best.error_px,
-                       canvas=canvas, colour=colour, sizes=size_classes(pieces, best.pose.height),
+                       pose=fix.pose, markers_seen=fix.markers, reprojection_error_px=fix.error_px,
+                       canvas=canvas, colour=colour, sizes=size_classes(pieces, fix.pose.height),
                        reference=reference)

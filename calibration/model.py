@@ -20,7 +20,14 @@ import cv2
 import numpy as np
 
 from hardware.camera_model import CameraIntrinsics, CameraPose, height_scale
-from hardware.pieces import BoardSpec, DataFileError, PieceSet, board_from_dict, check_header, piece_set_from_dict
+from hardware.pieces import (
+    BoardSpec,
+    DataFileError,
+    PieceSet,
+    board_from_dict,
+    check_header,
+    piece_set_from_dict,
+)
 
 from .canvas import Canvas
 

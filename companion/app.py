@@ -19,6 +19,7 @@ from flask import Flask, current_app
 from engine import variant
 
 from .events import Broadcaster, SseMessage
+from .jr_prepare import JrTablePreparer
 from .web.errors import register_error_handlers
 from .web.hub import GameHub
 from .web.security import load_or_create_token
@@ -62,6 +63,9 @@ class CompanionConfig:
     hint_seconds: float = 3.0  # the most a hint may think
     health_every: float = 2.0  # seconds between camera health messages on the stream
     camera: CameraService | None = None
+    # build the exact Gobblet Jr. table in the background when it is missing (cupboard serve)
+    prepare_jr_table: bool = False
+    jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -76,6 +80,7 @@ class Companion:
     camera: CameraService | None
     live: Any = None  # the LiveReferee refereeing from the camera (see attach_live)
     wizard: Any = None  # the calibration wizard's captures (web.wizard_api)
+    jr_table: JrTablePreparer = field(default_factory=JrTablePreparer)
 
     def attach_live(self, live: Any) -> None:
         """Wire the camera's ``LiveReferee``: its pending detection goes into every page's
@@ -118,7 +123,11 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     hub = GameHub(config.data_dir, broadcaster)
     hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
     token = config.token or load_or_create_token(config.data_dir)
-    app.extensions["cupboard"] = Companion(config, token, hub, broadcaster, config.camera)
+    services = Companion(config, token, hub, broadcaster, config.camera,
+                         jr_table=config.jr_table or JrTablePreparer())
+    app.extensions["cupboard"] = services
+    if config.prepare_jr_table and services.jr_table.start():
+        log.info("building the exact Gobblet Jr. table in the background: %s", services.jr_table.path)
 
     if hub.resume() is None and config.start_game:
         hub.new_game(variant(config.default_variant), {})

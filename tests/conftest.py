@@ -20,3 +20,18 @@ def app(tmp_path):
 def client(app):
     """Flask's test client on ``app``."""
     return app.test_client()
+
+
+def started_camera(source, ready=lambda cam: cam.latest_frame() is not None, timeout=60.0):
+    """A running PreviewCamera over ``source``, once ``ready(camera)`` holds (a real camera
+    thread rendering real frames)."""
+    import time
+
+    from companion.web.preview import PreviewCamera
+
+    cam = PreviewCamera(source, max_fps=20).start()
+    deadline = time.monotonic() + timeout
+    while not ready(cam):
+        assert time.monotonic() < deadline and cam.error is None, cam.error
+        time.sleep(0.05)
+    return cam

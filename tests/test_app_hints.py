@@ -35,6 +35,7 @@ def test_a_hint_for_the_player_to_move(client):
     state = client.get("/api/state").get_json()
     assert state["hints_used"] == {"white": 1, "black": 0}
     assert state["ply"] == 0  # asking changes nothing on the board
+    assert "table" not in body  # the exact table is only for Gobblet Jr.
 
 
 def test_the_limit_per_turn(client):
@@ -56,7 +57,8 @@ def test_exact_values_in_gobblet_jr(client):
     from engine.jr_table import default_path
 
     if not default_path().exists():
-        pytest.skip("the Gobblet Jr. table is not built on this machine (the web app never builds it)")
+        pytest.skip("the Gobblet Jr. table is not built on this machine (run `cupboard prepare`)")
     client.post("/api/game/new", json={"variant": "gobblet-jr"}, headers=AUTH)
     body = ask(client, level=5).get_json()
     assert body["exact"] is True and body["value"].startswith("wins in ")
+    assert body["table"] == "ready" and body["table_note"] == "exact table ready"

@@ -6,10 +6,10 @@ import time
 import cv2
 import numpy as np
 import pytest
+from conftest import started_camera
 
 from companion.app import CompanionConfig, create_app
 from companion.web.camera_api import BOUNDARY
-from companion.web.preview import PreviewCamera
 from hardware.synthetic import SyntheticCamera
 
 TOKEN = "cam-token"
@@ -18,11 +18,7 @@ AUTH = {"X-Cupboard-Token": TOKEN}
 
 @pytest.fixture(scope="module")
 def camera():
-    cam = PreviewCamera(SyntheticCamera(loop=True), max_fps=20).start()
-    deadline = time.monotonic() + 60
-    while cam.preview_jpeg() is None or cam.health()["fps"] == 0:
-        assert time.monotonic() < deadline and cam.error is None, cam.error
-        time.sleep(0.05)
+    cam = started_camera(SyntheticCamera(loop=True), ready=lambda c: c.preview_jpeg() is not None and c.health()["fps"] > 0)
     yield cam
     cam.stop()
 

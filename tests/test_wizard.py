@@ -5,10 +5,10 @@ changes anything needs the token, and steps out of order answer clear JSON error
 import time
 
 import pytest
+from conftest import started_camera
 
 from calibration.model import load_calibration
 from companion.app import CompanionConfig, create_app
-from companion.web.preview import PreviewCamera
 from hardware.synthetic import SyntheticCamera
 
 TOKEN = "wiz-token"
@@ -18,11 +18,7 @@ AUTH = {"X-Cupboard-Token": TOKEN}
 @pytest.fixture(scope="module")
 def camera():
     empty = tuple(() for _ in range(9))
-    cam = PreviewCamera(SyntheticCamera(script=[empty], pieces="gobblet-jr", loop=True, seed=7), max_fps=20).start()
-    deadline = time.monotonic() + 30
-    while cam.latest_frame() is None:
-        assert time.monotonic() < deadline and cam.error is None, cam.error
-        time.sleep(0.05)
+    cam = started_camera(SyntheticCamera(script=[empty], pieces="gobblet-jr", loop=True, seed=7))
     yield cam
     cam.stop()
 

@@ -1,4 +1,5 @@
-"""Subcommands over the search: ``hint`` (a move suggestion) and ``selfplay`` (engine matches)."""
+"""Subcommands over the search: ``hint`` (a move suggestion), ``selfplay`` (engine matches) and
+``prepare`` (build the exact Gobblet Jr. table that full-strength Jr. hints use)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
     p.add_argument("--level", default="full", help=f"strength: {', '.join(LEVELS)} or 1-5 (default full)")
     p.set_defaults(func=cmd_hint)
+
+    p = subparsers.add_parser("prepare", help="build the exact Gobblet Jr. table for hints (a few minutes)")
+    p.add_argument("--force", action="store_true", help="build it again even if it is there")
+    p.set_defaults(func=cmd_prepare)
 
     p = subparsers.add_parser("selfplay", help="play engine levels against each other")
     p.add_argument("--white", default="full", help="level of the first player")
@@ -49,6 +54,19 @@ def cmd_hint(args: argparse.Namespace) -> int:
     for alt in h.alternatives[:8]:
         print(f"  {alt.text:10} {alt.value}")
     return 0
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    """Build the Gobblet Jr. table into the cache (``$CUPBOARD_CACHE`` or ~/.cache/cupboard)
+    unless it is there; ``cupboard serve`` does the same in the background."""
+    from engine import jr_table
+
+    path = jr_table.default_path()
+    if path.exists() and not args.force:
+        print("the exact Gobblet Jr. table is ready:", flush=True)
+        return jr_table.main(["info", "--file", str(path)])
+    print(f"building the exact Gobblet Jr. table into {path} (a few minutes)...", flush=True)
+    return jr_table.main(["build", "--out", str(path)])
 
 
 def play_game(white: str, black: str, rules, seconds: float, rng: random.Random, opening_plies: int) -> str:

@@ -124,7 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     camera, live = _camera(args)
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=args.variant,
-        max_streams=args.max_pages, camera=camera,
+        max_streams=args.max_pages, camera=camera, prepare_jr_table=True,
     )
     app = create_app(config)
     services = app.extensions["cupboard"]
@@ -143,6 +143,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"players, open this link (it gives control of the game): {link}")
     print(f"spectators: {base}")
     print(f"data: {data_dir}")
+    table = services.jr_table
+    if table.process is not None:
+        print(f"hints: building the exact Gobblet Jr. table in the background (a few minutes, low priority) "
+              f"into {table.path}")
     print_qr(link)
     sys.stdout.flush()
 
@@ -159,6 +163,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         pass
     finally:
         running.stop()
+        services.jr_table.stop()  # an unfinished table is started again next time
         if camera is not None:
             camera.stop()
         print("cupboard stopped; the game in progress is kept and resumes next time")

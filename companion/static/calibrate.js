@@ -1,4 +1,4 @@
-// The calibration wizard: markers, the empty board, colours, a check, save.
+// The calibration wizard: markers (or four tapped corners), the empty board, colours, a check, save.
 "use strict";
 
 (() => {
@@ -14,19 +14,63 @@
   function done(stepId, yes) { $(stepId).classList.toggle("done", Boolean(yes)); }
 
   function describe(cal) {
+    const how = cal.method === "corners" ? "from the four tapped corners" : `markers ${cal.markers.join(", ")}`;
     return `Calibrated for the ${cal.set} set on the ${cal.board} board: camera ${cal.camera_height_mm} mm above it, ` +
-      `markers ${cal.markers.join(", ")}, error ${cal.reprojection_error_px} px, colours ${cal.colours}.`;
+      `${how}, error ${cal.reprojection_error_px} px, colours ${cal.colours}.`;
+  }
+
+  // Tapping the corners on a still frame (for boards without markers).
+  const corners = { frame: null, points: [] };
+
+  function drawCorners() {
+    const box = $("still-box");
+    box.querySelectorAll(".corner-dot").forEach((d) => d.remove());
+    const img = $("still");
+    corners.points.forEach(([x, y], k) => {
+      const dot = el("span", { class: "corner-dot" }, String(k + 1));
+      dot.style.cssText = "position:absolute;width:22px;height:22px;margin:-11px 0 0 -11px;border-radius:50%;" +
+        "background:#2a7;color:#fff;font:bold 13px/22px sans-serif;text-align:center;pointer-events:none;" +
+        `left:${(x / img.naturalWidth) * 100}%;top:${(y / img.naturalHeight) * 100}%`;
+      box.append(dot);
+    });
+    $("btn-undo-corner").disabled = !corners.points.length;
+    $("btn-corners").disabled = corners.points.length !== 4;
+  }
+
+  function tapCorner(event) {
+    const img = $("still");
+    if (corners.points.length >= 4 || !img.naturalWidth) return;
+    const rect = img.getBoundingClientRect();
+    const x = ((event.clientX - rect.left) / rect.width) * img.naturalWidth;
+    const y = ((event.clientY - rect.top) / rect.height) * img.naturalHeight;
+    corners.points.push([Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
+    drawCorners();
+  }
+
+  async function takeStill() {
+    const r = await api("POST", "/api/calibration/still", {});
+    if (!r.ok) { result("corners-result", r.data.error || "refused", false); return; }
+    corners.frame = r.data.frame;
+    corners.points = [];
+    const img = $("still");
+    img.onload = drawCorners;
+    img.src = r.data.url;
+    $("still-box").hidden = false;
+    result("corners-result", "Tap corner 1 (by a1), then 2, 3 and 4 going round the board.", true);
+    drawCorners();
   }
 
   async function refresh() {
     const r = await api("GET", "/api/calibration");
     if (!r.ok) { result("markers", r.data.error || "the camera cannot be reached", false); return null; }
+    // without the markers, offer the corners straight away
     const s = r.data;
     const m = s.markers;
     const missing = m.expected.filter((id) => !m.seen.includes(id));
     result("markers", m.found ? `All four markers found (${m.seen.join(", ")}).`
       : `Markers missing: ${missing.join(", ")}. Move the camera or clear the corners.`, m.found);
     done("step-markers", m.found);
+    if (!m.found) $("corners-step").open = true;
     const sel = $("set");
     if (!sel.options.length) {
       sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, name)));
@@ -54,6 +98,15 @@
     $("btn-markers").addEventListener("click", refresh);
     $("btn-empty").addEventListener("click", () => step("btn-empty", "/api/calibration/empty",
       { frames: 3, set: $("set").value }, (d) => { result("empty-result", describe(d.draft), true); done("step-empty", true); }, "empty-result"));
+    $("btn-still").addEventListener("click", takeStill);
+    $("still").addEventListener("click", tapCorner);
+    $("btn-undo-corner").addEventListener("click", () => { corners.points.pop(); drawCorners(); });
+    $("btn-corners").addEventListener("click", () => step("btn-corners", "/api/calibration/corners",
+      { points: corners.points, frame: corners.frame, set: $("set").value }, (d) => {
+        result("corners-result", describe(d.draft), true);
+        result("empty-result", describe(d.draft), true);
+        done("step-empty", true);
+      }, "corners-result"));
     $("btn-colours").addEventListener("click", () => step("btn-colours", "/api/calibration/colours", {},
       (d) => { result("colours-result", `Colours measured (${d.draft.colours}).`, true); done("step-colours", true); }, "colours-result"));
     $("btn-check").addEventListener("click", () => step("btn-check", "/api/calibration/check", {}, (d) => {

@@ -277,6 +277,7 @@
     panel.append(best);
     const about = [answer.value, answer.reason].filter(Boolean).join(" · ");
     if (about) panel.append(el("div", { class: "why" }, about));
+    if (answer.table && answer.table !== "ready") panel.append(el("div", { class: "why" }, answer.table_note));
     if (answer.alternatives.length) {
       const alts = el("div", { class: "alts" });
       for (const move of [answer.move, ...answer.alternatives.slice(0, 5)]) {

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from engine import Board, Move
+from engine import Board, Move, jr
 from engine.rules import COLOUR_NAMES
 
 from ..app import companion
@@ -68,7 +68,8 @@ def describe_hint(board: Board, result: Any) -> dict[str, Any]:
 def _never_build_tables(hints: Any) -> None:
     """Let the exact Gobblet Jr. solver use its table if it is cached, but never build it
     inside a web request (that takes minutes); without it the solver thinks within the time
-    given.  Build the table beforehand with the engine's own command."""
+    given.  ``cupboard serve`` builds the table in the background (``companion.jr_prepare``)
+    and ``cupboard prepare`` builds it beforehand."""
     solver = getattr(hints, "jr_solver", None)
     if solver is not None:
         solver(build_if_missing=False)
@@ -110,8 +111,11 @@ def ask_hint():
     if limit and used >= limit:
         raise ApiError(429, f"{COLOUR_NAMES[colour]} has used the {limit} hint(s) allowed this turn")
 
+    # in Gobblet Jr. say whether the exact table is there yet (switching to it once it is)
+    table = services.jr_table.answer() if jr.is_jr(board.rules) else {}
     result = hints.hint(board.copy(), level, services.config.hint_seconds)
     answer = describe_hint(board, result)
+    answer.update(table)
     try:
         with hub.acting(state["game"]) as session:
             if session.board.ply != board.ply or session.board.hash != board.hash:

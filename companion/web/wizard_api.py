@@ -3,6 +3,10 @@ of the empty board and calibrate, (c) optionally sample the players' colours fro
 dark largest cup, (d) check that recognition reads one cup of each size, (e) save the
 calibration into the data folder and referee with it.
 
+Without markers, step (b) is done by hand instead: ``POST /still`` keeps a still frame (shown
+by ``GET /still/<id>.jpg``), the user taps the board's four outer corners on it, and
+``POST /corners`` calibrates from them (``calibration.corners``).
+
 The captures live in ``Companion.wizard`` (one wizard at a time: the board is one).  Every
 step that changes anything needs the token."""
 
@@ -11,12 +15,15 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from itertools import count as counter
 from typing import Any
 
+import cv2
 import numpy as np
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from calibration.calibrate import calibrate
+from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
 from hardware.pieces import (
@@ -50,7 +57,13 @@ class Wizard:
     empty: list[np.ndarray] = field(default_factory=list)
     cup_frame: np.ndarray | None = None
     draft: Calibration | None = None
+    corners: list[list[float]] | None = None  # the tapped corners, when calibrated without markers
+    still: np.ndarray | None = None  # the still frame shown for tapping the corners
+    still_id: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_STILL_IDS = counter(1)
 
 
 def _camera() -> Any:
@@ -113,11 +126,14 @@ def summary(cal: Calibration | None) -> dict[str, Any] | None:
         "camera_height_mm": round(cal.camera_height_mm, 1),
         "colours": cal.colour.source,
         "camera_model": cal.intrinsics_source,
+        "method": "markers" if cal.markers_seen else "corners",
     }
 
 
 def _calibrate(w: Wizard) -> Calibration:
     try:
+        if w.corners is not None:
+            return calibrate_from_corners(w.empty, w.corners, w.pieces, w.board, cup_frame=w.cup_frame)
         return calibrate(w.empty, w.pieces, w.board, cup_frame=w.cup_frame)
     except CalibrationError as e:
         raise ApiError(422, f"calibration failed: {e}") from None
@@ -143,6 +159,7 @@ def status():
         markers={"expected": expected, "seen": seen, "found": set(expected) <= set(seen)},
         empty_frames=len(w.empty),
         colours_sampled=w.cup_frame is not None,
+        still=None if w.still is None else w.still_id,
         draft=summary(w.draft),
         active=summary(None if live is None else live.calibration),
         saved=services.calibration_path.exists(),
@@ -162,20 +179,97 @@ def empty():
         raise ApiError(400, f"frames must be a whole number from 1 to {MAX_FRAMES}")
     w = wizard(services)
     with w.lock:
-        if "set" in data:
-            name = data["set"]
-            if not isinstance(name, str) or name not in shipped_piece_sets():
-                raise ApiError(422, f"unknown piece set {name!r}; known: {', '.join(shipped_piece_sets())}")
-            try:
-                w.pieces = load_piece_set(name)
-                w.board = load_board(w.pieces.default_board)
-            except DataFileError as e:
-                raise ApiError(422, str(e)) from None
+        _choose_set(w, data)
         w.empty = capture(camera, count)
         w.cup_frame = None
+        w.corners = None
         w.draft = None
         w.draft = _calibrate(w)
         return jsonify(draft=summary(w.draft), empty_frames=len(w.empty))
+
+
+def _choose_set(w: Wizard, data: dict[str, Any]) -> None:
+    if "set" in data:
+        name = data["set"]
+        if not isinstance(name, str) or name not in shipped_piece_sets():
+            raise ApiError(422, f"unknown piece set {name!r}; known: {', '.join(shipped_piece_sets())}")
+        try:
+            w.pieces = load_piece_set(name)
+            w.board = load_board(w.pieces.default_board)
+        except DataFileError as e:
+            raise ApiError(422, str(e)) from None
+
+
+@bp.post("/still")
+@require_control
+def still():
+    """Without markers, step (b) by hand: keep a still frame of the empty board to tap the
+    four corners on.  Answers its ``frame`` id and size; the picture is ``/still/<id>.jpg``."""
+    camera = _camera()
+    w = wizard()
+    image = capture(camera, 1)[0]
+    with w.lock:
+        w.still = image
+        w.still_id = next(_STILL_IDS)
+        return jsonify(frame=w.still_id, width=image.shape[1], height=image.shape[0],
+                       url=f"{bp.url_prefix}/still/{w.still_id}.jpg")
+
+
+@bp.get("/still/<int:frame_id>.jpg")
+def still_jpeg(frame_id: int):
+    """The still frame kept for tapping (what the camera preview shows anyway, full size)."""
+    w = wizard()
+    with w.lock:
+        image = w.still if w.still_id == frame_id else None
+    if image is None:
+        raise ApiError(404, "that still frame is gone: take a new one")
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ApiError(500, "could not encode the still frame")
+    return Response(jpeg.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _corner_points(raw: Any) -> list[list[float]]:
+    if not isinstance(raw, list) or not all(
+            isinstance(p, list) and len(p) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in raw):
+        raise ApiError(400, "points must be a list of [x, y] pixel positions")
+    if len(raw) != 4:
+        raise ApiError(400, f"points must be the board's four corners, got {len(raw)}")
+    return [[float(x), float(y)] for x, y in raw]
+
+
+@bp.post("/corners")
+@require_control
+def corners():
+    """Step (b) without markers: ``{"points": [[x, y] × 4], "frame": id, "set": name}`` are the
+    board's outer corners tapped on the still frame ``id`` (default: the last still kept,
+    else the camera's next frame), from a1's corner round the board as White sees it: the
+    other end of rank 1, the far corner, the far end of file a.  Calibrates from them."""
+    services = companion()
+    camera = _camera()
+    data = json_body()
+    points = _corner_points(data.get("points"))
+    frame_id = data.get("frame")
+    if frame_id is not None and (not isinstance(frame_id, int) or isinstance(frame_id, bool)):
+        raise ApiError(400, "frame must be the id of a still frame")
+    w = wizard(services)
+    with w.lock:
+        _choose_set(w, data)
+        if frame_id is not None:
+            if w.still is None or frame_id != w.still_id:
+                raise ApiError(409, "that still frame is gone: take a new one and tap the corners again")
+            image = w.still
+        else:
+            image = w.still if w.still is not None else capture(camera, 1)[0]
+        previous = (w.empty, w.corners, w.cup_frame, w.draft)
+        w.empty, w.corners, w.cup_frame, w.draft = [image], points, None, None
+        try:
+            w.draft = _calibrate(w)
+        except ApiError:
+            w.empty, w.corners, w.cup_frame, w.draft = previous
+            raise
+        return jsonify(draft=summary(w.draft), empty_frames=1)
 
 
 @bp.post("/colours")

@@ -1,0 +1,131 @@
+"""Preparing the exact Gobblet Jr. table (``engine.jr_table``) without holding anyone up.
+
+The table takes minutes to build, so ``cupboard serve`` starts ``python -m engine.jr_table
+build`` in a separate process at the lowest CPU priority (the camera thread keeps the cores)
+when the table is missing; hints say "exact table being prepared" until it is there, then
+switch to it.  ``cupboard prepare`` builds it in the foreground.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.jr_table import default_path, get_table
+
+# the build's working directory: the project root, so ``engine`` is importable from it
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+MISSING, BUILDING, READY, FAILED = "missing", "building", "ready", "failed"
+STATUS_WORDS = {
+    MISSING: "the exact Gobblet Jr. table is not built (run `cupboard prepare`): hints are searched",
+    BUILDING: "exact table being prepared: until it is ready, hints are searched within the time limit",
+    READY: "exact table ready",
+    FAILED: "the exact table could not be built (see the log): hints are searched",
+}
+
+
+# ``python -m engine.jr_table`` at the lowest CPU priority; the child lowers its own priority
+# because a preexec_fn is unsafe in a process that already runs threads (the camera's)
+NICE_BUILD = ("import os, sys; os.nice(19) if hasattr(os, 'nice') else None; "
+              "from engine.jr_table import main; sys.exit(main(sys.argv[1:]))")
+
+
+def build_command(path: Path, plies: int | None = None, horizon: int | None = None) -> list[str]:
+    """The command line that builds the table into ``path`` at the lowest priority (the
+    engine's ``python -m engine.jr_table build``, with its defaults unless given)."""
+    cmd = [sys.executable, "-c", NICE_BUILD, "build", "--out", str(path)]
+    if plies is not None:
+        cmd += ["--plies", str(plies)]
+    if horizon is not None:
+        cmd += ["--horizon", str(horizon)]
+    return cmd
+
+
+@dataclass
+class JrTablePreparer:
+    """Builds the table at ``path`` (default: the cache's) in a low-priority subprocess, at most
+    once per preparer, and tells how far it got.  ``plies``/``horizon`` are passed to the
+    engine's ``build`` command when given (its defaults otherwise)."""
+
+    path: Path = field(default_factory=default_path)
+    plies: int | None = None
+    horizon: int | None = None
+    process: subprocess.Popen | None = None
+    returncode: int | None = None
+    used: bool = False  # the finished table has been handed to the hints
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def log_path(self) -> Path:
+        """Where the build's output goes."""
+        return self.path.with_name(self.path.name + ".log")
+
+    def start(self) -> bool:
+        """Start the build unless the table exists or a build was already started; True when
+        this call started it."""
+        with self._lock:
+            if self.process is not None or self.path.exists():
+                return False
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+            with open(self.log_path, "wb") as log:  # the child keeps its own copy of the file
+                self.process = subprocess.Popen(
+                    build_command(self.path, self.plies, self.horizon), cwd=PROJECT_ROOT, env=env,
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            return True
+
+    def status(self) -> str:
+        """``ready`` (the file is there), ``building``, ``failed`` or ``missing``."""
+        with self._lock:
+            if self.process is not None and self.returncode is None:
+                self.returncode = self.process.poll()
+            if self.path.exists() and (self.process is None or self.returncode is not None):
+                return READY
+            if self.process is None:
+                return MISSING
+            if self.returncode is None:
+                return BUILDING
+            return FAILED
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Wait for a started build to end (``subprocess.TimeoutExpired`` after ``timeout``)."""
+        if self.process is not None:
+            self.process.wait(timeout)
+        return self.status()
+
+    def stop(self) -> None:
+        """End a build still running (the server is stopping); a later ``start`` begins again."""
+        with self._lock:
+            if self.process is not None and self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+                self.process = None
+
+    def use_when_ready(self) -> str:
+        """The status; the first time the table is ready, load it and answer Gobblet Jr. hints
+        from it (a solver made before the table existed would otherwise never see it)."""
+        state = self.status()
+        if state == READY and not self.used:
+            table = get_table(self.path, build_if_missing=False)
+            if table is None:  # a damaged file: say so rather than claim exact answers
+                return FAILED
+            from engine.hints import use_jr_table
+
+            use_jr_table(table)
+            self.used = True
+        return state
+
+    def answer(self) -> dict[str, str]:
+        """What the hint answer says about the table."""
+        state = self.use_when_ready()
+        return {"table": state, "table_note": STATUS_WORDS[state]}
