@@ -6,11 +6,10 @@ Screenshots go to ``test-artifacts/browser/``; the two that show the page best a
 """
 
 import importlib.util
-import shutil
 from pathlib import Path
 
 import pytest
-from browser_support import ARGS, ARTIFACTS, CHROMIUM, DOCS, TOKEN, needs_chromium
+from browser_support import ARGS, CHROMIUM, TOKEN, needs_chromium, shot
 from playwright.sync_api import sync_playwright
 
 from companion.app import CompanionConfig, create_app
@@ -50,14 +49,6 @@ def phone(browser):
     assert errors == [], errors
 
 
-def shot(page, name, keep_as=None):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False)
-    if keep_as:
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS / keep_as)
-    return path
 
 
 def tap_reserve(page, colour, size):

@@ -4,7 +4,7 @@ it by tapping; a lifted piece and the flipped board are drawn."""
 
 
 import pytest
-from browser_support import ARGS, ARTIFACTS, CHROMIUM, DOCS, TOKEN, needs_chromium
+from browser_support import ARGS, ARTIFACTS, CHROMIUM, TOKEN, needs_chromium, shot
 from playwright.sync_api import sync_playwright
 
 from companion.app import CompanionConfig, create_app
@@ -58,9 +58,7 @@ def test_confirm_a_pending_detection_by_tapping(served):
         page.wait_for_selector("#pending:not([hidden])")
         assert page.locator("#pending-reason").inner_text() == "not sure: 3b2?"
         assert page.locator("#banner").is_visible() and "3b2" in page.locator("#banner-text").inner_text()
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        DOCS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(DOCS / "phone-pending.png"))
+        shot(page, "phone-pending", keep_as="phone-pending.png")
         page.locator('#pending-candidates button[data-index="0"]').tap()
         page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
         page.wait_for_selector("#pending", state="hidden")
