@@ -51,6 +51,8 @@ class EvalResult:
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     conf_right: list[tuple[float, bool]] = field(default_factory=list)
+    # the same for the readings that said "empty" (a missed cup is one of these)
+    empty_conf_right: list[tuple[float, bool]] = field(default_factory=list)
     heights: list[float] = field(default_factory=list)
     models: Counter = field(default_factory=Counter)
     calibrations_failed: int = 0
@@ -148,6 +150,8 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
                     res.false_occluded += not occl
                 else:
                     res.conf_right.append((reading.confidence, got == top))
+                    if got is None:
+                        res.empty_conf_right.append((reading.confidence, got == top))
                     if got != top:
                         res.wrong_labels += 1
                         res.wrong_under_hand += occl
@@ -191,6 +195,10 @@ def format_result(res: EvalResult) -> str:
     for lo, hi, n, ok in res.reliability():
         if n:
             lines.append(f"    [{lo:.2f}, {hi:.2f})  {n:7d}  {100 * ok / n:7.2f} %")
+    for name, pairs in (("all labels", res.conf_right), ("said empty", res.empty_conf_right)):
+        sure = [ok for c, ok in pairs if c >= 0.8]
+        lines.append(f"confidence >= 0.8, {name}: {len(sure)} of {len(pairs)} readings, "
+                     f"{100 * sum(sure) / max(1, len(sure)):.2f} % right")
     labels_t = sorted({t for t, _ in res.confusion}, key=_order)
     labels_p = sorted({p for _, p in res.confusion} | set(labels_t), key=_order)
     lines.append("confusion (rows truth, columns recognised):")

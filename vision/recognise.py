@@ -40,10 +40,18 @@ SUPPORT_RATIO = 0.4
 MAP_TOLERANCE_PX = 0.6  # board motion (image px) below which the last canvas maps are kept
 EMPTY_THRESHOLD = 0.014
 OCCLUDED_COVER = 0.04
+PROFILE_UNIT = 0.1  # log-brightness step of the radial profile taken as one unit of evidence
+PROFILE_EMPTY = 2.0  # clear sets: plug-plus-rim lift (units) above which a square holds a cup
+CLEAR_SUPPORT_RATIO = 0.8  # clear sets: share of the best support a larger size class needs
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square  # share of a square's evidence region under a hand that hides it  # ring score (log-brightness per pixel) below which a square is empty
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
+
+
+def _log_lum(view: np.ndarray) -> np.ndarray:
+    """Log-brightness of a BGR view (float32, 2-D): a change of light level is an offset."""
+    return cv2.log(cv2.transform(view.astype(np.float32), np.ones((1, 3), np.float32)) + 12.0)
 
 
 def _log_gradients(view: np.ndarray) -> np.ndarray:
@@ -78,6 +86,7 @@ class Recogniser:
         self.canvas = cal.canvas
         self.area = board_area_mask(cal.canvas, cal.board)
         self.ref_g = _log_gradients(cal.reference)
+        self.ref_log = _log_lum(cal.reference)
         self.ref_lab = cal.reference
         self.centres_mm = np.array([cal.board.square_centre(i) for i in range(cal.board.squares)])
         self.offsets_mm = []
@@ -288,6 +297,47 @@ class Recogniser:
             best_c[:, s] = fine_pts[idx, ci]
         return _Hypotheses(score, sign, best_c)
 
+    def _profiles(self, cur_log: np.ndarray, centres: np.ndarray, H: float, n_px: np.ndarray) -> np.ndarray:
+        """Radial profile evidence at each square's best top centre per size class: (squares,
+        sizes, 3) = (plug step, rim step, texture loss).
+
+        ``D`` is the change of log-brightness since the empty board with the light's overall
+        change taken out.  A clear cup's wood plug is a flat disc a little unlike the board
+        (plug step: inside the plug against the board just outside the cup's top, far arc,
+        so a smooth shadow cancels), its rim a bright thin ring (rim step) and the plug hides
+        the board's grain (texture loss: the reference's spread inside the disc less the
+        current one's)."""
+        w, h = self.canvas.width, self.canvas.height
+        nsq, nsz = centres.shape[:2]
+        D = cur_log - self.ref_log
+        off = float(np.median(D[self.area][::7]))
+        out = np.zeros((nsq, nsz, 3), np.float32)
+        # angle 0 of each square's rings points away from the nadir (the far arc)
+        away = self.canvas.to_px(self.centres_mm) - n_px
+        phi = np.arctan2(away[:, 1], away[:, 0])
+        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
+        for s, sc in enumerate(self.cal.sizes):
+            k = height_scale(H, sc.height_mm)
+            r_in = self.edges_mm[s][0] * k * self.canvas.ppm
+            r_out = self.edges_mm[s][-1] * k * self.canvas.ppm
+            pts = {
+                "plug": _disc(r_in * 0.8),
+                "rim": _ring([(r_in + r_out) / 2], _FAR),
+                "out": _ring([r_out + 2.0, r_out + 3.5], _FAR),
+            }
+            vals = {}
+            for name, p in pts.items():
+                px = p[None, :, 0] * cs - p[None, :, 1] * sn
+                py = p[None, :, 0] * sn + p[None, :, 1] * cs
+                xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
+                yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+                vals[name] = (D[yi, xi] - off, cur_log[yi, xi], self.ref_log[yi, xi])
+            d_out = np.median(vals["out"][0], axis=1)
+            out[:, s, 0] = np.median(vals["plug"][0], axis=1) - d_out
+            out[:, s, 1] = np.median(vals["rim"][0], axis=1) - d_out
+            out[:, s, 2] = vals["plug"][2].std(axis=1) - vals["plug"][1].std(axis=1)
+        return out
+
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
         r = max(1.5, radius * 0.55)
         x0, y0 = int(centre[0] - r), int(centre[1] - r)
@@ -317,6 +367,7 @@ class Recogniser:
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
         hyp = self._hypotheses(_log_gradients(view), H, n_px)
+        prof = self._profiles(_log_lum(view), hyp.centre, H, n_px) if self.cal.pieces.clear else None
         board_now = np.median(view[self.area][::9].reshape(-1, 3), axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         explained = np.zeros_like(changed)
@@ -325,17 +376,31 @@ class Recogniser:
         centres_px = self.canvas.to_px(self.centres_mm)
         for sq in range(nsq):
             scores = hyp.score[sq]
-            # the top cup is the largest one the evidence supports: smaller cups inside a
-            # clear one, or its plug edge, can ring as strongly as the top itself
-            top = float(scores.max())
-            ok = np.nonzero(scores >= max(EMPTY_THRESHOLD, SUPPORT_RATIO * top))[0]
-            s = int(ok[-1]) if len(ok) and self.cal.pieces.clear else int(scores.argmax())
-            best = float(scores[s])
+            if prof is not None:
+                # a light cup's plug barely differs from light wood, so its edges ring weakly:
+                # its profile (plug brighter than the board around it, a bright rim) also
+                # counts, and the rim, which an oversized hypothesis puts on bare board,
+                # helps pick the size
+                rim = prof[sq, :, 1] / PROFILE_UNIT
+                lift = float(np.maximum(0.0, prof[sq, :, 0] + prof[sq, :, 1]).max()) / PROFILE_UNIT
+                support = scores / EMPTY_THRESHOLD + rim
+                is_empty = float(scores.max()) < EMPTY_THRESHOLD and lift < PROFILE_EMPTY
+                ok = np.nonzero(support >= CLEAR_SUPPORT_RATIO * float(support.max()))[0]
+                s = int(ok[-1]) if len(ok) else int(support.argmax())
+                extra = (float(np.clip(prof[sq, s, 0] / PROFILE_UNIT, -5, 5)), float(np.clip(rim[s], -5, 5)), lift)
+            else:
+                # the top cup is the largest one the evidence supports: smaller cups inside a
+                # clear one, or its plug edge, can ring as strongly as the top itself
+                top = float(scores.max())
+                ok = np.nonzero(scores >= max(EMPTY_THRESHOLD, SUPPORT_RATIO * top))[0]
+                s = int(ok[-1]) if len(ok) and self.cal.pieces.clear else int(scores.argmax())
+                is_empty = float(scores[s]) < EMPTY_THRESHOLD
+                extra = (0.0, 0.0, 0.0)
             k = height_scale(H, self.cal.sizes[s].height_mm)
             radius = self.edge_mm[s] * k * self.canvas.ppm
             centre = hyp.centre[sq, s]
-            if best < EMPTY_THRESHOLD:
-                ev = empty_evidence(scores, EMPTY_THRESHOLD)
+            if is_empty:
+                ev = empty_evidence(scores, EMPTY_THRESHOLD, extra[2])
                 evidence.append(ev)
                 readings.append(SquareReading(EMPTY, confidence=self.confidence_model.confidence(self.material, ev)))
                 continue
@@ -344,7 +409,7 @@ class Recogniser:
             expected = n_px + (centres_px[sq] - n_px) * k
             reach = self.offsets_mm[s] * k * self.canvas.ppm
             ev = cup_evidence(scores, s, EMPTY_THRESHOLD, cmargin,
-                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0))
+                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0), extra[0], extra[1])
             evidence.append(ev)
             readings.append(SquareReading(CUP, colour, s, confidence=self.confidence_model.confidence(self.material, ev)))
         self.last_evidence = evidence
@@ -367,6 +432,16 @@ def _covered(mask: np.ndarray, centre: np.ndarray, radius: float) -> bool:
     x0, y0 = int(max(centre[0] - radius, 0)), int(max(centre[1] - radius, 0))
     x1, y1 = int(centre[0] + radius) + 1, int(centre[1] + radius) + 1
     return bool(mask[y0:y1, x0:x1].any())
+
+
+def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
+    """Sample offsets (px) on circles of ``radii`` at the angles ``_ANG[idx]``, angle 0 along +x."""
+    return np.concatenate([_U[idx] * r for r in radii])
+
+
+def _disc(radius: float) -> np.ndarray:
+    """Sample offsets (px) spread over a disc of ``radius``."""
+    return np.concatenate([_U * (radius * f) for f in (0.25, 0.55, 0.85)] + [np.zeros((1, 2), np.float32)])
 
 
 _RECOGNISERS: dict[int, Recogniser] = {}
