@@ -2,6 +2,7 @@
 it explains stable boards by legal moves only, and names what it cannot explain."""
 
 from engine import Board, variant
+from engine.notation import format_moves
 from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from vision.tracking import (
     Ambiguous,
@@ -297,3 +298,22 @@ def test_a_doubtful_square_neither_blocks_nor_makes_a_move():
     events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
     assert not [e for e in events if e.kind == "moves"]
     assert [e.kind for e in events if e.kind in ("pending", "ambiguous")]
+
+
+def test_three_quick_moves_under_one_hand_are_explained():
+    """When the board was hidden through three moves, the three legal moves that account for
+    every changed square are found (fewer moves are always tried first)."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "4d4", "4a1-b1", "3c2")
+    verdict = explain(board, view_after(board, "4a3", "3d1", "2a2"), max_moves=3)
+    # White's two moves could have come in either order: the picture cannot tell, so a
+    # person chooses; both orders reach the same position
+    assert isinstance(verdict, Ambiguous)
+    orders = sorted(format_moves(board, c.moves) for c in verdict.candidates)
+    assert orders == [["2a2", "3d1", "4a3"], ["4a3", "3d1", "2a2"]]
+    assert len({play(board.copy(), *order).key() for order in orders}) == 1
+    assert not isinstance(explain(board, view_after(board, "4a3", "3d1", "2a2"), max_moves=2), (Explained, Ambiguous))
+    # the simplest account wins: a piece entered and then moved on reads as entered there
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3")
+    verdict = explain(board, view_after(board, "3c2", "4a1-b1", "3c2-d1"), max_moves=3)
+    assert isinstance(verdict, Explained)
+    assert format_moves(board, verdict.moves) == ["3d1", "4a1-b1"]

@@ -156,10 +156,12 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
         return _decide(singles)
     if earlier is not None:
         return earlier
-    if max_moves >= 2 and len(diff) <= 4:
-        pairs = _explaining_pairs(board, seen, diff, current)
-        if pairs:
-            return _decide(pairs)
+    for length in range(2, max_moves + 1):  # fewest moves first: the simplest account wins
+        if len(diff) > 2 * length:
+            continue
+        found = _explaining_sequences(board, seen, diff, length)
+        if found:
+            return _decide(found)
     hidden = _hidden_mismatch(board, seen, diff, current)
     if hidden is not None:
         return hidden
@@ -212,24 +214,32 @@ def _explaining_moves(
     return found
 
 
-def _explaining_pairs(
-    board: Board, seen: Sequence[Label], diff: frozenset[int], current: Sequence[Label]
+def _explaining_sequences(
+    board: Board, seen: Sequence[Label], diff: frozenset[int], length: int
 ) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
-    found = []
-    for first in board.legal_moves():
-        c1 = set(_changed(first))
-        board.push(first)
-        if board.outcome() is None:
-            for second in board.legal_moves():
-                changed = c1 | set(_changed(second))
-                if not diff <= changed:
-                    continue
-                board.push(second)
-                ok = all(_fits(board.top(sq), seen[sq]) for sq in changed)
-                board.pop()
-                if ok:
-                    found.append(((first, second), frozenset(changed)))
-        board.pop()
+    """Every sequence of exactly ``length`` legal moves after which the tops fit ``seen``.
+
+    A move changes at most two squares, so a sequence that still has more changed squares
+    to account for than its remaining moves can touch is cut off early."""
+    found: list[tuple[tuple[Move, ...], frozenset[int]]] = []
+
+    def extend(moves: tuple[Move, ...], changed: frozenset[int]) -> None:
+        left = length - len(moves)
+        if left == 0:
+            if diff <= changed and all(_fits(board.top(sq), seen[sq]) for sq in changed):
+                found.append((moves, changed))
+            return
+        if len(diff - changed) > 2 * left or board.outcome() is not None:
+            return
+        for move in board.legal_moves():
+            now = changed | frozenset(_changed(move))
+            if len(diff - now) > 2 * (left - 1):
+                continue
+            board.push(move)
+            extend(moves + (move,), now)
+            board.pop()
+
+    extend((), frozenset())
     return found
 
 
@@ -315,7 +325,7 @@ class TrackerConfig:
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
     lift_frames: int = 2  # frames a lift must be seen in a row
-    max_moves: int = 2  # moves one stable state may explain
+    max_moves: int = 3  # moves one stable state may explain (quick play under one hand)
     odd_frames: int = 2  # frames in a row without the board, or moving with no hand seen, that reset
 
 
