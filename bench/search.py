@@ -21,24 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
 from engine.search import Searcher, SearchLimits  # noqa: E402
-from engine.tactics import winning_moves  # noqa: E402
+from engine.tactics import play_safe_random  # noqa: E402
 
 
 def quiet_position(rules: Rules, seed: int, plies: int) -> Board | None:
     """The position after ``plies`` random moves that never win and never allow a win in one
     (None when such play gets stuck)."""
-    rng = random.Random(seed)
     board = Board(rules)
-    for _ in range(plies):
-        safe = []
-        for m in board.legal_moves():
-            board.push(m)
-            if board.decided is None and not winning_moves(board):
-                safe.append(m)
-            board.pop()
-        if not safe:
-            return None
-        board.push(rng.choice(safe))
+    if not play_safe_random(board, random.Random(seed), plies):
+        return None
     return Board.from_text(board.text())
 
 

@@ -198,3 +198,20 @@ def game_result(board: Board):
     while the game goes on.  (``Board.outcome`` also counts legal moves, which the search
     cannot afford on every node; a position without moves is handled by the search itself.)"""
     return board.decided
+
+
+def play_safe_random(board: Board, rng, plies: int) -> bool:
+    """Play up to ``plies`` random moves on ``board`` that neither win nor leave a win in one
+    to the opponent (varied, quiet openings for self-play and benchmarks); False when such
+    play got stuck before ``plies``."""
+    for _ in range(plies):
+        safe = []
+        for m in board.legal_moves():
+            board.push(m)
+            if board.decided is None and not winning_moves(board):
+                safe.append(m)
+            board.pop()
+        if not safe:
+            return False
+        board.push(rng.choice(safe))
+    return True

@@ -35,3 +35,13 @@ def started_camera(source, ready=lambda cam: cam.latest_frame() is not None, tim
         assert time.monotonic() < deadline and cam.error is None, cam.error
         time.sleep(0.05)
     return cam
+
+
+@pytest.fixture
+def camera_app(tmp_path, camera):
+    """The companion app (Gobblet Jr. by default) over a test module's ``camera`` fixture."""
+    camera.on_frame = None
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr"))
+    yield app
+    camera.on_frame = None
+    app.extensions["cupboard"].hub.close()

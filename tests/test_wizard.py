@@ -5,14 +5,11 @@ changes anything needs the token, and steps out of order answer clear JSON error
 import time
 
 import pytest
-from conftest import started_camera
+from conftest import AUTH, TOKEN, started_camera
 
 from calibration.model import load_calibration
 from companion.app import CompanionConfig, create_app
 from hardware.synthetic import SyntheticCamera
-
-TOKEN = "wiz-token"
-AUTH = {"X-Cupboard-Token": TOKEN}
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +21,8 @@ def camera():
 
 
 @pytest.fixture
-def app(tmp_path, camera):
-    camera.on_frame = None
-    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr"))
-    yield app
-    camera.on_frame = None
-    app.extensions["cupboard"].hub.close()
+def app(camera_app):
+    return camera_app
 
 
 def test_capture_calibrate_check_and_save(app, camera, tmp_path):

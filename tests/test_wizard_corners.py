@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from conftest import started_camera
+from conftest import AUTH, started_camera
 
 from calibration.corners import (
     board_corners_world,
@@ -17,7 +17,6 @@ from calibration.corners import (
 )
 from calibration.locate import detect_markers
 from calibration.model import CalibrationError, load_calibration
-from companion.app import CompanionConfig, create_app
 from hardware.camera_model import project
 from hardware.frames import Frame
 from hardware.markers import marker_corners_world, tile_side
@@ -26,8 +25,6 @@ from hardware.synthetic import SyntheticCamera, render_scene
 from vision.observation import CUP
 from vision.recognise import Recogniser
 
-TOKEN = "corner-token"
-AUTH = {"X-Cupboard-Token": TOKEN}
 EMPTY = tuple(() for _ in range(9))
 
 
@@ -112,12 +109,8 @@ def camera():
 
 
 @pytest.fixture
-def app(tmp_path, camera):
-    camera.on_frame = None
-    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr"))
-    yield app
-    camera.on_frame = None
-    app.extensions["cupboard"].hub.close()
+def app(camera_app):
+    return camera_app
 
 
 def test_the_wizard_calibrates_from_tapped_corners(app, camera, tmp_path):

@@ -11,7 +11,7 @@ from engine import Board, variant
 from engine.hints import LEVELS, hint, level
 from engine.notation import parse_position
 from engine.search import Searcher
-from engine.tactics import winning_moves
+from engine.tactics import play_safe_random
 
 MAX_PLIES = 200  # a self-play game this long is scored a draw
 
@@ -73,16 +73,7 @@ def play_game(white: str, black: str, rules, seconds: float, rng: random.Random,
     """One game between two levels after ``opening_plies`` random safe plies; returns the
     result ``1-0``, ``0-1`` or ``1/2-1/2``."""
     board = Board(rules)
-    for _ in range(opening_plies):
-        safe = []
-        for m in board.legal_moves():
-            board.push(m)
-            if board.decided is None and not winning_moves(board):
-                safe.append(m)
-            board.pop()
-        if not safe:
-            break
-        board.push(rng.choice(safe))
+    play_safe_random(board, rng, opening_plies)
     engines = (Searcher(), Searcher())
     levels = (level(white), level(black))
     while board.outcome() is None and board.ply < MAX_PLIES:
