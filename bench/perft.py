@@ -46,22 +46,11 @@ def main() -> int:
         )
     board = Board(variant("gobblet"))
     start = time.perf_counter()
-    leaves = _perft_pushing(board, 4)
+    leaves = perft(board, 4, bulk=False)
     seconds = time.perf_counter() - start
     print(f"gobblet: perft(4) = {leaves:,} with every leaf pushed and popped in {seconds:.2f} s; "
           f"{leaves / seconds / 1e3:.0f} k push+pop/s")
     return 0
-
-
-def _perft_pushing(board: Board, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for move in board.legal_moves():
-        board.push(move)
-        total += _perft_pushing(board, depth - 1)
-        board.pop()
-    return total
 
 
 if __name__ == "__main__":

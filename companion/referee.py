@@ -37,8 +37,8 @@ from vision.tracking import (
 
 from .session import GameSession, SessionError
 
-BOARD_MOVED_MM = 15.0  # a shift of the board larger than this, held ...
-BOARD_MOVED_FRAMES = 3  # ... for this many frames, is announced (smaller ones are pose jitter)
+BOARD_MOVED_MM = 4.0  # a shift of the board larger than this (pose noise stays under 2 mm) ...
+BOARD_MOVED_FRAMES = 3  # ... held for this many frames is announced
 SNAPSHOT_WIDTH = 320  # pixels across a move's snapshot
 SNAPSHOT_QUALITY = 70  # its JPEG quality
 

@@ -698,17 +698,18 @@ def _validate_setup(
     return codes, counts
 
 
-def perft(board: Board, depth: int) -> int:
+def perft(board: Board, depth: int, bulk: bool = True) -> int:
     """The number of legal move sequences of ``depth`` plies from ``board`` (games that end
-    early stop counting there)."""
+    early stop counting there).  With ``bulk`` the last ply is counted without being played;
+    without it every leaf is pushed and popped (to measure make/unmake)."""
     if depth <= 0:
         return 1
-    if depth == 1:
+    if depth == 1 and bulk:
         return board.count_legal_moves()
     total = 0
     for move in board.legal_moves():
         board.push(move)
-        total += perft(board, depth - 1)
+        total += perft(board, depth - 1, bulk)
         board.pop()
     return total
 

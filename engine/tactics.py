@@ -150,7 +150,10 @@ def candidate_moves_to(board: Board, colour: int, targets: int) -> list[Move]:
 
 def has_winning_move(board: Board, colour: int | None = None) -> bool:
     """True when ``colour`` (default: the side to move) has a move that wins at once; the
-    same answer as ``bool(winning_moves(...))``, without building the moves."""
+    same answer as ``bool(winning_moves(...))``, without building the moves.
+
+    It walks the moves as ``candidate_moves_to`` does, written out again on purpose: it runs
+    for every child in the search, and sharing one generator cost 2-10 % of nodes/s."""
     c = board.turn if colour is None else colour
     hot = completing_squares(board, c)
     if not hot:

@@ -36,6 +36,17 @@ def random_boards(token: str, games: int, seed: int):
             yield board.copy()
 
 
+def board_after(token: str, choices: list[int]) -> Board:
+    """The board of ``token`` after the moves ``choices`` pick (each modulo the legal moves)."""
+    board = Board(variant(token))
+    for c in choices:
+        moves = board.legal_moves()
+        if not moves:
+            break
+        board.push(moves[c % len(moves)])
+    return board
+
+
 @pytest.mark.parametrize("token", ALL_TOKENS)
 def test_position_text_round_trips_on_random_games(token):
     for board in random_boards(token, games=4, seed=len(token)):
@@ -245,12 +256,7 @@ def test_parse_position_never_crashes(text):
     st.one_of(TEXT, st.text(max_size=20)),
 )
 def test_parse_move_never_crashes(token, choices, text):
-    board = Board(variant(token))
-    for c in choices:
-        moves = board.legal_moves()
-        if not moves:
-            break
-        board.push(moves[c % len(moves)])
+    board = board_after(token, choices)
     try:
         move = parse_move(board, text)
     except (NotationError, IllegalMove):
@@ -265,12 +271,7 @@ def test_parse_move_never_crashes(token, choices, text):
     st.text(alphabet=st.sampled_from(list("0123456789,- ")), max_size=12),
 )
 def test_reserve_and_move_number_fields_never_crash(token, choices, noise):
-    board = Board(variant(token))
-    for c in choices:
-        moves = board.legal_moves()
-        if not moves:
-            break
-        board.push(moves[c % len(moves)])
+    board = board_after(token, choices)
     fields = format_position(board).split(" ")
     for i in (3, 4, 5):
         changed = list(fields)

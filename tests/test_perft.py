@@ -35,3 +35,9 @@ def test_counting_agrees_with_generating():
 def test_perft_from_position_text():
     start = Board(variant("gobblet-jr")).text()
     assert perft(parse_position(start), 2) == 675
+
+
+def test_perft_without_bulk_counting_agrees():
+    """Pushing every leaf (bulk=False) counts the same sequences as counting the last ply."""
+    for name, counts in (("gobblet", GOBBLET), ("gobblet-jr", GOBBLET_JR)):
+        assert perft(Board(variant(name)), 3, bulk=False) == counts[2]

@@ -42,6 +42,7 @@ def test_rough_stream_is_recorded_exactly(tmp_path):
     assert recorded_moves(session) == moves
     assert named_moves(result) == moves  # no event named a move that was not made
     assert not alerts(session, *PROBLEMS)
+    assert alerts(session, "board-moved")  # the nudges are seen
     notes = session.to_record().moves[0].annotations
     assert notes["source"] == "camera" and float(notes["conf"]) >= 0.8
 

@@ -32,3 +32,20 @@ def test_hands_hide_squares_instead_of_misreading_them():
     assert res.occluded_truth_said >= 0.85 * res.occluded_truth, res
     # ... and almost never given a wrong label (measured 1)
     assert res.wrong_under_hand <= 2, res
+
+
+@pytest.mark.parametrize("nudge_every,low,high", [(0, 0.0, 3.0), (20, 4.0, 40.0)])
+def test_board_shift_measures_the_board_not_pose_noise(nudge_every, low, high):
+    """``board_moved_mm`` stays near zero on a still board (pose noise swings the point under
+    the camera by centimetres, but not the board's corners) and shows a real nudge."""
+    from companion.demo import calibrate_demo, demo_camera
+    from vision.recognise import Recogniser
+
+    camera, _ = demo_camera("gobblet-jr", seed=9, loop=False)
+    camera.nudge_every = nudge_every
+    recogniser = Recogniser(calibrate_demo(camera))
+    camera.open()
+    shifts = [o.board_moved_mm for o in (recogniser.recognise(camera.read().image) for _ in range(45))
+              if o.board_found]
+    tail = shifts[25:]  # after the first nudge (frame 20) has settled in
+    assert low <= min(tail) and max(tail) <= high, tail

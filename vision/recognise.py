@@ -19,6 +19,7 @@ import numpy as np
 
 from calibration.calibrate import board_area_mask
 from calibration.canvas import canvas_maps, rectify
+from calibration.corners import board_corners_world
 from calibration.locate import BoardFix, detect_markers, estimate_pose
 from calibration.model import Calibration
 from hardware.camera_model import CameraPose, height_scale, nadir, project
@@ -101,6 +102,10 @@ class Recogniser:
             self.edges_mm.append((size.top_diameter_mm / 2, size.outer_diameter_mm / 2) if clear
                                  else (size.outer_diameter_mm / 2,))
         self.pose: CameraPose = cal.pose
+        # where the board's outer corners were at calibration: a shift of the board shows there,
+        # while the point under the camera swings with every small error in the estimated tilt
+        self._corners = board_corners_world(cal.board)
+        self._corners_at_calibration = project(self._corners, cal.intrinsics, cal.pose)
         # start by looking for the markers where calibration saw them
         world = marker_corners_world(cal.board)
         self.last_markers: dict[int, np.ndarray] = {
@@ -131,6 +136,13 @@ class Recogniser:
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
 
     # -- finding the board ----------------------------------------------------------------
+    def _board_shift_mm(self) -> float:
+        """How far the board's corners have moved in the picture since calibration, in mm on
+        the board (pixels times height over focal length)."""
+        now = project(self._corners, self.cal.intrinsics, self.pose)
+        px = float(np.linalg.norm(now - self._corners_at_calibration, axis=1).mean())
+        return px * self.pose.height / self.cal.intrinsics.fx
+
     def locate(self, image: np.ndarray) -> BoardFix | None:
         """Detect markers (near where they were, else everywhere) and estimate the pose."""
         markers: dict[int, np.ndarray] = {}
@@ -422,7 +434,7 @@ class Recogniser:
             readings = [SquareReading(OCCLUDED, confidence=1.0)
                         if cover[sq] > OCCLUDED_COVER or stray[sq] > STRAY_COVER else r
                         for sq, r in enumerate(readings)]
-        moved = float(np.linalg.norm(nadir(self.pose) - nadir(self.cal.pose)))
+        moved = self._board_shift_mm()
         return Observation(tuple(readings), True, fix.markers, hand=finding.mask is not None,
                            camera_height_mm=H, board_moved_mm=moved,
                            elapsed_ms=(time.perf_counter() - t0) * 1000)
