@@ -116,12 +116,15 @@ def test_nonsense_board_disagrees_with_squares_named():
 
 
 def _pairs_by_tops(board):
-    """Every two-move continuation of ``board`` grouped by the tops it leaves."""
+    """Every two-move continuation of ``board`` whose moves both show in the picture (the
+    second neither covers nor carries on the first's cup), grouped by the tops it leaves."""
     groups = {}
     for first in board.legal_moves():
         board.push(first)
         if board.outcome() is None:
             for second in board.legal_moves():
+                if first.to in (second.to, second.frm):
+                    continue
                 board.push(second)
                 groups.setdefault(board_labels(board), []).append((first, second))
                 board.pop()
@@ -317,3 +320,24 @@ def test_three_quick_moves_under_one_hand_are_explained():
     verdict = explain(board, view_after(board, "3c2", "4a1-b1", "3c2-d1"), max_moves=3)
     assert isinstance(verdict, Explained)
     assert format_moves(board, verdict.moves) == ["3d1", "4a1-b1"]
+
+
+def test_a_misread_square_is_not_explained_by_moves_the_picture_cannot_show():
+    """One move plus a square misread as a light cup: three moves could 'explain' it (the
+    opponent enters a cup there and light covers it at once), but the covered cup never shows
+    in the picture, so that account is refused and the board disagrees on that square."""
+    board = play(Board(variant("gobblet-jr")), "1a1", "3a2")
+    labels = list(board_labels(play(board.copy(), "1a1-c1")))
+    c3 = board.geo.square("c3")
+    labels[c3] = (0, 2)  # an empty square read as light size 2
+    view = to_view(observe(labels), (1, 2, 3), 0.5)
+    verdict = explain(board, view, max_moves=3)
+    assert isinstance(verdict, Disagrees)
+    assert c3 in verdict.squares
+    # the same three moves with nothing covered are found when the picture shows them all
+    shown = to_view(observe(board_labels(play(board.copy(), "1a1-c1", "1c2", "2c3"))), (1, 2, 3), 0.5)
+    verdict = explain(board, shown, max_moves=3)
+    assert isinstance(verdict, (Explained, Ambiguous))
+    accounts = [format_moves(board, c.moves) for c in
+                (verdict.candidates if isinstance(verdict, Ambiguous) else (verdict,))]
+    assert ["1a1-c1", "1c2", "2c3"] in accounts

@@ -217,13 +217,17 @@ def _explaining_moves(
 def _explaining_sequences(
     board: Board, seen: Sequence[Label], diff: frozenset[int], length: int
 ) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
-    """Every sequence of exactly ``length`` legal moves after which the tops fit ``seen``.
+    """Every sequence of exactly ``length`` legal moves after which the tops fit ``seen``,
+    each of whose moves shows in the picture.
 
-    A move changes at most two squares, so a sequence that still has more changed squares
-    to account for than its remaining moves can touch is cut off early."""
+    A move shows when the piece it put down is still on top where it landed: a later move
+    of the sequence that covers it or carries it on leaves no trace of it, so the picture
+    does not show that move was made (a misread square is then 'explained' by a cup entered
+    and covered at once).  A move changes at most two squares, so a sequence that still has
+    more changed squares to account for than its remaining moves can touch is cut off early."""
     found: list[tuple[tuple[Move, ...], frozenset[int]]] = []
 
-    def extend(moves: tuple[Move, ...], changed: frozenset[int]) -> None:
+    def extend(moves: tuple[Move, ...], changed: frozenset[int], landed: frozenset[int]) -> None:
         left = length - len(moves)
         if left == 0:
             if diff <= changed and all(_fits(board.top(sq), seen[sq]) for sq in changed):
@@ -232,14 +236,16 @@ def _explaining_sequences(
         if len(diff - changed) > 2 * left or board.outcome() is not None:
             return
         for move in board.legal_moves():
+            if move.to in landed or move.frm in landed:
+                continue  # it would hide an earlier move of the sequence
             now = changed | frozenset(_changed(move))
             if len(diff - now) > 2 * (left - 1):
                 continue
             board.push(move)
-            extend(moves + (move,), now)
+            extend(moves + (move,), now, landed | {move.to})
             board.pop()
 
-    extend((), frozenset())
+    extend((), frozenset(), frozenset())
     return found
 
 
