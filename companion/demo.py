@@ -23,7 +23,7 @@ DEMO_GAMES: dict[str, tuple[str, list[str]]] = {
 
 def script_of(rules: Rules, pieces: PieceSet, moves: Sequence[str]) -> list[tuple]:
     """The renderer's positions (size classes of ``pieces``) after each move of a game."""
-    classes = {logical: i for i, logical in enumerate(pieces.logical_sizes) if logical is not None}
+    classes = {logical: i for i, logical in enumerate(pieces.logical_sizes_for(rules.sizes)) if logical is not None}
     board = Board(rules)
 
     def snapshot() -> tuple:

@@ -49,6 +49,7 @@ class LiveReferee:
         self.cycle_frames = cycle_frames
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
         self.referee: Referee | None = None
+        self.problem: str | None = None  # why the camera cannot referee the current game
         self._lock = threading.Lock()  # swapping the referee or its calibration
 
     # ------------------------------------------------------------------ wiring
@@ -74,11 +75,17 @@ class LiveReferee:
         session = self.hub.session
         if session is None or self.calibration is None:
             return
-        try:
-            with self._lock:
-                referee = self.referee
-                if referee is None or referee.session is not session or referee.calibration is not self.calibration:
+        with self._lock:
+            referee = self.referee
+            if referee is None or referee.session is not session or referee.calibration is not self.calibration:
+                try:
                     referee = self.referee = Referee(session, self.calibration)
+                except ValueError as e:  # the calibrated set cannot play this game (too few sizes)
+                    if str(e) != self.problem:
+                        self.problem = str(e)
+                        log.error("the camera cannot referee this game: %s", e)
+                    return
+        try:
             referee.process(frame)
         except Exception:  # one bad frame must not stop the referee
             log.exception("referee")

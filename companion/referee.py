@@ -83,7 +83,8 @@ class Referee:
         self.session = session
         self.snapshots = snapshots
         self.calibration = calibration
-        sizes = logical_sizes if logical_sizes is not None else calibration.pieces.logical_sizes
+        sizes = (logical_sizes if logical_sizes is not None
+                 else calibration.pieces.logical_sizes_for(session.board.rules.sizes))
         self.recogniser = Recogniser(calibration)
         self.motion = MotionDetector()
         self.tracker = Tracker(sizes, config)

@@ -64,6 +64,18 @@ class PieceSet:
         """True for see-through cups."""
         return self.material == "clear"
 
+    def logical_sizes_for(self, sizes: int) -> tuple[int | None, ...]:
+        """The engine size of each size class in a game of ``sizes`` sizes: the set's own
+        mapping when it maps that many, else its ``sizes`` largest classes (RULES.md: Storer's
+        5-size set plays 4-size games with its 4 largest cups).  ValueError when the set has
+        fewer sizes than the game."""
+        if sum(v is not None for v in self.logical_sizes) == sizes:
+            return self.logical_sizes
+        n = len(self.sizes)
+        if sizes > n:
+            raise ValueError(f"the piece set {self.name!r} has {n} sizes; this game needs {sizes}")
+        return tuple(None if i < n - sizes else i - (n - sizes) + 1 for i in range(n))
+
 
 @dataclass(frozen=True)
 class MarkerLayout:

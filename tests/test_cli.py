@@ -57,3 +57,11 @@ def test_bad_position_is_one_clear_line(capsys):
 def test_unknown_variant_is_reported(capsys):
     assert main(["perft", "chess", "1"]) == 1
     assert "unknown variant 'chess'" in capsys.readouterr().err
+
+
+def test_watch_refuses_a_game_the_piece_set_cannot_play(tmp_path, capsys):
+    """Jr. cups (3 sizes) cannot referee a 4-size game: one clear line, and no game started."""
+    data = tmp_path / "data"
+    assert main(["watch", "--source", "demo", "--set", "gobblet-jr", "--variant", "gobblet", "--data", str(data)]) == 1
+    assert "the piece set 'gobblet-jr' has 3 sizes; this game needs 4" in capsys.readouterr().err
+    assert not data.exists()

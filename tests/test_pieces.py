@@ -69,3 +69,15 @@ def test_markers_sit_outside_the_corners():
     assert abs(a1[1, 0] - a1[0, 0] - b.markers.size_mm) < 1e-9
     svg = marker_sheet_svg(b)
     assert 'width="210.0mm"' in svg and "100 mm" in svg
+
+
+def test_logical_sizes_follow_the_game():
+    """Storer's 5-size set: its own mapping for 4-size games, all five for goblet-5; a set
+    with fewer sizes than the game is refused by name."""
+    clear = load_piece_set("storer-clear")
+    assert clear.logical_sizes_for(4) == (None, 1, 2, 3, 4)
+    assert clear.logical_sizes_for(5) == (1, 2, 3, 4, 5)
+    assert clear.logical_sizes_for(3) == (None, None, 1, 2, 3)
+    assert load_piece_set("gobblet").logical_sizes_for(4) == (1, 2, 3, 4)
+    with pytest.raises(ValueError, match="'gobblet-jr' has 3 sizes; this game needs 4"):
+        load_piece_set("gobblet-jr").logical_sizes_for(4)

@@ -45,6 +45,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         session = None  # a different game was asked for
     if session is None or session.over:
         rules = variant(args.variant or _game_of(calibration))
+        calibration.pieces.logical_sizes_for(rules.sizes)  # a set too small for the game: say so first
         session = GameSession.new(data_dir, rules, {"White": args.white, "Black": args.black})
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
