@@ -1,7 +1,7 @@
 """Live-referee benchmark: random legal games rendered as camera streams with hands moving
 the cups (and hands that only hover), refereed frame by frame.
 
-    python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12]
+    python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
 
 Figures: moves recorded correctly (a recorded move is correct when it is the script's move
 at that ply), false moves (recorded or announced moves the script does not make there),
@@ -99,6 +99,8 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
         for e in session.journal.events:
             if e.kind not in ("start", "move", "end", "lifted"):
                 totals.alerts[e.kind] = totals.alerts.get(e.kind, 0) + 1
+                if args.verbose:
+                    print(f"    {e.kind}: {e.text}")
         session.close()
     good = sum(1 for a, b in zip(recorded, moves) if a == b)
     false = max(_wrong(recorded, moves), _wrong(announced, moves))
@@ -147,10 +149,13 @@ def main() -> int:
     ap.add_argument("--move", type=int, default=6, help="frames a hand is over the board per move")
     ap.add_argument("--hover", type=float, default=0.2, help="chance of a hand that only hovers after a move")
     ap.add_argument("--fps", type=float, default=10.0, help="stream frame rate (the renderer's)")
+    ap.add_argument("--only", default="", help="comma-separated game numbers to run (to look at one)")
+    ap.add_argument("--verbose", action="store_true", help="print each game's alerts")
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core
     totals = Totals()
-    for i in range(args.games):
+    games = [int(g) for g in args.only.split(",")] if args.only else range(args.games)
+    for i in games:
         print(bench_game(i, args, totals), flush=True)
         if (i + 1) % 10 == 0 and i + 1 < args.games:
             print(report(totals, args) + "\n", flush=True)  # figures so far, for long runs
