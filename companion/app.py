@@ -40,8 +40,9 @@ class CameraService(Protocol):
     def set_paused(self, paused: bool) -> None:
         """Stop or restart refereeing from frames (the preview may go on)."""
 
-    def preview_jpeg(self) -> bytes | None:
-        """The latest downscaled preview frame with overlays, as JPEG, or None."""
+    def preview_jpeg(self, overlay: bool = True) -> bytes | None:
+        """The latest downscaled preview frame as JPEG (with the overlays unless ``overlay``
+        is False), or None."""
 
     def latest_frame(self) -> Any:
         """The last full-size ``Frame`` read (the calibration wizard captures it), or None."""
@@ -169,9 +170,11 @@ def _start_health_pushes(camera: CameraService, broadcaster: Broadcaster, every:
     """Send the camera's health to every page every ``every`` seconds, until shutdown."""
 
     def run() -> None:
+        from .web.camera_api import open_previews
+
         while not broadcaster.closed:
             try:
-                health = {"paused": camera.paused, **camera.health()}
+                health = {"paused": camera.paused, "previews": open_previews(), **camera.health()}
                 broadcaster.publish(SseMessage("camera", json.dumps(health, separators=(",", ":"))))
             except Exception:  # a camera problem must not end the pushes
                 log.exception("camera health")

@@ -61,9 +61,21 @@ const Cupboard = (() => {
   }
 
   let audio = null;
+  function audioContext() {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    if (audio.state === "suspended") audio.resume().catch(() => {});
+    return audio;
+  }
+  // Phones let a page sound only after a touch: wake the audio at the first one, so an alert
+  // that arrives later from the stream is heard (the page may have been reloaded since the
+  // sound was switched on).
+  document.addEventListener("pointerdown", () => {
+    if (prefs().sound) { try { audioContext(); } catch (err) { /* no audio on this device */ } }
+  }, { once: true, capture: true });
+
   function beep(kind) {
     try {
-      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      audioContext();
       const notes = kind === "win" ? [523, 659, 784] : kind === "draw" ? [440, 440] : [880, 440];
       notes.forEach((freq, i) => {
         const osc = audio.createOscillator();
@@ -113,6 +125,40 @@ const Cupboard = (() => {
   bindPref("opt-sound", "cupboard-sound", false);
   bindPref("opt-vibrate", "cupboard-vibrate", true);
 
+  // The camera preview, with or without what the referee reads drawn on it: a choice kept
+  // on this device.  The preview streams only while it is on screen (the server allows a few
+  // previews at once, and each costs the Pi bandwidth).  Returns a function to call once the
+  // page knows there is a camera.
+  const OVERLAY_KEY = "cupboard-overlay";
+  function previewUrl() {
+    return localStorage.getItem(OVERLAY_KEY) === "0" ? "/camera.mjpg?overlay=0" : "/camera.mjpg";
+  }
+  function bindPreview(img, box) {
+    let wanted = false;
+    let onScreen = !("IntersectionObserver" in window);
+    const update = () => {
+      img.dataset.overlay = box.checked ? "1" : "0";
+      if (!(wanted && onScreen)) {
+        if (img.hasAttribute("src")) img.removeAttribute("src");  // ends the stream
+      } else if (img.getAttribute("src") !== previewUrl()) {
+        img.src = previewUrl();
+      }
+    };
+    if (!onScreen) {
+      new IntersectionObserver((entries) => {
+        onScreen = entries[entries.length - 1].isIntersecting;
+        update();
+      }).observe(img);
+    }
+    box.checked = localStorage.getItem(OVERLAY_KEY) !== "0";
+    box.addEventListener("change", () => {
+      localStorage.setItem(OVERLAY_KEY, box.checked ? "1" : "0");
+      update();
+    });
+    update();
+    return () => { if (!wanted) { wanted = true; update(); } };
+  }
+
   function el(tag, attrs = {}, text = "") {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -120,5 +166,5 @@ const Cupboard = (() => {
     return node;
   }
 
-  return { token: tok, api, whoami, alert, el };
+  return { token: tok, api, whoami, alert, el, bindPreview };
 })();

@@ -9,7 +9,9 @@
   const ALERT_KINDS = ["illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
     "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert"];
   const PENDING_KINDS = ["pending", "ambiguous", "hidden-mismatch"];
-  const INFO_KINDS = ["restored", "camera-back", "lifted"];
+  // shown for a moment, silently: "behind" is the board still showing an earlier position,
+  // as it does while a move entered by tapping is being made on the board
+  const INFO_KINDS = ["restored", "camera-back", "lifted", "behind"];
   const $ = (id) => document.getElementById(id);
 
   let state = null;          // the latest game state from the server
@@ -18,6 +20,7 @@
   let hint = null;           // the hint on display, and its move drawn on the board
   let drawn = null;
   let flipped = localStorage.getItem("cupboard-flip") === "1";
+  const showPreview = Cupboard.bindPreview($("preview"), $("opt-overlay"));
 
   // ------------------------------------------------------------------ rendering
   function render(next) {
@@ -75,8 +78,7 @@
     $("btn-camera").textContent = cam.paused ? "Resume camera" : "Pause camera";
     $("camera-card").hidden = !cam.present;
     $("nav-calibrate").hidden = !cam.present;
-    const preview = $("preview");
-    if (cam.present && !preview.getAttribute("src")) preview.src = "/camera.mjpg";
+    if (cam.present) showPreview();
   }
 
   // The detection the camera could not settle alone: the candidates to confirm, or dismiss.
@@ -111,6 +113,7 @@
     if (h.seconds_since_stable !== null && h.seconds_since_stable !== undefined) rows.push(["last stable", `${h.seconds_since_stable} s ago`, ""]);
     if (h.frame_ms !== undefined) rows.push(["reading a frame", `${h.frame_ms} ms`, ""]);
     if (h.hand) rows.push(["hand", "over the board", ""]);
+    if (h.previews !== undefined) rows.push(["previews open", String(h.previews), ""]);
     if (h.error) rows.push(["problem", h.error, "bad"]);
     const dl = $("health");
     dl.replaceChildren();

@@ -31,9 +31,10 @@ def _camera() -> CameraService:
 
 @bp.get("/api/camera")
 def health():
-    """The camera's health: frames per second, board found, time since the last stable state."""
+    """The camera's health: frames per second, board found, time since the last stable state,
+    and how many previews are open."""
     camera = _camera()
-    return jsonify(paused=camera.paused, **camera.health())
+    return jsonify(paused=camera.paused, previews=open_previews(), **camera.health())
 
 
 @bp.post("/api/camera/pause")
@@ -67,13 +68,37 @@ def mjpeg_parts(frames: Iterator[bytes | None], fps: float = PREVIEW_FPS) -> Ite
 
 MAX_VIEWERS = 4  # each preview holds a server thread; the referee matters more
 _viewers = threading.BoundedSemaphore(MAX_VIEWERS)
+_open = [0]  # previews streaming now (the semaphore does not say)
+_open_lock = threading.Lock()
+
+
+def open_previews() -> int:
+    """How many camera previews are streaming now."""
+    return _open[0]
+
+
+def _count(delta: int) -> None:
+    with _open_lock:
+        _open[0] += delta
+
+
+def overlay_wanted() -> bool:
+    """The ``overlay`` query parameter: on unless it says ``0``/``off``/``false``."""
+    value = request.args.get("overlay", "1").strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return True
+    if value in ("0", "off", "false", "no"):
+        return False
+    raise ApiError(400, "overlay must be 1 (draw what the camera reads) or 0 (the plain picture)")
 
 
 @bp.get("/camera.mjpg")
 def preview():
-    """The live preview as MJPEG (downscaled, a few frames a second).  It only reads the
-    camera thread's latest JPEG, so viewers never slow the referee down."""
+    """The live preview as MJPEG (downscaled, a few frames a second), with what the referee
+    reads drawn on it; ``?overlay=0`` is the plain picture.  It only reads the camera thread's
+    latest JPEG, so viewers never slow the referee down."""
     camera = _camera()
+    overlay = overlay_wanted()
     if not _viewers.acquire(blocking=False):
         raise ApiError(503, f"{MAX_VIEWERS} camera previews are already open")
     broadcaster = companion().broadcaster
@@ -81,12 +106,18 @@ def preview():
 
     def frames() -> Iterator[bytes | None]:
         while not broadcaster.closed and not (disconnected and disconnected()):
-            yield camera.preview_jpeg()
+            yield camera.preview_jpeg() if overlay else camera.preview_jpeg(overlay=False)
 
     response = Response(
         mjpeg_parts(frames()),
         mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
         headers={"Cache-Control": "no-store"},
     )
-    response.call_on_close(_viewers.release)
+    _count(+1)
+
+    def closed() -> None:
+        _count(-1)
+        _viewers.release()
+
+    response.call_on_close(closed)
     return response

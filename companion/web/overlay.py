@@ -90,7 +90,7 @@ def draw_overlay(
         top = square_centres(calibration, size_class.height_mm)[i]
         rim = top + np.array([size_class.top_radius_mm, 0.0, 0.0])
         centre, edge = _to_preview(np.stack([top, rim]), calibration, pose, scale)
-        radius = max(3, int(round(float(np.linalg.norm(edge - centre)))))
+        radius = max(3, round(float(np.linalg.norm(edge - centre))))
         ink = LIGHT_CUP if reading.colour == 0 else DARK_CUP
         at = tuple(int(v) for v in np.round(centre))
         cv2.circle(image, at, radius, ink, thickness + 1, cv2.LINE_AA)

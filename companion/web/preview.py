@@ -5,7 +5,9 @@ This is the preview half of the camera service.  Refereeing from frames (recogni
 frame, track stable states, explain them as moves, raise alerts) plugs in through
 ``on_frame``; until it does, ``board_found`` and ``last_stable`` stay unknown (None).
 ``overlay`` draws what the referee sees on the downscaled preview, only when a preview frame
-is encoded (a few a second), so it never slows the referee.
+is encoded (a few a second), so it never slows the referee.  A page may ask for the
+preview without it (``preview_jpeg(overlay=False)``); that plain JPEG is encoded as well only
+while someone has asked for it in the last few seconds.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 
 PREVIEW_WIDTH = 480
 PREVIEW_EVERY = 0.25  # seconds between preview encodings: a few frames a second at most
+PLAIN_WANTED_FOR = 5.0  # seconds the plain preview is kept up to date after it was last asked for
 
 
 class PreviewCamera:
@@ -50,6 +53,9 @@ class PreviewCamera:
         self.last_stable: float | None = None
         self.error: str | None = None
         self._jpeg: bytes | None = None
+        self._plain_jpeg: bytes | None = None  # without the overlay, when a page asked for it
+        self._plain_asked = float("-inf")
+        self.plain_for = PLAIN_WANTED_FOR
         self._frame: Frame | None = None
         self._times: deque[float] = deque(maxlen=30)
         self._encoded_at = 0.0
@@ -57,7 +63,7 @@ class PreviewCamera:
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ life cycle
-    def start(self) -> "PreviewCamera":
+    def start(self) -> PreviewCamera:
         """Start the camera thread."""
         self._thread = threading.Thread(target=self._run, name="cupboard-camera", daemon=True)
         self._thread.start()
@@ -102,20 +108,28 @@ class PreviewCamera:
             self.on_frame(frame)
         if now - self._encoded_at >= PREVIEW_EVERY:
             self._encoded_at = now
-            image = frame.image
-            h, w = image.shape[:2]
-            if w > PREVIEW_WIDTH:
-                image = cv2.resize(image, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
-            else:
-                image = image.copy()  # the overlay must not draw on the frame the referee reads
-            if self.overlay is not None and self.show_overlay:
-                try:
-                    image = self.overlay(image, w)
-                except Exception:  # a broken overlay must not stop the preview
-                    log.exception("preview overlay")
-            ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
-            if ok:
-                self._jpeg = jpeg.tobytes()
+            self._encode_preview(frame.image, now)
+
+    def _encode_preview(self, full: np.ndarray, now: float) -> None:
+        h, w = full.shape[:2]
+        if w > PREVIEW_WIDTH:
+            image = cv2.resize(full, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
+        else:
+            image = full.copy()  # the overlay must not draw on the frame the referee reads
+        drawing = self.overlay is not None and self.show_overlay
+        plain = None
+        if drawing and now - self._plain_asked < self.plain_for:
+            plain = _encode(image)  # before the overlay draws on the image
+        if drawing:
+            try:
+                image = self.overlay(image, w)  # type: ignore[misc]
+            except Exception:  # a broken overlay must not stop the preview
+                log.exception("preview overlay")
+        jpeg = _encode(image)
+        if jpeg is not None:
+            self._jpeg = jpeg
+        # with nothing drawn, the plain preview is the same picture
+        self._plain_jpeg = plain if drawing else jpeg
 
     # ------------------------------------------------------------------ CameraService
     def health(self) -> dict[str, Any]:
@@ -143,6 +157,16 @@ class PreviewCamera:
         """The last frame read (the calibration wizard captures from it), or None."""
         return self._frame
 
-    def preview_jpeg(self) -> bytes | None:
-        """The latest downscaled frame as JPEG, or None before the first frame."""
-        return self._jpeg
+    def preview_jpeg(self, overlay: bool = True) -> bytes | None:
+        """The latest downscaled frame as JPEG, with what the referee reads drawn on it unless
+        ``overlay`` is False; None before the first frame (and, without the overlay, until
+        the next preview is encoded after the first time it is asked for)."""
+        if overlay:
+            return self._jpeg
+        self._plain_asked = time.monotonic()
+        return self._plain_jpeg
+
+
+def _encode(image: np.ndarray) -> bytes | None:
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
+    return jpeg.tobytes() if ok else None
