@@ -9,7 +9,18 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from browser_support import ARGS, CHROMIUM, TOKEN, needs_chromium, shot
+from browser_support import (
+    ARGS,
+    CHROMIUM,
+    TOKEN,
+    needs_chromium,
+    phone_page,
+    shot,
+    start_jr_game,
+    tap_reserve,
+    tap_square,
+    wait_ply,
+)
 from playwright.sync_api import sync_playwright
 
 from companion.app import CompanionConfig, create_app
@@ -39,41 +50,8 @@ def server(tmp_path):
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, accept_downloads=True)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    context.close()
-    assert errors == [], errors
-
-
-
-
-def tap_reserve(page, colour, size):
-    page.locator(f'#board g.reserve-piece[data-reserve="{colour}"][data-size="{size}"]').first.click()
-
-
-def tap_square(page, square):
-    piece = page.locator(f'#board g.piece[data-square="{square}"]')
-    if piece.count():
-        piece.click()
-    else:
-        page.locator(f'#board rect.square[data-square="{square}"]').click()
-
-
-def wait_ply(page, ply):
-    page.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {ply}")
-
-
-def start_jr_game(page):
-    page.click("#btn-new")
-    page.select_option("#new-variant", "gobblet-jr")
-    page.fill("#new-form input[name=white]", "Ann")
-    page.fill("#new-form input[name=black]", "Bob")
-    page.click("#new-start")
-    page.wait_for_function("() => document.querySelector('#board svg')?.dataset.variant === 'gobblet-jr'")
+    with phone_page(browser, downloads=True) as page:
+        yield page
 
 
 def test_play_a_short_game_by_tapping(server, phone):

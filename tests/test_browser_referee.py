@@ -4,8 +4,13 @@ it by tapping; a lifted piece and the flipped board are drawn."""
 
 
 import pytest
-from browser_support import ARGS, ARTIFACTS, CHROMIUM, TOKEN, needs_chromium, shot
-from playwright.sync_api import sync_playwright
+from browser_support import (
+    ARTIFACTS,
+    TOKEN,
+    needs_chromium,
+    phone_page,
+    shot,
+)
 
 from companion.app import CompanionConfig, create_app
 from companion.demo import calibrate_demo, demo_camera
@@ -42,13 +47,7 @@ def raise_pending(services, text):
 
 def test_confirm_a_pending_detection_by_tapping(served):
     services, running = served
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
-                                      is_mobile=True, has_touch=True)
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with phone_page() as page:
         page.goto(f"{running.url}?token={TOKEN}")
         page.wait_for_selector("#board svg")
         page.wait_for_function("() => document.body.classList.contains('control')")
@@ -76,6 +75,3 @@ def test_confirm_a_pending_detection_by_tapping(served):
         page.reload()
         page.wait_for_selector("#board svg")
         assert page.locator("#flip").is_checked()  # the choice is kept on this phone
-        context.close()
-        browser.close()
-    assert errors == [], errors
