@@ -1,15 +1,22 @@
 """The calibration wizard on the demo camera: markers found, capture the empty board and
-calibrate, check, save into the data folder (atomically) and referee with it; every step that
-changes anything needs the token, and steps out of order answer clear JSON errors."""
+calibrate, sample the colours, check one cup of each size, save into the data folder
+(atomically) and referee with it; every step that changes anything needs the token, and steps
+out of order answer clear JSON errors."""
 
 import time
+from dataclasses import replace
 
+import numpy as np
 import pytest
 from conftest import AUTH, TOKEN, started_camera
 
 from calibration.model import load_calibration
 from companion.app import CompanionConfig, create_app
-from hardware.synthetic import SyntheticCamera
+from hardware.camera_model import nominal_intrinsics
+from hardware.frames import Frame, FrameSource
+from hardware.pieces import load_board, load_piece_set
+from hardware.render.scene import empty_position, random_offsets
+from hardware.synthetic import SyntheticCamera, random_scene, render_scene
 
 
 @pytest.fixture(scope="module")
@@ -88,4 +95,103 @@ def test_without_a_camera_the_wizard_answers_404(tmp_path):
         assert r.status_code == 404 and "no camera" in r.get_json()["error"]
         assert app.test_client().get("/api/calibration").status_code == 404
     finally:
+        app.extensions["cupboard"].hub.close()
+
+
+class Table(FrameSource):
+    """The synthetic camera over a table where the test puts the cups (``show``), as a person
+    does during the wizard: the same camera and light throughout, cups a little off-centre."""
+
+    name = "synthetic"
+
+    def __init__(self, pieces: str, seed: int) -> None:
+        self.pieces_name, self.seed = pieces, seed
+        self.index = 0
+        self.shown: dict[int, tuple] = {}  # frame index -> the position it shows
+
+    def open(self) -> None:
+        self.pieces = load_piece_set(self.pieces_name)
+        self.board = load_board(self.pieces.default_board)
+        self.position = empty_position(self.board)
+        self.base = random_scene(self.pieces, self.board, self.seed, position=self.position, difficulty=0.6,
+                                 intrinsics=nominal_intrinsics("pi3"))
+
+    def read(self) -> Frame:
+        position = self.position
+        rng = np.random.default_rng([self.seed, len(self.shown)])
+        offsets = random_offsets(self.board, self.pieces, position, rng, scale=0.6)
+        image, _ = render_scene(replace(self.base, position=position, offsets=offsets), self.seed * 1000 + self.index)
+        self.index += 1
+        self.shown[self.index] = position
+        return Frame(image=image, timestamp=self.index / 10, index=self.index)
+
+    def close(self) -> None:
+        pass
+
+
+def show(camera, table: Table, cups: list[tuple[str, str, int]]) -> None:
+    """Put ``cups`` (square, "light"/"dark", the set's size 1 = smallest) on the table and wait
+    until the camera thread's latest frame shows them."""
+    squares = [() for _ in range(table.board.squares)]
+    for square, colour, size in cups:
+        index = "abcdefgh".index(square[0]) + (int(square[1:]) - 1) * table.board.cols
+        squares[index] = ((0 if colour == "light" else 1, size - 1),)
+    table.position = position = tuple(squares)
+    deadline = time.monotonic() + 20
+    while table.shown.get(getattr(camera.latest_frame(), "index", None)) != position:
+        assert time.monotonic() < deadline, camera.error
+        time.sleep(0.02)
+
+
+def one_of_each_size(table: Table, first: str) -> list[tuple[str, str, int]]:
+    """One cup of every size of the set, on separate squares, colours alternating from
+    ``first``."""
+    n, cols = len(table.pieces.sizes), table.board.cols
+    squares = [table.board.square_name(k * (cols + 1)) for k in range(min(n, cols))]
+    squares += [table.board.square_name(cols - 1 + cols * k) for k in range(n - len(squares))]
+    other = "dark" if first == "light" else "light"
+    return [(square, first if k % 2 == 0 else other, k + 1) for k, square in enumerate(squares)]
+
+
+def read_back(client) -> dict:
+    r = client.post("/api/calibration/check", json={}, headers=AUTH)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+# Recognition reads these sets right; Storer's clear set is not read reliably yet (vision/).
+@pytest.mark.parametrize("pieces", ["gobblet-jr", "gobblet"])
+def test_the_check_reads_one_cup_of_each_size_and_colour(tmp_path, pieces):
+    table = Table(pieces, seed=11)
+    camera = started_camera(table)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr"))
+    try:
+        client = app.test_client()
+        assert client.get("/api/calibration").get_json()["set"] == pieces
+        r = client.post("/api/calibration/empty", json={"frames": 2}, headers=AUTH)
+        assert r.status_code == 200, r.get_json()
+        n = len(table.pieces.sizes)
+        last = table.board.square_name(table.board.squares - 1)
+
+        for sampled in (False, True):
+            if sampled:  # step (c): a light largest cup on a1, a dark one on the last square
+                show(camera, table, [("a1", "light", n), (last, "dark", n)])
+                r = client.post("/api/calibration/colours", json={}, headers=AUTH)
+                assert r.status_code == 200, r.get_json()
+                assert r.get_json()["draft"]["colours"] == "cups"  # measured, no longer the set's nominal colours
+            for first in ("light", "dark"):
+                cups = one_of_each_size(table, first)
+                show(camera, table, cups)
+                check = read_back(client)
+                read = sorted((c["square"], c["colour"], c["size"]) for c in check["cups"])
+                assert read == sorted(cups), (sampled, first)
+                assert check["board_found"] and check["ok"] is True
+                assert check["sizes_read"] == list(range(1, n + 1)) and check["sizes_missing"] == []
+                assert all(c["game_size"] == c["size"] and c["size_name"] == str(c["size"]) for c in check["cups"])
+
+        show(camera, table, cups[:1])  # one size short: not ok, and it says which are missing
+        check = read_back(client)
+        assert check["ok"] is False and check["sizes_missing"] == list(range(2, n + 1))
+    finally:
+        camera.stop()
         app.extensions["cupboard"].hub.close()

@@ -110,7 +110,8 @@
     $("btn-colours").addEventListener("click", () => step("btn-colours", "/api/calibration/colours", {},
       (d) => { result("colours-result", `Colours measured (${d.draft.colours}).`, true); done("step-colours", true); }, "colours-result"));
     $("btn-check").addEventListener("click", () => step("btn-check", "/api/calibration/check", {}, (d) => {
-      const cups = d.cups.map((c) => `${c.square}: ${c.colour} size ${c.size}`).join("\n") || "no cups read";
+      const plays = (c) => (c.game_size !== null && c.game_size !== c.size ? ` (plays as ${c.game_size})` : "");
+      const cups = d.cups.map((c) => `${c.square}: ${c.colour} size ${c.size}${plays(c)}`).join("\n") || "no cups read";
       const more = d.sizes_missing.length ? `\nNot read: size ${d.sizes_missing.join(", ")}` : "\nEvery size was read.";
       result("check-result", (d.board_found ? "" : "The board was not found.\n") + cups + more, d.ok);
       done("step-check", d.ok);
@@ -123,7 +124,7 @@
 
   async function start() {
     bind();
-    $("preview").src = "/camera.mjpg";
+    Cupboard.bindPreview($("preview"), $("opt-overlay"))();
     const who = await Cupboard.whoami();
     $("no-control").hidden = who.control;
     await refresh();

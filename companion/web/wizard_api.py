@@ -294,8 +294,9 @@ def colours():
 @bp.post("/check")
 @require_control
 def check():
-    """Step (d): read the board with the new calibration.  Put one cup of each size on the
-    board; the answer lists every cup read (square, colour, size) and the sizes missing."""
+    """Step (d): read the board with the new calibration.  Put one cup of each size of the set
+    on the board; the answer lists every cup read (square, colour, the set's size 1 = smallest,
+    and the game size it plays as) and the set's sizes not read."""
     w = wizard()
     camera = _camera()
     with w.lock:
@@ -303,18 +304,24 @@ def check():
             raise ApiError(409, "capture the empty board first (step b)")
         cal = w.draft
     obs = Recogniser(cal).recognise(capture(camera, 1)[0])
-    logical = cal.pieces.logical_sizes
+    classes = cal.pieces.sizes
+    game_sizes = cal.pieces.logical_sizes
     cups = []
     for i, r in enumerate(obs.squares):
         if r.state == CUP and r.size is not None:
+            k = min(r.size, len(classes) - 1)
             cups.append({
                 "square": cal.board.square_name(i),
                 "colour": "light" if r.colour == 0 else "dark",
-                "size": logical[r.size] if r.size < len(logical) and logical[r.size] is not None else r.size + 1,
+                # the set's own numbering (1 = its smallest cup): a set may have a size that a
+                # game does not use (Storer's solid smallest), so the game's size is apart
+                "size": k + 1,
+                "size_name": classes[k].name,
+                "game_size": game_sizes[k] if k < len(game_sizes) else None,
                 "confidence": round(r.confidence, 2),
             })
     sizes = sorted({c["size"] for c in cups})
-    wanted = sorted(s for s in logical if s is not None)
+    wanted = list(range(1, len(classes) + 1))
     return jsonify(
         board_found=obs.board_found,
         cups=cups,
