@@ -84,7 +84,10 @@ class LiveReferee:
                     if str(e) != self.problem:
                         self.problem = str(e)
                         log.error("the camera cannot referee this game: %s", e)
+                    if self.camera is not None:  # the health panel names the problem
+                        self.camera.referee_figures = {"error": f"the camera cannot referee this game: {e}"}
                     return
+            self.problem = None
         try:
             referee.process(frame)
         except Exception:  # one bad frame must not stop the referee

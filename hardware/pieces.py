@@ -64,6 +64,12 @@ class PieceSet:
         """True for see-through cups."""
         return self.material == "clear"
 
+    @property
+    def default_game(self) -> str:
+        """The variant this set is made for: 3 sizes play gobblet-jr, 5 goblet-5, else gobblet."""
+        used = sum(v is not None for v in self.logical_sizes)
+        return {3: "gobblet-jr", 5: "goblet-5"}.get(used, "gobblet")
+
     def logical_sizes_for(self, sizes: int) -> tuple[int | None, ...]:
         """The engine size of each size class in a game of ``sizes`` sizes: the set's own
         mapping when it maps that many, else its ``sizes`` largest classes (RULES.md: Storer's

@@ -81,3 +81,8 @@ def test_logical_sizes_follow_the_game():
     assert load_piece_set("gobblet").logical_sizes_for(4) == (1, 2, 3, 4)
     with pytest.raises(ValueError, match="'gobblet-jr' has 3 sizes; this game needs 4"):
         load_piece_set("gobblet-jr").logical_sizes_for(4)
+
+
+def test_each_set_names_the_game_it_is_made_for():
+    assert [load_piece_set(n).default_game for n in ("gobblet", "gobblet-jr", "storer-clear")] == [
+        "gobblet", "gobblet-jr", "gobblet"]

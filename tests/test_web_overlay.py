@@ -93,7 +93,7 @@ def test_camera_thread_draws_overlays_into_the_preview_only(tmp_path):
     calibration = calibrate_demo(source)
     source.close()
     camera = PreviewCamera(source, max_fps=20)
-    app = create_app(CompanionConfig(tmp_path, token="t", camera=camera))
+    app = create_app(CompanionConfig(tmp_path, token="t", camera=camera, default_variant="gobblet-jr"))
     services = app.extensions["cupboard"]
     services.attach_live(LiveReferee(services.hub, calibration, rules, 0))
     assert camera.on_frame is not None and camera.overlay is not None

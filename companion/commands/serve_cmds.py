@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--data", type=Path, default=None, help=f"data folder (default {default_data_dir()})")
-    p.add_argument("--variant", default="gobblet", help="variant of the first game when none is in progress")
+    p.add_argument("--variant", help="variant of the first game when none is in progress "
+                                     "(default: the calibrated piece set's game, else gobblet)")
     p.add_argument("--token", default=None, help="control token (default: kept in the data folder)")
     p.add_argument("--max-pages", type=int, default=40, help="most pages open at once (each holds a thread)")
     p.add_argument("--demo", action="store_true", help="use the synthetic demo camera")
@@ -122,8 +123,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     data_dir = args.data or default_data_dir()
     camera, live = _camera(args)
+    calibration = live[0] if live is not None else None
+    first_game = args.variant or (calibration.pieces.default_game if calibration is not None else "gobblet")
     config = CompanionConfig(
-        data_dir=data_dir, token=args.token, default_variant=args.variant,
+        data_dir=data_dir, token=args.token, default_variant=first_game,
         max_streams=args.max_pages, camera=camera, prepare_jr_table=True,
     )
     app = create_app(config)

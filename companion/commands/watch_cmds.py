@@ -44,7 +44,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if session is not None and args.variant and session.board.rules.token != variant(args.variant).token:
         session = None  # a different game was asked for
     if session is None or session.over:
-        rules = variant(args.variant or _game_of(calibration))
+        rules = variant(args.variant or calibration.pieces.default_game)
         calibration.pieces.logical_sizes_for(rules.sizes)  # a set too small for the game: say so first
         session = GameSession.new(data_dir, rules, {"White": args.white, "Black": args.black})
     else:
@@ -73,9 +73,3 @@ def _source_and_calibration(args: argparse.Namespace):
     if not args.calibration:
         raise ValueError("--calibration FILE is needed (make one with `cupboard calibrate`)")
     return open_source(args.source), load_calibration(args.calibration), None
-
-
-def _game_of(calibration) -> str:
-    """The variant a piece set is made for: Jr. sets play gobblet-jr, 5-size sets goblet-5."""
-    used = [s for s in calibration.pieces.logical_sizes if s is not None]
-    return {3: "gobblet-jr", 5: "goblet-5"}.get(len(used), "gobblet")

@@ -110,9 +110,25 @@ def new_game():
         tags["Set"] = piece_set
     if limit:
         tags["HintLimit"] = str(limit)
+    _check_camera_can_referee(rules.sizes, token)
     hub = companion().hub
     session = hub.new_game(rules, tags)
     return jsonify(game=game_id(session), state=hub.snapshot().state), 201
+
+
+def _check_camera_can_referee(sizes: int, name: str) -> None:
+    """Refuse a game the refereeing camera cannot follow: its calibrated piece set has fewer
+    sizes than the game needs.  With the camera paused, the game is played by tapping."""
+    services = companion()
+    live, camera = services.live, services.camera
+    calibration = getattr(live, "calibration", None)
+    if calibration is None or camera is None or camera.paused:
+        return
+    have = len(calibration.pieces.sizes)
+    if have < sizes:
+        raise ApiError(422, f"the camera is calibrated for the {calibration.pieces.name} set, which has {have} "
+                            f"sizes; {name} needs {sizes}: calibrate the camera for another set, or pause it "
+                            "to enter the moves by tapping")
 
 
 def _parse_move(session, data: dict[str, Any]) -> Move:
