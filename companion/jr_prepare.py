@@ -1,9 +1,11 @@
 """Preparing the exact Gobblet Jr. table (``engine.jr_table``) without holding anyone up.
 
-The table takes minutes to build, so ``cupboard serve`` starts ``python -m engine.jr_table
-build`` in a separate process at the lowest CPU priority (the camera thread keeps the cores)
-when the table is missing; hints say "exact table being prepared" until it is there, then
-switch to it.  ``cupboard prepare`` builds it in the foreground.
+The table takes a minute or two to build (a retrograde solve, ``engine.jr_build``), so
+``cupboard serve`` starts ``python -m engine.jr_table build`` in a separate process at the
+lowest CPU priority (the camera thread keeps the cores) when the table is missing or damaged
+(a damaged file is moved aside as ``*.damaged``); hints say "exact table being prepared" until
+it is there, then switch to it.  ``cupboard prepare`` builds it in the foreground.  Without
+numba the build makes the horizon-limited table instead, and the note says so.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.jr_table import default_path, get_table
+from engine.jr_exact import ExactTable, TableError
+from engine.jr_table import default_path, get_table, load
 
 # the build's working directory: the project root, so ``engine`` is importable from it
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +28,8 @@ STATUS_WORDS = {
     MISSING: "the exact Gobblet Jr. table is not built (run `cupboard prepare`): hints are searched",
     BUILDING: "exact table being prepared: until it is ready, hints are searched within the time limit",
     READY: "exact table ready",
+    # the horizon-limited table (numba was missing when it was built)
+    "partial": "the table near the start is ready, not the exact one (it needs numba): hints are searched beyond it",
     FAILED: "the exact table could not be built (see the log): hints are searched",
 }
 
@@ -35,10 +40,14 @@ NICE_BUILD = ("import os, sys; os.nice(19) if hasattr(os, 'nice') else None; "
               "from engine.jr_table import main; sys.exit(main(sys.argv[1:]))")
 
 
-def build_command(path: Path, plies: int | None = None, horizon: int | None = None) -> list[str]:
+def build_command(path: Path, plies: int | None = None, horizon: int | None = None,
+                  min_pieces: int | None = None) -> list[str]:
     """The command line that builds the table into ``path`` at the lowest priority (the
-    engine's ``python -m engine.jr_table build``, with its defaults unless given)."""
+    engine's ``python -m engine.jr_table build``, with its defaults unless given: ``plies`` or
+    ``horizon`` ask for the horizon-limited table, ``min_pieces`` for a partial exact one)."""
     cmd = [sys.executable, "-c", NICE_BUILD, "build", "--out", str(path)]
+    if min_pieces is not None:
+        cmd += ["--min-pieces", str(min_pieces)]
     if plies is not None:
         cmd += ["--plies", str(plies)]
     if horizon is not None:
@@ -49,15 +58,17 @@ def build_command(path: Path, plies: int | None = None, horizon: int | None = No
 @dataclass
 class JrTablePreparer:
     """Builds the table at ``path`` (default: the cache's) in a low-priority subprocess, at most
-    once per preparer, and tells how far it got.  ``plies``/``horizon`` are passed to the
-    engine's ``build`` command when given (its defaults otherwise)."""
+    once per preparer, and tells how far it got.  ``plies``/``horizon``/``min_pieces`` are
+    passed to the engine's ``build`` command when given (its defaults otherwise)."""
 
     path: Path = field(default_factory=default_path)
     plies: int | None = None
     horizon: int | None = None
+    min_pieces: int | None = None
     process: subprocess.Popen | None = None
     returncode: int | None = None
     used: bool = False  # the finished table has been handed to the hints
+    exact: bool = False  # that table is the exact one (not the horizon-limited fallback)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -66,17 +77,24 @@ class JrTablePreparer:
         return self.path.with_name(self.path.name + ".log")
 
     def start(self) -> bool:
-        """Start the build unless the table exists or a build was already started; True when
-        this call started it."""
+        """Start the build unless a valid table exists or a build was already started; True
+        when this call started it.  A damaged table is moved aside (``*.damaged``) first."""
         with self._lock:
-            if self.process is not None or self.path.exists():
+            if self.process is not None:
                 return False
+            if self.path.exists():
+                try:
+                    load(self.path)
+                    return False
+                except TableError as e:
+                    print(f"cupboard: {e}; building it again", file=sys.stderr, flush=True)
+                    os.replace(self.path, self.path.with_name(self.path.name + ".damaged"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                 p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)}
             with open(self.log_path, "wb") as log:  # the child keeps its own copy of the file
                 self.process = subprocess.Popen(
-                    build_command(self.path, self.plies, self.horizon), cwd=PROJECT_ROOT, env=env,
+                    build_command(self.path, self.plies, self.horizon, self.min_pieces), cwd=PROJECT_ROOT, env=env,
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
             return True
 
@@ -123,9 +141,11 @@ class JrTablePreparer:
 
             use_jr_table(table)
             self.used = True
+            self.exact = isinstance(table, ExactTable)
         return state
 
     def answer(self) -> dict[str, str]:
         """What the hint answer says about the table."""
         state = self.use_when_ready()
-        return {"table": state, "table_note": STATUS_WORDS[state]}
+        note = STATUS_WORDS["partial" if state == READY and not self.exact else state]
+        return {"table": state, "table_note": note}

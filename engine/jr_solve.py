@@ -12,7 +12,11 @@ Wins and losses are proved by two bounded searches over canonical positions (``e
 the opponent force one within ``d``).  Both are monotone in ``d``, so iterative deepening over
 ``d`` gives the exact distance, and their results are memoised per canonical position.  A draw
 cannot be proved by a bounded search; ``JrValue.proven`` is False for it and ``horizon`` says
-how far no forced result exists.  ``engine.jr_table`` caches the values near the start.
+how far no forced result exists.
+
+The exact table (``engine.jr_exact``, solved backwards by ``engine.jr_build`` and cached by
+``engine.jr_table``) holds every value, draws included: a solver given it answers from it, and
+searches only where a partial table does not reach.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from . import jr
 
@@ -79,13 +84,27 @@ class MoveValue:
     optimal: bool
 
 
-class JrSolver:
-    """Proves values by bounded search, remembering what it proved (and a table of exact values
-    of canonical positions, when given: ``{key: code}`` as in ``engine.jr_table``)."""
+class ExactLookup(Protocol):
+    """What the solver needs of an exact table (``engine.jr_exact.ExactTable``)."""
 
-    def __init__(self, table: Mapping[int, int] | None = None, table_horizon: int = 0) -> None:
+    def covers(self, state: int) -> bool: ...
+
+    def code(self, state: int) -> int | None: ...
+
+    def value(self, state: int) -> JrValue | None: ...
+
+
+class JrSolver:
+    """Proves values by bounded search, remembering what it proved.  With an ``exact`` table
+    (``engine.jr_exact``) the positions it covers are answered from it, draws included; a
+    ``table`` of canonical positions near the start (``{key: code}``, the horizon-limited table
+    of ``engine.jr_table``) only shortens the searches."""
+
+    def __init__(self, table: Mapping[int, int] | None = None, table_horizon: int = 0,
+                 exact: ExactLookup | None = None) -> None:
         self.table = table or {}
         self.table_horizon = table_horizon
+        self.exact = exact
         self.win_no: dict[int, int] = {}  # key -> largest d with win(s, d) False
         self.win_yes: dict[int, int] = {}  # key -> smallest d with win(s, d) True
         self.lose_no: dict[int, int] = {}
@@ -103,6 +122,9 @@ class JrSolver:
                 return True
         if d < 2:
             return False
+        exact = self._exact_code(s)
+        if exact is not None:
+            return 0 < exact <= d
         k = jr.canonical(s)
         code = self.table.get(k)
         if code is not None:
@@ -135,6 +157,9 @@ class JrSolver:
                 return False
         if d < 2:
             return all(r == jr.LOSES for _, _, r in ch)
+        exact = self._exact_code(s)
+        if exact is not None:
+            return 128 < exact <= 128 + d
         k = jr.canonical(s)
         code = self.table.get(k)
         if code is not None:
@@ -156,6 +181,11 @@ class JrSolver:
         if y is None or d < y:
             self.lose_yes[k] = d
         return True
+
+    def _exact_code(self, s: int) -> int | None:
+        if self.exact is None:
+            return None
+        return self.exact.code(s)
 
     def _count(self) -> None:
         self.nodes += 1
@@ -179,6 +209,11 @@ class JrSolver:
             return JrValue(LOSS, 0)
         if jr.has_line(mine):
             return JrValue(WIN, 0)
+        if self.exact is not None:
+            known = self.exact.value(s)
+            if known is not None:
+                self.nodes += 1
+                return known
         code = self.table.get(jr.canonical(s))
         if code is not None and code != 0:
             return decode(code)
@@ -202,6 +237,8 @@ class JrSolver:
     def analyse(self, s: int, seconds: float = 1.0) -> tuple[JrValue, list[MoveValue]]:
         """The value of ``s`` and of every move, optimal moves first, within about
         ``seconds`` (the root value gets most of the time)."""
+        if self.exact is not None and self.exact.covers(s):
+            return self._exact_analysis(s)
         start = time.perf_counter()
         root = self.value(s, seconds * 0.6)
         out: list[MoveValue] = []
@@ -216,6 +253,25 @@ class JrSolver:
                 continue
             left = max(0.0, seconds - (time.perf_counter() - start))
             out.append(self._move_value(move, child, root, left / 2 + 0.01))
+        out.sort(key=lambda mv: (not mv.optimal, mv.value.rank() if mv.value else (3, 0)))
+        return root, out
+
+    def _exact_analysis(self, s: int) -> tuple[JrValue, list[MoveValue]]:
+        """Every value from the exact table (which covers the children of what it covers)."""
+        assert self.exact is not None
+        root = self.value(s)
+        out = []
+        for move, child, result in jr.children(s):
+            if result == jr.WINS:
+                v = JrValue(WIN, 1)
+            elif result == jr.LOSES:
+                v = JrValue(LOSS, 1)
+            else:
+                known = self.exact.value(child)
+                assert known is not None
+                self.nodes += 1
+                v = known.after_move()
+            out.append(MoveValue(move, v, v == root))
         out.sort(key=lambda mv: (not mv.optimal, mv.value.rank() if mv.value else (3, 0)))
         return root, out
 

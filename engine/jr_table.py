@@ -1,18 +1,26 @@
-"""The cached table of exact Gobblet Jr. values near the start of the game.
+"""The cached tables of Gobblet Jr. values: the exact table, and the horizon-limited table it
+replaced (still built when numba, the exact builder's dependency, is missing).
 
-    python -m engine.jr_table build [--plies 2] [--horizon 25] [--out FILE]
-    python -m engine.jr_table info
+    python -m engine.jr_table build [--out FILE] [--min-pieces N]
+    python -m engine.jr_table build --plies 2 --horizon 25 [--out FILE]   (horizon-limited)
+    python -m engine.jr_table info [--file FILE]
 
-The table holds every canonical position (``engine.jr``) reachable in at most ``plies`` plies
-from the start, each with its value as one byte (``engine.jr_solve.encode``): win or loss with
-the distance in plies, or 0 when neither side can force a line within ``horizon`` plies.  The
-positions deeper in the game are solved by search when asked (``JrSolver``), which the table's
-entries also speed up.
+The exact table (``engine.jr_exact``) holds the value of every position, draws included,
+solved backwards by ``engine.jr_build`` in about a minute of CPU and under 1 GB of memory;
+``--min-pieces`` solves only the layers with at least that many pieces on the board (a quick
+partial table, for tests).  The file lives in ``$CUPBOARD_CACHE`` or ``~/.cache/cupboard``, is
+built on first use when missing (``cupboard prepare``, or ``cupboard serve`` in the
+background) and is never committed: this script makes it.
 
-File format (little-endian): the magic ``b"CUPJR1\\n"``, then four uint32 (plies, horizon,
-entry count, build seconds x 1000), then the sorted uint64 keys, then one byte per key.  The
-file lives in ``$CUPBOARD_CACHE`` or ``~/.cache/cupboard`` and is built on first use when
-missing (a few minutes); nothing generated is committed.
+The horizon-limited table holds every canonical position (``engine.jr``) reachable in at most
+``plies`` plies from the start, each with its value as one byte (``engine.jr_solve.encode``):
+win or loss with the distance in plies, or 0 when neither side can force a line within
+``horizon`` plies; deeper positions are searched when asked (``JrSolver``).  Its file format
+(little-endian): the magic ``b"CUPJR1\\n"``, then four uint32 (plies, horizon, entry count,
+build seconds x 1000), then the sorted uint64 keys, then one byte per key.
+
+``load`` reads either kind (by its magic); ``get_table`` loads the cached one, and rebuilds a
+damaged file, saying so.
 """
 
 from __future__ import annotations
@@ -27,15 +35,22 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import jr
+from . import jr, jr_exact
 from .board import Board
+from .jr_exact import ExactTable, TableError
 from .jr_solve import JrSolver, encode
 from .rules import GOBBLET_JR
 
 MAGIC = b"CUPJR1\n"
 DEFAULT_PLIES = 2
 DEFAULT_HORIZON = 25
-FILE_NAME = "gobblet-jr-table-v1.bin"
+FILE_NAME = "gobblet-jr-exact-v1.bin"
+NO_BUILDER = ("numba is not installed, so the exact Gobblet Jr. table cannot be built "
+              "(pip install numba, then `cupboard prepare --force`)")
+
+
+class BuilderMissing(ImportError):
+    """The exact table's builder cannot run here (numba is missing)."""
 
 
 @dataclass
@@ -124,15 +139,21 @@ def save(table: JrTable, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def load(path: Path) -> JrTable:
-    """Read a table file; raises ValueError naming the file when it is not a valid table."""
-    raw = path.read_bytes()
+def load(path: Path, verify: bool = True) -> JrTable | ExactTable:
+    """Read a table file of either kind (``verify``: check the exact table's checksum); raises
+    ValueError (``TableError``) naming the file when it is not a valid table."""
+    if jr_exact.is_exact_file(path):
+        return jr_exact.load(path, verify)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise TableError(f"{path}: cannot read the table ({e.strerror})") from None
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + 16:
-        raise ValueError(f"{path}: not a cupboard Gobblet Jr. table")
+        raise TableError(f"{path}: not a cupboard Gobblet Jr. table")
     plies, horizon, n, ms = struct.unpack_from("<4I", raw, len(MAGIC))
     off = len(MAGIC) + 16
     if len(raw) != off + 9 * n:
-        raise ValueError(f"{path}: truncated table ({len(raw)} bytes, expected {off + 9 * n})")
+        raise TableError(f"{path}: truncated table ({len(raw)} bytes, expected {off + 9 * n})")
     keys = array("Q")
     keys.frombytes(raw[off : off + 8 * n])
     if sys.byteorder != "little":
@@ -141,60 +162,119 @@ def load(path: Path) -> JrTable:
     return JrTable(dict(zip(keys, codes)), plies, horizon, ms / 1000)
 
 
-_LOADED: dict[Path, JrTable] = {}
+def build_exact(path: Path, min_pieces: int = 0, progress: bool = False) -> ExactTable:
+    """Solve the game (the layers with at least ``min_pieces`` pieces on the board) and save
+    the exact table at ``path``.  Raises ``BuilderMissing`` without numba."""
+    try:
+        from . import jr_build
+    except ImportError as e:
+        raise BuilderMissing(f"{NO_BUILDER}: {e}") from None
+    report = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if progress else None
+    codes, stats = jr_build.solve(min_pieces, progress=report)
+    jr_exact.save(codes, path, min_pieces, stats)
+    del codes
+    return jr_exact.load(path, verify=False)
+
+
+def build_any(path: Path, min_pieces: int = 0, plies: int = DEFAULT_PLIES, horizon: int = DEFAULT_HORIZON,
+              progress: bool = False) -> JrTable | ExactTable:
+    """The exact table at ``path``; without numba, says so on stderr and builds the
+    horizon-limited table (``plies`` deep, ``horizon`` far) instead."""
+    try:
+        return build_exact(path, min_pieces, progress)
+    except BuilderMissing as e:
+        print(f"{e}; building the horizon-limited table instead (hints search the rest)",
+              file=sys.stderr, flush=True)
+    table = build(plies, horizon, progress=progress)
+    save(table, path)
+    return table
+
+
+_LOADED: dict[Path, JrTable | ExactTable] = {}
 
 
 def get_table(path: Path | None = None, build_if_missing: bool = True,
-              plies: int = DEFAULT_PLIES) -> JrTable | None:
-    """The cached table, loaded once per process; built (``plies`` deep) and saved first when
-    missing and ``build_if_missing``.  None when there is none and building is not allowed."""
+              plies: int = DEFAULT_PLIES) -> JrTable | ExactTable | None:
+    """The cached table, loaded once per process; built and saved first when missing (or
+    damaged) and ``build_if_missing``.  None when there is none and building is not allowed.
+    A damaged file is reported on stderr.  Without numba the horizon-limited table (``plies``
+    deep) is built instead of the exact one."""
     path = path or default_path()
     if path in _LOADED:
         return _LOADED[path]
     if path.exists():
         try:
             table = load(path)
-        except ValueError:
+        except TableError as e:
+            print(f"cupboard: {e}", file=sys.stderr, flush=True)
             table = None
         if table is not None:
             _LOADED[path] = table
             return table
     if not build_if_missing:
         return None
-    table = build(plies)
-    save(table, path)
+    table = build_any(path, plies=plies)
     _LOADED[path] = table
     return table
 
 
+def describe(table: JrTable | ExactTable, path: Path) -> str:
+    """One line about a table: its kind, what it holds and how it was built."""
+    if isinstance(table, ExactTable):
+        st = table.stats
+        part = "every position" if table.min_pieces == 0 else f"the positions with at least {table.min_pieces} pieces on the board"
+        return (f"{path}: exact table of {part}: {st.positions} positions up to symmetry, wins {st.wins}, "
+                f"losses {st.losses}, draws {st.draws}; longest win {st.longest_win} plies, longest loss "
+                f"{st.longest_loss}; built in {st.seconds:.1f} s ({st.cpu_seconds:.1f} s CPU); "
+                f"{path.stat().st_size} bytes")
+    counts = {"win": 0, "loss": 0, "none": 0}
+    for code in table.values.values():
+        counts["none" if code == 0 else "win" if code < 128 else "loss"] += 1
+    return (f"{path}: horizon-limited table, {len(table.values)} positions within {table.plies} plies, "
+            f"horizon {table.horizon}, built in {table.build_seconds:.1f} s; wins {counts['win']}, "
+            f"losses {counts['loss']}, no forced result {counts['none']}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: build the table or describe it."""
+    """Command line: build a table or describe it."""
     parser = argparse.ArgumentParser(prog="python -m engine.jr_table", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="action", required=True)
-    b = sub.add_parser("build", help="solve the positions near the start and cache them")
-    b.add_argument("--plies", type=int, default=DEFAULT_PLIES)
-    b.add_argument("--horizon", type=int, default=DEFAULT_HORIZON)
+    b = sub.add_parser("build", help="solve Gobblet Jr. and cache the table")
     b.add_argument("--out", type=Path, default=None)
+    b.add_argument("--min-pieces", type=int, default=0,
+                   help="exact table of the positions with at least this many pieces on the board only")
+    b.add_argument("--plies", type=int, default=None, help="build the horizon-limited table, this deep")
+    b.add_argument("--horizon", type=int, default=None, help="build the horizon-limited table, this far")
     i = sub.add_parser("info", help="describe the cached table")
     i.add_argument("--file", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.action == "build":
         path = args.out or default_path()
-        table = build(args.plies, args.horizon, progress=True)
-        save(table, path)
-        print(f"{path}: {len(table.values)} positions within {table.plies} plies, "
-              f"horizon {table.horizon}, built in {table.build_seconds:.1f} s, "
-              f"{path.stat().st_size} bytes")
+        if args.plies is not None or args.horizon is not None:
+            table: JrTable | ExactTable = build(DEFAULT_PLIES if args.plies is None else args.plies,
+                                                DEFAULT_HORIZON if args.horizon is None else args.horizon,
+                                                progress=True)
+            save(table, path)
+        else:
+            table = build_any(path, args.min_pieces, progress=True)
+        print(describe(table, path))
         return 0
     path = args.file or default_path()
-    table = load(path)
-    counts = {"win": 0, "loss": 0, "none": 0}
-    for code in table.values.values():
-        counts["none" if code == 0 else "win" if code < 128 else "loss"] += 1
-    print(f"{path}: {len(table.values)} positions within {table.plies} plies, horizon {table.horizon}, "
-          f"built in {table.build_seconds:.1f} s; wins {counts['win']}, losses {counts['loss']}, "
-          f"no forced result {counts['none']}")
+    try:
+        table = load(path)
+    except TableError as e:
+        print(f"cupboard: {e}", file=sys.stderr)
+        return 1
+    print(describe(table, path))
+    if isinstance(table, JrTable) and not _numba_available():
+        print(NO_BUILDER)
     return 0
+
+
+def _numba_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
 
 
 if __name__ == "__main__":

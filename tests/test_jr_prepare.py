@@ -2,7 +2,8 @@
 starts the engine's build once, at the lowest priority, only when the table is missing; the
 hint answer says "exact table being prepared" until it is there, then uses it; ``cupboard
 prepare`` builds it explicitly.  The builds are real, made tiny with the engine's own
-``--plies``/``--horizon`` options, in a temporary $CUPBOARD_CACHE."""
+``--plies``/``--horizon`` options (the horizon-limited table: the plumbing is the same as for
+the exact table, which ``tests/test_jr_exact.py`` builds), in a temporary $CUPBOARD_CACHE."""
 
 import os
 import subprocess
@@ -77,7 +78,9 @@ def test_the_app_builds_the_table_and_hints_say_so(tmp_path, cache):
         assert first["table_note"].startswith("exact table being prepared")
         assert prep.wait(120) == READY
         body = ask(client).get_json()
-        assert body["table"] == READY and body["table_note"] == "exact table ready" and prep.used
+        # the tiny table is the horizon-limited one (the exact one takes a minute of CPU)
+        assert body["table"] == READY and prep.used and not prep.exact
+        assert body["table_note"].startswith("the table near the start is ready, not the exact one")
         client.post("/api/game/new", json={"variant": "gobblet"}, headers=AUTH)
         assert "table" not in ask(client, level=1).get_json()  # only Gobblet Jr. uses the table
     finally:
@@ -106,3 +109,24 @@ def test_cupboard_prepare_reports_a_table_that_is_there(cache):
                          text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert "table is ready" in out.stdout and "1 positions within 0 plies" in out.stdout
+
+
+def test_a_damaged_table_is_moved_aside_and_built_again(cache, capsys):
+    cache.mkdir()
+    path = cache / FILE_NAME
+    path.write_bytes(b"CUPJRX1\n" + bytes(200))  # an exact table's magic, nothing valid after it
+    prep = JrTablePreparer(**TINY)
+    assert prep.start() is True
+    err = capsys.readouterr().err
+    assert f"{path}: a table of another version" in err and "building it again" in err
+    assert (cache / (FILE_NAME + ".damaged")).exists()
+    assert prep.wait(120) == READY
+    assert len(load(prep.path).values) == 1
+
+
+def test_the_build_command_passes_the_engine_options(cache):
+    from companion.jr_prepare import build_command
+
+    cmd = build_command(cache / FILE_NAME, min_pieces=12)
+    assert cmd[-4:] == ["--out", str(cache / FILE_NAME), "--min-pieces", "12"]
+    assert "os.nice(19)" in cmd[2]
