@@ -108,6 +108,7 @@ class Recogniser:
         self._corners_at_calibration = project(self._corners, cal.intrinsics, cal.pose)
         # start by looking for the markers where calibration saw them
         world = marker_corners_world(cal.board)
+        self._marker_world = world
         self.last_markers: dict[int, np.ndarray] = {
             i: project(world[i], cal.intrinsics, cal.pose) for i in cal.markers_seen if i in world}
         ox0, oy0, ox1, oy1 = outer_rect(cal.board)
@@ -144,11 +145,18 @@ class Recogniser:
         return px * self.pose.height / self.cal.intrinsics.fx
 
     def locate(self, image: np.ndarray) -> BoardFix | None:
-        """Detect markers (near where they were, else everywhere) and estimate the pose."""
+        """Detect markers (near where they were, else everywhere) and estimate the pose.  A
+        board calibrated without markers (tapped corners) is taken to stay where it was at
+        calibration: its pose is the calibration's."""
+        if not self.cal.markers_seen:
+            return BoardFix(self.cal.pose, (), self.cal.reprojection_error_px)
         markers: dict[int, np.ndarray] = {}
         if self.last_markers:
+            # look where every marker should be, not only those seen last time: a marker a
+            # hand hid comes back where it was, and a pose from the few left is off by pixels
+            expected = {i: project(c, self.cal.intrinsics, self.pose) for i, c in self._marker_world.items()}
             rois = []
-            for c in self.last_markers.values():
+            for c in {**expected, **self.last_markers}.values():
                 x0, y0 = c.min(axis=0)
                 x1, y1 = c.max(axis=0)
                 pad = max(30.0, (x1 - x0) * 0.8)
