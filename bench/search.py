@@ -1,10 +1,10 @@
 """Benchmark of the search and the Gobblet Jr. solver.
 
-    python bench/search.py [--positions 12] [--time 1.0] [--jr 200] [--jr-time 10]
+    python bench/search.py [--positions 12] [--time 1.0] [--nodes 150000] [--jr 200] [--jr-time 10]
 
 4x4: a fixed suite of middle-game positions (seeded random play that neither wins nor allows a
 win in one, 14 plies) searched for ``--time`` seconds each: median full-width depth completed
-and nodes per second.  3x3: ``--jr`` positions from seeded random play of 2 to 30 plies, the
+and nodes per second; then at a fixed budget of ``--nodes`` nodes, the depth reached.  3x3: ``--jr`` positions from seeded random play of 2 to 30 plies, the
 time to the exact value of each with the cached table (built first if missing).
 """
 
@@ -63,6 +63,19 @@ def bench_4x4(count: int, seconds: float) -> None:
           f"{statistics.median(cpu_rates):,.0f} per CPU second")
 
 
+def bench_4x4_nodes(count: int, nodes: int) -> None:
+    """The same suite at a fixed node budget (deterministic): the depth reached does not depend
+    on the machine's load, so it compares versions where the wall clock cannot."""
+    depths, cpus = [], []
+    for board in suite(GOBBLET, count, 14):
+        cpu = time.process_time()
+        r = Searcher().search(board, SearchLimits(time=None, nodes=nodes, deterministic=True))
+        cpus.append(time.process_time() - cpu)
+        depths.append(r.depth)
+    print(f"gobblet: median depth {statistics.median(depths)} at {nodes:,} nodes "
+          f"(min {min(depths)}, max {max(depths)}); median {statistics.median(cpus):.2f} CPU seconds")
+
+
 def bench_jr(count: int, seconds: float) -> None:
     from engine import jr
     from engine.hints import jr_solver
@@ -95,11 +108,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--time", type=float, default=1.0)
+    parser.add_argument("--nodes", type=int, default=150_000, help="node budget of the load-free figure")
     parser.add_argument("--jr", type=int, default=200)
     parser.add_argument("--jr-time", type=float, default=10.0)
     args = parser.parse_args()
     if args.positions:
         bench_4x4(args.positions, args.time)
+        if args.nodes:
+            bench_4x4_nodes(args.positions, args.nodes)
     if args.jr:
         bench_jr(args.jr, args.jr_time)
     return 0

@@ -491,7 +491,26 @@ class Board:
         self.turn = 1 - c
         seen = self.seen.get(h, 0) + 1
         self.seen[h] = seen
-        result = self._line_outcome(c)
+        if self.decided is None:
+            # Before the move nobody showed a line, so a new line of the mover runs through
+            # ``to`` and a new line of the opponent through ``frm`` (an uncovered piece): only
+            # those few lines need a look (lines_through keeps the order of geo.lines, so the
+            # line reported is the one _line_outcome would report).
+            result = None
+            if frm is not None and src and src[-1] & 1 != c:
+                bb = tops[1 - c]
+                for line in self.geo.lines_through[frm]:
+                    if bb & line == line:
+                        result = Outcome(1 - c, REVEAL, self.geo.line_squares(line))
+                        break
+            if result is None:
+                bb = tops[c]
+                for line in self.geo.lines_through[to]:
+                    if bb & line == line:
+                        result = Outcome(c, LINE, self.geo.line_squares(line))
+                        break
+        else:
+            result = self._line_outcome(c)
         if result is None and seen >= self.rules.repetitions:
             result = Outcome(None, REPETITION)
         self.decided = result

@@ -23,7 +23,9 @@ TEMPO = 8  # being the side to move
 
 
 @dataclass(frozen=True)
-class _Weights:
+class Weights:
+    """The weights of the evaluation terms for one line length."""
+
     line: tuple[int, ...]  # value of an unblocked line by the number of own tops in it
     big: int  # per largest-size top in an unblocked line
     buried: int  # per own piece hidden under an opponent top
@@ -38,12 +40,53 @@ _LINE_VALUES = {
 
 
 @cache
-def _weights(line_length: int) -> _Weights:
-    return _Weights(_LINE_VALUES[line_length], big=3, buried=6, reserve=4)
+def _weights(line_length: int) -> Weights:
+    return Weights(_LINE_VALUES[line_length], big=3, buried=6, reserve=4)
 
 
 # line scores by (mine, theirs, largest tops) per geometry: the same tops recur all the time
 _LINE_SCORES: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
+
+
+def weights(rules: Rules) -> Weights:
+    """The evaluation weights used under ``rules``."""
+    return _weights(rules.line)
+
+
+def line_score_cache(rules: Rules) -> dict[tuple[int, int, int], int]:
+    """The memo of ``line_score`` for the geometry of ``rules``, keyed ``(mine, theirs, big)``
+    (the search reads it directly at the frontier, where a call per leaf is too dear)."""
+    cache = _LINE_SCORES.get((rules.board, rules.line))
+    if cache is None:
+        cache = _LINE_SCORES.setdefault((rules.board, rules.line), {})
+    return cache
+
+
+def line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
+    """The line part of the evaluation (tempo included) for the side whose tops are ``mine``,
+    against ``theirs``, with ``big`` the squares showing a largest piece; memoised."""
+    cache = line_score_cache(rules)
+    key = (mine, theirs, big)
+    score = cache.get(key)
+    if score is None:
+        score = _line_score(rules, mine, theirs, big)
+        if len(cache) > 1 << 18:
+            cache.clear()
+        cache[key] = score
+    return score
+
+
+def buried_score(stacks: list[list[int]], me: int, buried: int) -> int:
+    """The buried-pieces part of the evaluation for ``me``: ``buried`` per opponent piece
+    hidden under one of my tops, minus as much per piece of mine hidden under theirs."""
+    score = 0
+    for stack in stacks:
+        if len(stack) > 1:
+            top_colour = stack[-1] & 1
+            for p in stack[:-1]:
+                if p & 1 != top_colour:
+                    score += -buried if p & 1 == me else buried
+    return score
 
 
 def evaluate(board: Board) -> int:
@@ -52,27 +95,10 @@ def evaluate(board: Board) -> int:
     w = _weights(rules.line)
     me = board.turn
     tops = board.tops
-    mine, theirs = tops[me], tops[1 - me]
-    big = board.size_bb[rules.sizes]
-    cache = _LINE_SCORES.get((rules.board, rules.line))
-    if cache is None:
-        cache = _LINE_SCORES.setdefault((rules.board, rules.line), {})
-    key = (mine, theirs, big)
-    score = cache.get(key)
-    if score is None:
-        score = _line_score(rules, mine, theirs, big)
-        if len(cache) > 1 << 18:
-            cache.clear()
-        cache[key] = score
     largest = rules.sizes
+    score = line_score(rules, tops[me], tops[1 - me], board.size_bb[largest])
     score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
-    for stack in board.stacks:
-        if len(stack) > 1:
-            top_colour = stack[-1] & 1
-            for p in stack[:-1]:
-                if p & 1 != top_colour:
-                    score += -w.buried if p & 1 == me else w.buried
-    return score
+    return score + buried_score(board.stacks, me, w.buried)
 
 
 def _line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
@@ -80,21 +106,28 @@ def _line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
     geo = geometry(rules.board, rules.line)
     w = _weights(rules.line)
     line_values = w.line
+    big_w = w.big
+    threat = rules.line - 1
     score = TEMPO
     threats_me = threats_them = 0
     for line in geo.lines:
         a = mine & line
         b = theirs & line
-        if a and not b:
+        if b:
+            if not a:
+                n = b.bit_count()
+                score -= line_values[n]
+                if b & big:
+                    score -= big_w * (b & big).bit_count()
+                if n == threat:
+                    threats_them += 1
+        elif a:
             n = a.bit_count()
-            score += line_values[n] + w.big * (a & big).bit_count()
-            if n == rules.line - 1:
+            score += line_values[n]
+            if a & big:
+                score += big_w * (a & big).bit_count()
+            if n == threat:
                 threats_me += 1
-        elif b and not a:
-            n = b.bit_count()
-            score -= line_values[n] + w.big * (b & big).bit_count()
-            if n == rules.line - 1:
-                threats_them += 1
     # two threats at once usually cannot both be stopped
     if threats_me >= 2:
         score += THREAT

@@ -18,6 +18,12 @@ scored without a search.  At the horizon, when the opponent threatens a line, th
 step searches the replies that can stop it (a few plies deep) instead of trusting the static
 evaluation.
 
+Speed: at depth 1 the children are leaves, and ``_Frontier`` scores most of them from the move
+and the parent's bitboards without playing them; a child whose table entry already settles
+it is scored without playing it either (``_probe_child``); quiescence values have their own
+table.  None of this prunes: every move is searched to the nominal depth unless alpha-beta
+proves it irrelevant.
+
 Iterative deepening runs until a limit stops it; an unfinished iteration is not wasted: it
 searches the previous best move first with a full window, so a move it proves better goes
 first (``_merge_partial``).
@@ -29,10 +35,17 @@ import time
 from dataclasses import dataclass, field
 
 from .board import Board, Move
-from .evaluation import evaluate
+from .evaluation import buried_score, evaluate, line_score, line_score_cache, weights
 from .movegen import is_legal_now, ordered_moves
 from .rules import Rules
-from .tactics import candidate_moves_to, has_winning_move, threat_lines, winning_moves
+from .tactics import (
+    candidate_moves_to,
+    completing_cache,
+    completing_of,
+    has_winning_move,
+    threat_lines,
+    winning_moves,
+)
 
 MATE = 1_000_000
 MATE_BOUND = MATE - 10_000
@@ -40,6 +53,8 @@ INF = MATE + 1
 QDEPTH = 4  # plies of forced replies to threats at the horizon
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+_QSTATIC = QDEPTH + 1  # the quiescence table's depth for a value that holds at any depth
+RESCORE_SHARE = 0.75  # of the limits spent deepening when the next best moves get exact scores
 ASPIRATION = 30  # half-width of the first root move's window around the previous score
 _MAX_PLY = 128
 
@@ -127,17 +142,39 @@ class Searcher:
     tt: dict = field(default_factory=dict)
     history: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))  # per colour
     _evals: dict = field(default_factory=dict, repr=False)  # static evaluations by hash
+    # quiescence values by hash: (qdepth, bound flag, score), like ``tt``
+    _qtt: dict = field(default_factory=dict, repr=False)
     _rules: Rules | None = field(default=None, repr=False)  # the rules the tables were filled under
+    # score frontier children without playing them (``_Frontier``); off only to test that
+    # both ways give the same search
+    _fast_frontier: bool = field(default=True, repr=False)
 
-    def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1) -> SearchResult:
+    def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,
+               rescore: int = 0) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; the ``multipv`` best root
-        moves get exact scores, the others bounds."""
+        moves get exact scores at every iteration, the others bounds.
+
+        ``rescore`` (for time- or node-bound searches with ``multipv=1``) gives the best
+        ``rescore`` moves exact scores more cheaply: the deepening stops after a share
+        (``RESCORE_SHARE``) of the time and nodes, then the best moves by bound are searched
+        again at the deepest completed depth until ``rescore`` of them are exact and no other
+        move's bound is above the last of them (or the limits stop it: the rest keep their
+        bounds).  Exact scores are ranked by value, so a re-searched move can overtake the
+        best."""
         self._board = board.copy()
         self._limits = limits
         self._stats = _Stats()
         self._killers: list[list[Move | None]] = [[None, None] for _ in range(_MAX_PLY + QDEPTH + 2)]
         self._start = time.perf_counter()
         self._deadline = None if limits.deterministic or limits.time is None else self._start + limits.time
+        self._node_limit = limits.nodes
+        rescore = rescore if multipv <= 1 and limits.depth is None else 0
+        hard_deadline = self._deadline
+        if rescore > 1:
+            if self._deadline is not None:
+                self._deadline = self._start + limits.time * RESCORE_SHARE
+            if limits.nodes is not None:
+                self._node_limit = int(limits.nodes * RESCORE_SHARE)
         self._root_len = self._board.history_length
         if len(self.tt) > self.tt_limit or self._rules != board.rules:
             # (the table's moves are tried without a legality check, so a table filled under
@@ -145,6 +182,8 @@ class Searcher:
             self.tt.clear()
         if len(self._evals) > self.tt_limit or self._rules != board.rules:
             self._evals.clear()
+        if len(self._qtt) > self.tt_limit or self._rules != board.rules:
+            self._qtt.clear()
         self._rules = board.rules
         for h in self.history:
             if h and max(h.values()) > 1 << 24:
@@ -170,7 +209,9 @@ class Searcher:
                 ranked = self._root(ranked, depth, max(1, multipv))
             except _Stop:
                 self._unwind()
-                merged = self._merge_partial(completed)
+                # (when the alternatives get exact scores, all of them and the best must come
+                # from one depth, so a move proved better by the unfinished iteration waits)
+                merged = completed if rescore > 1 else self._merge_partial(completed)
                 if merged is not completed:
                     completed = merged
                     pv = self._pv(completed[0].move, max(1, depth_done))
@@ -184,6 +225,13 @@ class Searcher:
             if len(moves) == 1 and depth >= 2:
                 break
         self._unwind()
+        if rescore > 1 and depth_done >= 1 and abs(completed[0].score) < MATE_BOUND:
+            self._deadline = hard_deadline
+            self._node_limit = limits.nodes
+            first = completed[0].move
+            completed = self._rescore(completed, depth_done, rescore)
+            if completed[0].move != first:
+                pv = self._pv(completed[0].move, depth_done)
         seconds = time.perf_counter() - self._start
         best = completed[0]
         return SearchResult(
@@ -232,6 +280,46 @@ class Searcher:
                 alpha = results[multipv - 1].score if results[multipv - 1].exact else alpha
         return results
 
+    def _rescore(self, ranked: list[ScoredMove], depth: int, count: int) -> list[ScoredMove]:
+        """``ranked`` with exact scores at ``depth`` for the best ``count`` moves (see
+        ``search``); a limit stops it, leaving bounds where it got to.
+
+        The move with the highest bound ``b`` (an upper bound) is tested with a null window at
+        ``b``: if it reaches ``b``, ``b`` is its exact score (positions often tie, so this is the
+        usual case and costs no open window); if not, the search returns a lower bound, and the
+        next highest bound is tested, until the best ``count`` are exact."""
+        board = self._board
+        self._depth = depth
+        best, rest = ranked[0], list(ranked[1:])
+        exact = [sm for sm in rest if sm.exact]
+        bounds = [sm for sm in rest if not sm.exact]
+        while bounds:
+            exact.sort(key=_score_of, reverse=True)
+            bounds.sort(key=_score_of, reverse=True)
+            if len(exact) >= count - 1 and exact[count - 2].score >= bounds[0].score:
+                break  # no bound can reach the last exact score shown
+            sm = bounds.pop(0)
+            bound = sm.score
+            board.push(sm.move)
+            try:
+                score = -self._negamax(depth - 1, -bound, -bound + 1, 1)
+                if score > bound:  # a table entry from another depth moved it: search it fully
+                    score = -self._negamax(depth - 1, -INF, INF, 1)
+            except _Stop:
+                self._unwind()
+                bounds.insert(0, sm)
+                break
+            board.pop()
+            if score >= bound:
+                exact.append(ScoredMove(sm.move, score, True))
+            else:
+                bounds.append(ScoredMove(sm.move, score, False))
+        # the best goes first unless a re-search (whose table knows more by now) scored an
+        # alternative higher: the ranking then follows the exact scores
+        exact = sorted([best] + exact, key=_score_of, reverse=True)
+        bounds.sort(key=_score_of, reverse=True)
+        return exact + bounds
+
     def _merge_partial(self, completed: list[ScoredMove]) -> list[ScoredMove]:
         """The ranking after an iteration stopped by a limit: the moves the unfinished iteration
         searched first (the previous best, with a full window) keep the previous ranking unless
@@ -266,7 +354,7 @@ class Searcher:
     def _tick(self) -> None:
         stats = self._stats
         limits = self._limits
-        if limits.nodes is not None and stats.nodes >= limits.nodes:
+        if self._node_limit is not None and stats.nodes >= self._node_limit:
             raise _Stop
         if (self._deadline is not None and stats.nodes & 255 == 0 and self._depth > limits.min_depth
                 and time.perf_counter() > self._deadline):
@@ -311,6 +399,9 @@ class Searcher:
             if k is not None and k != tt_move and is_legal_now(board, k):
                 moves.append(k)
         generated = False
+        frontier = depth == 1 and self._fast_frontier
+        if frontier:
+            leaf = _Frontier(self, ply)
         while True:
             if i == len(moves):
                 if generated:
@@ -323,11 +414,24 @@ class Searcher:
                 if i == len(moves):
                     break
             move = moves[i]
-            board.push(move)
-            score = _settled_score(board, me, ply, stats)
-            if score is None:
-                score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
-            board.pop()
+            if frontier:
+                # ``leaf.score`` is what the branch below computes, without the push when the
+                # move leaves no threat (the usual case)
+                score = leaf.score(move)
+                if score is None:
+                    board.push(move)
+                    score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
+                    board.pop()
+            else:
+                # a child the table already settles for this window needs no push (the same
+                # result, node count included, as searching it)
+                score = self._probe_child(move, depth, alpha, beta, ply, i == 0) if depth > 1 else None
+                if score is None:
+                    board.push(move)
+                    score = _settled_score(board, me, ply, stats)
+                    if score is None:
+                        score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
+                    board.pop()
             i += 1
             if score > best:
                 best = score
@@ -341,6 +445,47 @@ class Searcher:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
             self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
         return best
+
+    def _probe_child(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int | None:
+        """The score of ``move`` when the child is a repetition or its table entry settles it
+        for the window ``_child_score`` would use, without playing the move; None otherwise.
+
+        A child in the table went through ``_negamax`` before, so it is neither over nor a
+        win in one for its side to move (both depend only on the position)."""
+        board = self._board
+        h = child_hash(board, move)
+        stats = self._stats
+        if h in board.seen:
+            # a position of the history (never an ended one): drawn, as _settled_score says
+            stats.rep_hits += 1
+            return 0
+        entry = self.tt.get(h)
+        if entry is None or entry[0] < depth - 1:
+            return None
+        flag = entry[1]
+        s = _from_tt(entry[2], ply + 1)
+        # the child's window is (-beta, -alpha), or first (-alpha - 1, -alpha) after the first move
+        lo = -beta if first else -alpha - 1
+        if not (flag == _EXACT or (flag == _LOWER and s >= -alpha) or (flag == _UPPER and s <= lo)):
+            return None
+        stats.nodes += 1
+        if self._limits.nodes is not None or stats.nodes & 255 == 0:
+            self._tick()
+        if ply + 1 > stats.seldepth:
+            stats.seldepth = ply + 1
+        score = -s
+        if first or not alpha < score < beta:
+            return score
+        # the null window failed high: _child_score searches again with the full window
+        if flag == _EXACT or (flag == _UPPER and s <= -beta):
+            stats.nodes += 1
+            if self._limits.nodes is not None or stats.nodes & 255 == 0:
+                self._tick()
+            return score
+        board.push(move)
+        score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+        board.pop()
+        return score
 
     def _cutoff(self, move: Move, depth: int, ply: int, colour: int) -> None:
         killers = self._killers[ply]
@@ -371,16 +516,27 @@ class Searcher:
         if ply > stats.seldepth:
             stats.seldepth = ply
         board = self._board
+        key = board.hash
+        entry = self._qtt.get(key)
+        if entry is not None:
+            edepth, flag, escore = entry
+            if edepth >= qdepth:
+                s = _from_tt(escore, ply)
+                if flag == _EXACT or (flag == _LOWER and s >= beta) or (flag == _UPPER and s <= alpha):
+                    return s
         me = board.turn
         opp = 1 - me
         if qdepth <= 0 or not has_winning_move(board, opp):
             # iterative deepening meets the same leaves again and again
             evals = self._evals
-            v = evals.get(board.hash)
+            v = evals.get(key)
             if v is None:
                 v = evaluate(board)
-                evals[board.hash] = v
+                evals[key] = v
+            if qdepth > 0:
+                self._qtt[key] = (_QSTATIC, _EXACT, v)  # no threat: the value at every qdepth
             return v
+        rep0 = stats.rep_hits
         # The opponent wins next move unless we stop it: only moves onto the threatened lines
         # (blocking the hole or gobbling one of its pieces) or onto the square of the piece that
         # would complete it can; each is checked by playing it.
@@ -392,6 +548,7 @@ class Searcher:
                 targets |= 1 << m.frm
         replies = candidate_moves_to(board, me, targets)
         replies.sort(key=_size, reverse=True)
+        a0 = alpha
         best = -(MATE - ply - 2)
         for move in replies:
             stats.nodes += 1
@@ -411,7 +568,190 @@ class Searcher:
                     alpha = score
                     if alpha >= beta:
                         break
+        if stats.rep_hits == rep0:
+            flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
+            self._qtt[key] = (qdepth, flag, _to_tt(best, ply))
         return best
+
+
+class _Frontier:
+    """The children of a node at depth 1, scored without playing them when possible.
+
+    A child there is a leaf: its score is settled (a line, an uncovered line, a repeated
+    position), or the quiescence step's, which is the static evaluation unless one side shows
+    a line one top short.  ``score`` works that out from the move and the parent's bitboards:
+    the child's tops, largest tops and hash are a few bit operations away, and the evaluation's
+    terms change only on the two squares the move touches.  When either side would show a
+    line one top short it returns None and the caller plays the move and searches it."""
+
+    __slots__ = ("searcher", "stats", "board", "me", "ply", "mine", "theirs", "big", "largest",
+                 "h0", "zp", "zr", "counts", "stacked", "stacks", "seen", "lines_through",
+                 "completing", "geo", "lines", "rules", "reserve0", "reserve_w", "buried_w",
+                 "buried0", "won", "lost")
+
+    def __init__(self, searcher: Searcher, ply: int) -> None:
+        board = searcher._board
+        rules = board.rules
+        me = board.turn
+        w = weights(rules)
+        self.searcher = searcher
+        self.stats = searcher._stats
+        self.board = board
+        self.rules = rules
+        self.me = me
+        self.ply = ply
+        self.mine = board.tops[me]
+        self.theirs = board.tops[1 - me]
+        self.largest = rules.sizes
+        self.big = board.size_bb[rules.sizes]
+        z = board._z
+        self.h0 = board.hash ^ z.turn
+        self.zp = z.piece
+        self.zr = z.reserve[me]
+        self.counts = board.reserve[me]
+        self.stacked = board.stacked
+        self.stacks = board.stacks
+        self.seen = board.seen
+        self.geo = board.geo
+        self.lines_through = board.geo.lines_through
+        self.completing = completing_cache(board.geo)
+        self.lines = line_score_cache(rules)
+        self.reserve_w = w.reserve
+        self.buried_w = w.buried
+        # the reserve and buried terms from the opponent's side (the child's side to move)
+        self.reserve0 = w.reserve * (board.reserve[1 - me][rules.sizes] - self.counts[rules.sizes])
+        self.buried0: int | None = None  # computed on first need
+        self.won = MATE - ply - 1
+        self.lost = -(MATE - ply - 1)
+
+    def score(self, move: tuple) -> int | None:
+        """The score of ``move`` for the side to move, or None when it must be searched."""
+        size, to, frm = move
+        me = self.me
+        p = size * 2 + me
+        tbit = 1 << to
+        mine = self.mine | tbit
+        theirs = self.theirs & ~tbit
+        big = self.big
+        h = self.h0 ^ self.zp[to][p]
+        reserve = self.reserve0
+        revealed = False
+        src = None
+        if frm is None:
+            counts = self.counts
+            zr = self.zr
+            k = counts[size]
+            h ^= zr[size][k] ^ zr[size][k - 1]
+            if self.stacked and size > 1:
+                k = counts[size - 1]
+                h ^= zr[size - 1][k] ^ zr[size - 1][k + 1]
+            if size == self.largest:
+                big |= tbit
+                reserve += self.reserve_w
+        else:
+            fbit = 1 << frm
+            h ^= self.zp[frm][p]
+            mine ^= fbit
+            if size == self.largest:
+                big ^= fbit | tbit
+            src = self.stacks[frm]
+            if len(src) > 1:
+                if src[-2] & 1 == me:
+                    mine |= fbit
+                else:
+                    theirs |= fbit
+                    revealed = True
+        # nobody showed a line before the move, so any new line runs through ``frm`` (theirs,
+        # uncovered) or ``to`` (mine); as on the board, the opponent's line wins first
+        if revealed:
+            for line in self.lines_through[frm]:
+                if theirs & line == line:
+                    return self.lost
+        for line in self.lines_through[to]:
+            if mine & line == line:
+                return self.won
+        stats = self.stats
+        if h in self.seen:
+            stats.rep_hits += 1
+            return 0
+        completing = self.completing
+        hot = completing.get(theirs)
+        if hot is None:
+            hot = completing_of(self.geo, theirs)
+        if hot:
+            return None
+        hot = completing.get(mine)
+        if hot is None:
+            hot = completing_of(self.geo, mine)
+        if hot:
+            return None
+        # a quiet leaf: counted and timed as the quiescence step would be
+        stats.nodes += 1
+        searcher = self.searcher
+        if searcher._limits.nodes is not None or stats.nodes & 255 == 0:
+            searcher._tick()
+        if self.ply >= stats.seldepth:
+            stats.seldepth = self.ply + 1
+        value = self.lines.get((theirs, mine, big))
+        if value is None:
+            value = line_score(self.rules, theirs, mine, big)
+        buried = self.buried0
+        if buried is None:
+            buried = self.buried0 = buried_score(self.stacks, 1 - me, self.buried_w)
+        dest = self.stacks[to]
+        if dest or (src is not None and len(src) > 1):
+            buried += _buried_change(dest, src, me, self.buried_w)
+        return -(value + reserve + buried)
+
+
+def _buried_change(dest: list[int], src: list[int] | None, me: int, w: int) -> int:
+    """How the buried term of the side not to move (``1 - me``) changes when ``me`` puts a piece
+    on the stack ``dest`` and, for a board move, lifts it from ``src``."""
+    them = 1 - me
+    # after the move everything in ``dest`` lies under my piece: their pieces there are buried
+    change = -w * sum(1 for q in dest if q & 1 == them) - _buried_in(dest, them, w)
+    if src is not None and len(src) > 1:
+        # before the move src[-1] was my piece on top; after it, src[-2] is the top
+        change += w * sum(1 for q in src[:-1] if q & 1 == them) + _buried_in(src[:-1], them, w)
+    return change
+
+
+def _buried_in(stack: list[int], side: int, w: int) -> int:
+    """One stack's share of ``evaluation.buried_score`` for ``side``."""
+    if len(stack) < 2:
+        return 0
+    top_colour = stack[-1] & 1
+    score = 0
+    for i in range(len(stack) - 1):
+        c = stack[i] & 1
+        if c != top_colour:
+            score += -w if c == side else w
+    return score
+
+
+def child_hash(board: Board, move: tuple) -> int:
+    """The Zobrist hash of the position after ``move`` (a legal move), without playing it: the
+    value ``Board.push`` would set."""
+    size, to, frm = move
+    c = board.turn
+    z = board._z
+    p = size * 2 + c
+    h = board.hash ^ z.turn ^ z.piece[to][p]
+    if frm is None:
+        counts = board.reserve[c]
+        zr = z.reserve[c]
+        k = counts[size]
+        h ^= zr[size][k] ^ zr[size][k - 1]
+        if board.stacked and size > 1:
+            k = counts[size - 1]
+            h ^= zr[size - 1][k] ^ zr[size - 1][k + 1]
+    else:
+        h ^= z.piece[frm][p]
+    return h
+
+
+def _score_of(sm: ScoredMove) -> int:
+    return sm.score
 
 
 def _size(m: Move) -> int:
@@ -434,9 +774,10 @@ def _from_tt(score: int, ply: int) -> int:
     return score
 
 
-def search(board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1) -> SearchResult:
+def search(board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,
+           rescore: int = 0) -> SearchResult:
     """Search ``board`` with a fresh engine (see ``Searcher.search``)."""
-    return Searcher().search(board, limits, multipv)
+    return Searcher().search(board, limits, multipv, rescore)
 
 
 def _settled_score(board: Board, me: int, ply: int, stats: "_Stats") -> int | None:

@@ -8,7 +8,7 @@ The search and the hints use these on every node, so they read the board's inter
 from __future__ import annotations
 
 from .board import Board, Move
-from .geometry import squares_of
+from .geometry import Geometry, squares_of
 from .rules import ENTRY_EMPTY, ENTRY_FREE
 
 ONGOING = 0
@@ -57,6 +57,24 @@ def completing_squares(board: Board, colour: int) -> int:
     cache = _COMPLETING.get((geo.size, geo.line_length))
     if cache is None:
         cache = _COMPLETING.setdefault((geo.size, geo.line_length), {})
+    out = cache.get(bb)
+    if out is None:
+        out = completing_of(geo, bb)
+    return out
+
+
+def completing_cache(geo: Geometry) -> dict[int, int]:
+    """The memo of ``completing_of`` for ``geo``, keyed by tops bitboard (the search reads it
+    directly in its hottest loop; on a miss, call ``completing_of``)."""
+    cache = _COMPLETING.get((geo.size, geo.line_length))
+    if cache is None:
+        cache = _COMPLETING.setdefault((geo.size, geo.line_length), {})
+    return cache
+
+
+def completing_of(geo: Geometry, bb: int) -> int:
+    """``completing_squares`` for a tops bitboard ``bb`` (memoised)."""
+    cache = completing_cache(geo)
     out = cache.get(bb)
     if out is None:
         out = 0
@@ -182,7 +200,7 @@ def has_winning_move(board: Board, colour: int | None = None) -> bool:
         for s in range(top + 1, sizes + 1):
             bigger |= size_bb[s]
         for frm in squares_of(own & bigger & ~(1 << to)):
-            if move_result(board, Move(stacks[frm][-1] >> 1, to, frm), c) == WINS:
+            if move_result(board, (stacks[frm][-1] >> 1, to, frm), c) == WINS:
                 return True
     return False
 

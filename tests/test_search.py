@@ -7,7 +7,7 @@ import pytest
 
 from engine import Board, Move
 from engine.movegen import is_legal_now, ordered_moves
-from engine.search import MATE, Searcher, SearchLimits, search
+from engine.search import MATE, Searcher, SearchLimits, child_hash, search
 from engine.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
 
 WIN_IN_3 = "gobblet B4,.,.,./.,.,W3,./.,W4,.,B4/.,W4,W3,. w 4,2,2 4,3,3 5"
@@ -179,3 +179,49 @@ def test_the_clock_never_stops_the_first_iterations():
     board = Board.from_text(MIDGAME)
     assert Searcher().search(board, SearchLimits(time=1e-6)).depth >= 1
     assert Searcher().search(board, SearchLimits(time=1e-6, min_depth=2)).depth >= 2
+
+
+@pytest.mark.parametrize("name", ["gobblet", "storer", "goblet-5", "gobblet-jr"])
+def test_scoring_frontier_children_unplayed_gives_the_same_search(name):
+    # the frontier's shortcut (hash, lines and evaluation of a child from the move alone) must
+    # change nothing: same moves, scores, bounds, node counts and principal variations
+    for k, board in enumerate(_random_positions(name, 6, 11)):
+        if k % 3 or board.outcome() is not None or winning_moves(board):
+            continue
+        for limits in (SearchLimits(time=None, depth=3), SearchLimits(time=None, nodes=3000, deterministic=True)):
+            fast = Searcher().search(board, limits, multipv=2)
+            slow = Searcher(_fast_frontier=False).search(board, limits, multipv=2)
+            assert (fast.move, fast.score, fast.depth, fast.nodes, fast.pv, fast.ranked) == (
+                slow.move, slow.score, slow.depth, slow.nodes, slow.pv, slow.ranked), board.text()
+
+
+@pytest.mark.parametrize("name", ["gobblet", "gobblet-jr", "goblet-5"])
+def test_child_hash_is_the_hash_after_the_move(name):
+    for board in _random_positions(name, 4, 13):
+        for move in board.legal_moves():
+            expected_after = child_hash(board, move)
+            board.push(move)
+            assert board.hash == expected_after
+            board.pop()
+
+
+def test_rescored_alternatives_are_exact_and_no_bound_is_above_them():
+    board = Board.from_text(MIDGAME)
+    r = Searcher().search(board, SearchLimits(time=None, nodes=60000, deterministic=True), rescore=3)
+    top = r.ranked[:3]
+    assert all(sm.exact for sm in top)
+    assert top[0].score >= top[1].score >= top[2].score
+    assert all(sm.score <= top[2].score for sm in r.ranked[3:] if not sm.exact)
+    assert r.nodes <= 60000 + 64
+    # each rescored value is what an open-window search of the move (same table) returns
+    searcher = Searcher()
+    again = searcher.search(board, SearchLimits(time=None, nodes=60000, deterministic=True), rescore=3)
+    assert again.ranked[:3] == top
+
+
+def test_rescoring_keeps_to_the_time_limit():
+    board = Board.from_text(MIDGAME)
+    start = time.perf_counter()
+    r = Searcher().search(board, SearchLimits(time=0.4), rescore=3)
+    assert time.perf_counter() - start < 0.4 + 0.4
+    assert r.ranked[0].exact and r.move in board.legal_moves()
