@@ -37,8 +37,9 @@ LEVELS: dict[str, Level] = {
     "casual": Level("casual", 2),
     "club": Level("club", 3),
     "strong": Level("strong", 4),
-    # one exact score: at a fixed time, exact second and third moves cost about a ply
-    "full": Level("full", None, multipv=1),
+    # the three best get exact scores after the deepening (``Searcher.search``'s ``rescore``):
+    # scoring them at every iteration would cost about a ply at a fixed time
+    "full": Level("full", None),
 }
 LEVEL_ALIASES = {"1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "full"}
 
@@ -102,8 +103,8 @@ def hint(board: Board, strength: str | int = "full", seconds: float = 1.0,
          multipv: int | None = None) -> Hint:
     """The suggested move for the side to move of ``board`` at ``strength``, thinking for about
     ``seconds``.  ``rng`` drives the randomness of weak levels (default: a fixed seed);
-    ``multipv`` overrides how many of the best moves get exact scores (default: the level's;
-    at ``full`` only the best, the alternatives get bounds such as "at most -17")."""
+    ``multipv`` overrides how many of the best moves get exact scores (default: the level's,
+    3; the others get bounds such as "at most -17")."""
     if board.is_over():
         raise ValueError("the game is over: there is nothing to suggest")
     lvl = level(strength)
@@ -168,7 +169,10 @@ def _exact_reason(board: Board, move: Move, root: JrValue, n_optimal: int, moves
 def _search_hint(board: Board, lvl: Level, seconds: float, rng: random.Random, searcher: Searcher) -> Hint:
     # a time-bound level always looks at least as deep as "casual", however busy the machine
     limits = SearchLimits(time=seconds, depth=lvl.depth, min_depth=2 if lvl.depth is None else 1)
-    result = searcher.search(board, limits, multipv=lvl.multipv)
+    if lvl.depth is None:
+        result = searcher.search(board, limits, multipv=1, rescore=lvl.multipv)
+    else:
+        result = searcher.search(board, limits, multipv=lvl.multipv)
     ranked = list(result.ranked)
     chosen = ranked[0]
     if lvl.noise:

@@ -11,6 +11,7 @@ from engine.jr_table import build, load, save
 from engine.tactics import winning_moves
 
 MUST_BLOCK = "gobblet B3,B3,B2,./.,.,.,./.,W4,W4,./B4,.,.,B4 w 4,3,3 4,2,1 6"
+MIDGAME = "gobblet .,B4,.,W3/W4,.,W2,B2/.,.,.,./.,.,B3,B4 w 4,4,1 4,3,1 8"
 WIN_IN_1 = "goblet-5 .,.,.,.,./.,.,.,.,./B5,B5,.,.,./.,.,.,.,./W5,W5,W5,W5,. w 5,4,4,4,4 5,5,5,4,4 5"
 
 
@@ -94,3 +95,15 @@ def test_full_level_scores_alternatives_exactly_when_asked():
     board = Board.from_text(MUST_BLOCK)
     h = hint(board, "full", 0.3, multipv=3)
     assert sum(1 for a in h.alternatives if not a.value.startswith("at most")) >= 3
+
+
+def test_full_level_ranks_alternatives_with_real_values():
+    # (test_search checks the exact scores with a node budget; here the clock decides how far
+    # the re-searches get on a busy machine, so only their shape is checked)
+    board = Board.from_text(MIDGAME)
+    h = hint(board, "full", 2.0)
+    assert h.seconds < 2.0 + 0.5
+    values = [not a.value.startswith("at most") for a in h.alternatives]
+    assert values[0] and values[1], h.alternatives[:5]
+    exact = [a.score for a, v in zip(h.alternatives, values) if v and abs(a.score) < 900_000]
+    assert exact[0] == h.score and exact == sorted(exact, reverse=True)

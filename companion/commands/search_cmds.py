@@ -78,7 +78,10 @@ def play_game(white: str, black: str, rules, seconds: float, rng: random.Random,
     levels = (level(white), level(black))
     while board.outcome() is None and board.ply < MAX_PLIES:
         side = board.turn
-        h = hint(board, levels[side].name, seconds, rng, engines[side])
+        # an engine move needs only the best move: exact scores for the alternatives are
+        # for players reading a hint, and cost the full level part of its time
+        h = hint(board, levels[side].name, seconds, rng, engines[side],
+                 multipv=1 if levels[side].depth is None else None)
         board.push(h.move)
     outcome = board.outcome()
     return outcome.result if outcome else "1/2-1/2"
