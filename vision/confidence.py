@@ -3,7 +3,8 @@
 The recogniser measures, per square, how strongly the chosen reading beats its rivals (the
 ring score against the empty threshold, against the best other size class and against the
 neighbouring size classes, the colour margin, how far the top sits from where its square
-puts it, and for clear cups the radial profile's plug and rim steps).  ``scripts/fit_confidence.py`` fits the weights on rendered boards, per cup
+puts it, and for clear cups the radial profile's plug and rim steps and the white rim's lead
+over its sides).  ``scripts/fit_confidence.py`` fits the weights on rendered boards, per cup
 material and per reading kind (cup or empty), and writes ``vision/data/confidence.json``;
 the probability it gives is the reading's confidence, so a confidence of 0.9 should be right
 nine times in ten.
@@ -20,11 +21,11 @@ import numpy as np
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "confidence.json"
 MODEL_FORMAT = "cupboard-confidence"
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 
 CUP_FEATURES = ("log_score", "margin_other", "margin_neighbour", "colour_margin", "offset", "size",
-                "plug_step", "rim_step")
-EMPTY_FEATURES = ("log_top", "log_second", "profile_lift")
+                "plug_step", "rim_step", "rim_lead", "rim_margin")
+EMPTY_FEATURES = ("log_top", "log_second", "profile_lift", "rim_lead")
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,18 @@ class Evidence:
 
 
 def cup_evidence(scores: np.ndarray, s: int, threshold: float, colour_margin: float,
-                 offset: float, plug_step: float = 0.0, rim_step: float = 0.0) -> Evidence:
+                 offset: float, plug_step: float = 0.0, rim_step: float = 0.0,
+                 rim_leads: np.ndarray | None = None) -> Evidence:
     """Margins of reading size class ``s`` from its ring ``scores`` (one per class), the raw
     colour margin, the top's distance from its expected place (as a share of the reach) and,
-    for clear cups, the radial profile's plug and rim steps against the board (0 otherwise)."""
+    for clear cups, the radial profile's plug and rim steps against the board and the rim
+    search's leads per class in units of its threshold (0 otherwise): size ``s``'s own, and
+    its margin over the best other class."""
+    rim_lead = rim_margin = 0.0
+    if rim_leads is not None:
+        rim_lead = float(np.clip(rim_leads[s], -5.0, 5.0))
+        others_r = np.delete(rim_leads, s)
+        rim_margin = float(np.clip(rim_leads[s] - (others_r.max() if len(others_r) else 0.0), -5.0, 5.0))
     best = float(scores[s])
     others = np.delete(scores, s)
     second = float(others.max()) if len(others) else 0.0
@@ -48,16 +57,20 @@ def cup_evidence(scores: np.ndarray, s: int, threshold: float, colour_margin: fl
     scale = max(best, threshold)
     return Evidence("cup", (float(np.log(scale / threshold)), (best - second) / scale,
                             (best - neighbour) / scale, float(np.clip(colour_margin, -1.0, 2.0)),
-                            float(offset), s / max(1, len(scores) - 1), float(plug_step), float(rim_step)))
+                            float(offset), s / max(1, len(scores) - 1), float(plug_step), float(rim_step),
+                            rim_lead, rim_margin))
 
 
-def empty_evidence(scores: np.ndarray, threshold: float, profile_lift: float = 0.0) -> Evidence:
+def empty_evidence(scores: np.ndarray, threshold: float, profile_lift: float = 0.0,
+                   rim_lead: float = 0.0) -> Evidence:
     """Margins of reading a square empty: how far its best rings stay under the threshold
     and, for clear cups, the strongest plug-plus-rim lift of its radial profiles (a light cup
-    the rings missed still lifts it; 0 for opaque sets)."""
+    the rings missed still lifts it) and the best rim lead in units of its threshold (0 for
+    opaque sets)."""
     top = np.sort(scores)[::-1]
     second = float(top[1]) if len(top) > 1 else 0.0
-    return Evidence("empty", (float(top[0]) / threshold, second / threshold, float(profile_lift)))
+    return Evidence("empty", (float(top[0]) / threshold, second / threshold, float(profile_lift),
+                              float(np.clip(rim_lead, -5.0, 5.0))))
 
 
 def expand(values: np.ndarray) -> np.ndarray:

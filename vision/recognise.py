@@ -7,6 +7,12 @@ position and k = H / (H - h).  A disc edge shows as a ring of consistently signe
 gradient in the log-brightness image (so it does not depend on the light's level); board
 grain and grid lines give gradients of mixed sign that cancel.  The same ring measured on the
 calibration's empty-board picture is subtracted, so fixed board features do not count.
+
+Clear cups (Storer's set) are also searched for their white rim: a ring brighter, in
+whiteness (log-brightness less the warm chroma), than both the plug inside and what lies
+outside.  Wood never makes such a ring, so where one is found it decides the size class and
+the top's centre; a light plug on light wood shows almost no edge of its own.  Colours are
+read by tint as much as by brightness, so a light cup's shaded side is not taken for dark.
 """
 
 from __future__ import annotations
@@ -44,24 +50,40 @@ OCCLUDED_COVER = 0.04
 PROFILE_UNIT = 0.1  # log-brightness step of the radial profile taken as one unit of evidence
 PROFILE_EMPTY = 2.0  # clear sets: plug-plus-rim lift (units) above which a square holds a cup
 CLEAR_SUPPORT_RATIO = 0.8  # clear sets: share of the best support a larger size class needs
-STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square  # share of a square's evidence region under a hand that hides it  # ring score (log-brightness per pixel) below which a square is empty
+LUM_SIGMA = 0.35  # log-brightness spread of one wood colour across shading (side walls, shadow)
+TINT_SIGMA = 0.08  # spread of its tint (log channels less their mean)
+RIM_SIDE_PX = 2.0  # clear sets: how far inside the plug edge and outside the rim its sides are read
+RIM_STEP_PX = 2.0  # grid step of the coarse rim search
+RIM_COARSE_ANGLES = 16  # angles per ring: coarse search, then the fine one around its best seeds
+RIM_ANGLES = 24
+RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
+RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim alone decides the size
+GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
+STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
 
 
-def _log_lum(view: np.ndarray) -> np.ndarray:
-    """Log-brightness of a BGR view (float32, 2-D): a change of light level is an offset."""
-    return cv2.log(cv2.transform(view.astype(np.float32), np.ones((1, 3), np.float32)) + 12.0)
-
-
-def _log_gradients(view: np.ndarray) -> np.ndarray:
-    """(pixels, 4): x and y gradients of log-brightness and of the warm-cool chroma
-    log(R/B); both ignore the light's level, the chroma tells orange from wood of the same
-    brightness."""
+def _channels(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Log-brightness and the warm-cool chroma log(R/B) of a BGR view (float32, 2-D each).
+    Both ignore the light's level: a change of level is an offset of the first and leaves
+    the second alone."""
     f = view.astype(np.float32)
     lum = cv2.log(cv2.transform(f, np.ones((1, 3), np.float32)) + 12.0)
     chroma = cv2.log(f[..., 2] + 8.0) - cv2.log(f[..., 0] + 8.0)
+    return lum, chroma
+
+
+def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """Log-brightness less the chroma: white plastic stands out from wood of any shade, which
+    is warm, whether the wood is lighter or darker than the plastic."""
+    return lum - chroma
+
+
+def _log_gradients(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """(pixels, 4): x and y gradients of log-brightness and of the chroma (``_channels``);
+    the chroma tells orange from wood of the same brightness."""
     out = []
     for g in (lum, chroma):
         out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) * 0.125)
@@ -86,8 +108,10 @@ class Recogniser:
         self.board = cal.board
         self.canvas = cal.canvas
         self.area = board_area_mask(cal.canvas, cal.board)
-        self.ref_g = _log_gradients(cal.reference)
-        self.ref_log = _log_lum(cal.reference)
+        ref_ch = _channels(cal.reference)
+        self.ref_g = _log_gradients(*ref_ch)
+        self.ref_log = ref_ch[0]
+        self.ref_white = _whiteness(*ref_ch) if cal.pieces.clear else None
         self.ref_lab = cal.reference
         self.centres_mm = np.array([cal.board.square_centre(i) for i in range(cal.board.squares)])
         self.offsets_mm = []
@@ -317,6 +341,82 @@ class Recogniser:
             best_c[:, s] = fine_pts[idx, ci]
         return _Hypotheses(score, sign, best_c)
 
+    def _rim_search(self, D: np.ndarray, H: float, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Clear sets: per square and size class with a rim, the best-supported top centre for
+        a bright rim and its score, ((squares, sizes), (squares, sizes, 2)); 0 for solid sizes.
+
+        ``D`` is the change of whiteness since the empty board.  A clear cup's rim is a
+        white ring 2-3 px wide between its plug and its outer edge; around the whole circle it
+        is brighter than both the plug just inside and what lies just outside, whatever the
+        plug's colour.  The score is the rim's lead over the brighter of its two sides, on the
+        weaker ``RIM_KEEP`` of the angles (a glare arc or a neighbour crossing part of the ring
+        does not make a rim)."""
+        centres = self.canvas.to_px(self.centres_mm)
+        nsq, nsz = len(centres), len(self.cal.sizes)
+        score = np.zeros((nsq, nsz), np.float32)
+        best = np.zeros((nsq, nsz, 2), np.float32)
+        # a border wide enough for every ring, so sample positions need no clipping
+        k_top = height_scale(H, self.cal.sizes[-1].height_mm)
+        far = n_px + (centres - n_px) * k_top
+        spill = max(0.0, float(-far.min()), float((far - [self.canvas.width, self.canvas.height]).max()))
+        reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
+        pad = int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + RIM_SIDE_PX + 4))
+        Dp = cv2.copyMakeBorder(D.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        wp = Dp.shape[1]
+        Df = Dp.ravel()
+        fine = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), axis=-1).reshape(-1, 2)
+
+        def ring_of(radii: tuple[float, ...], n_ang: int) -> np.ndarray:
+            ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+            u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+            return np.concatenate([u * r for r in radii])  # (len(radii) * A, 2)
+
+        def lead_of(v: np.ndarray, n_radii: int, n_ang: int) -> np.ndarray:
+            # radii: inside, one or more on the rim (the brightest counts), outside
+            v = v.reshape(v.shape[:2] + (n_radii, n_ang))
+            lead = v[:, :, 1:-1].max(axis=2) - np.maximum(v[:, :, 0], v[:, :, -1])
+            keep = int(n_ang * RIM_KEEP)
+            return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
+
+        def coarse_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
+            # candidate and ring offsets rounded apart: one integer add per sample
+            ring = np.rint(ring_of(radii, n_ang)).astype(np.int32)
+            lin = np.rint(pts).astype(np.int32) + pad
+            idx = (lin[..., 1] * wp + lin[..., 0])[..., None] + (ring[:, 1] * wp + ring[:, 0])
+            return lead_of(Df[idx], len(radii), n_ang)
+
+        def fine_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
+            ring = ring_of(radii, n_ang)
+            xi = np.rint(pts[..., 0:1] + ring[None, None, :, 0]).astype(np.int32) + pad
+            yi = np.rint(pts[..., 1:2] + ring[None, None, :, 1]).astype(np.int32) + pad
+            return lead_of(Df[yi * wp + xi], len(radii), n_ang)
+
+        for s, sc in enumerate(self.cal.sizes):
+            if len(self.edges_mm[s]) < 2:
+                continue
+            f = height_scale(H, sc.height_mm) * self.canvas.ppm
+            r_in, r_out = self.edges_mm[s][0] * f, self.edges_mm[s][1] * f
+            mid = (r_in + r_out) / 2 + 0.5
+            radii = (r_in - RIM_SIDE_PX, mid, r_out + RIM_SIDE_PX + 0.5)
+            # the coarse grid can put the ring up to a pixel and a half off a rim 2-3 px wide
+            coarse_radii = (r_in - RIM_SIDE_PX - 0.7, mid - 0.8, mid + 0.8, r_out + RIM_SIDE_PX + 1.2)
+            reach = self.offsets_mm[s] * f
+            g = np.arange(-reach, reach + 1e-6, RIM_STEP_PX)
+            ox, oy = np.meshgrid(g, g)
+            keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
+            cand = np.stack([ox[keep], oy[keep]], axis=1)
+            base = n_px + (centres - n_px) * height_scale(H, sc.height_mm)
+            pts = base[:, None, :] + cand[None, :, :]
+            coarse = coarse_score(pts, coarse_radii, RIM_COARSE_ANGLES)
+            top = np.argsort(-coarse, axis=1)[:, :3]
+            seeds = np.take_along_axis(pts, top[..., None], axis=1)
+            fine_pts = (seeds[:, :, None, :] + fine[None, None, :, :]).reshape(nsq, -1, 2)
+            sc_f = fine_score(fine_pts, radii, RIM_ANGLES)
+            ci = sc_f.argmax(axis=1)
+            score[:, s] = sc_f[np.arange(nsq), ci]
+            best[:, s] = fine_pts[np.arange(nsq), ci]
+        return score, best
+
     def _profiles(self, cur_log: np.ndarray, centres: np.ndarray, H: float, n_px: np.ndarray) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
         sizes, 3) = (plug step, rim step, texture loss).
@@ -324,7 +424,8 @@ class Recogniser:
         ``D`` is the change of log-brightness since the empty board with the light's overall
         change taken out.  A clear cup's wood plug is a flat disc a little unlike the board
         (plug step: inside the plug against the board just outside the cup's top, far arc,
-        so a smooth shadow cancels), its rim a bright thin ring (rim step) and the plug hides
+        so a smooth shadow cancels), its rim a bright thin ring (rim step: per ray the brightest
+        point near the rim against the board just outside, median over the far arc) and the plug hides
         the board's grain (texture loss: the reference's spread inside the disc less the
         current one's)."""
         w, h = self.canvas.width, self.canvas.height
@@ -342,7 +443,6 @@ class Recogniser:
             r_out = self.edges_mm[s][-1] * k * self.canvas.ppm
             pts = {
                 "plug": _disc(r_in * 0.8),
-                "rim": _ring([(r_in + r_out) / 2], _FAR),
                 "out": _ring([r_out + 2.0, r_out + 3.5], _FAR),
             }
             vals = {}
@@ -354,7 +454,16 @@ class Recogniser:
                 vals[name] = (D[yi, xi] - off, cur_log[yi, xi], self.ref_log[yi, xi])
             d_out = np.median(vals["out"][0], axis=1)
             out[:, s, 0] = np.median(vals["plug"][0], axis=1) - d_out
-            out[:, s, 1] = np.median(vals["rim"][0], axis=1) - d_out
+            # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
+            ring_r = np.arange(r_in - 0.5, r_out + 0.9, 0.7)
+            p = _ring(list(ring_r), _FAR)
+            px = p[None, :, 0] * cs - p[None, :, 1] * sn
+            py = p[None, :, 0] * sn + p[None, :, 1] * cs
+            xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
+            yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+            peak = D[yi, xi].reshape(nsq, len(ring_r), len(_FAR)).max(axis=1)
+            o = (vals["out"][0] + off).reshape(nsq, 2, len(_FAR)).mean(axis=1)
+            out[:, s, 1] = np.median(peak - o, axis=1)
             out[:, s, 2] = vals["plug"][2].std(axis=1) - vals["plug"][1].std(axis=1)
         return out
 
@@ -367,11 +476,24 @@ class Recogniser:
             return 0, 0.0
         yy, xx = np.mgrid[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
         m = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= r * r).ravel()
-        mean = np.median(patch[m], axis=0) if m.any() else patch.mean(axis=0)
-        v = np.log(np.maximum(mean, 1.0) / np.maximum(board_now, 1.0))
-        d = np.linalg.norm(self.colour_refs - v[None, :], axis=1)
-        c = int(d.argmin())
-        margin = (d[1 - c] - d[c]) / (np.linalg.norm(self.colour_refs[0] - self.colour_refs[1]) + 1e-6)
+        px = patch[m] if m.any() else patch
+        v = np.log(np.maximum(px, 1.0) / np.maximum(board_now, 1.0))
+        # glare and a clear cup's rim are white: cooler (less red against blue) than either
+        # player's wood, so they say nothing about the colour
+        warm = v[:, 2] - v[:, 0] >= float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min()) - GLARE_TINT
+        if np.count_nonzero(warm) >= max(4, len(v) // 4):
+            v = v[warm]
+        # glare only ever brightens, and a spot blurred into a dark plug leaves pixels of
+        # middling brightness and a cooled tint: the darker half of the disc is the wood
+        lum = v.mean(axis=1)
+        v = v[lum <= np.median(lum)]
+        # each pixel votes and the median vote decides: a glare spot on a dark plug or a
+        # grain streak covers well under half of the disc
+        d_light = _colour_distance(v, self.colour_refs[0])
+        d_dark = _colour_distance(v, self.colour_refs[1])
+        vote = float(np.median(d_dark - d_light))
+        c = 0 if vote >= 0 else 1
+        margin = abs(vote) / (_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0] + 1e-6)
         return c, float(margin)
 
     def recognise(self, image: np.ndarray) -> Observation:
@@ -386,8 +508,15 @@ class Recogniser:
         view = self._view(image)
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
-        hyp = self._hypotheses(_log_gradients(view), H, n_px)
-        prof = self._profiles(_log_lum(view), hyp.centre, H, n_px) if self.cal.pieces.clear else None
+        lum, chroma = _channels(view)
+        hyp = self._hypotheses(_log_gradients(lum, chroma), H, n_px)
+        prof = self._profiles(lum, hyp.centre, H, n_px) if self.cal.pieces.clear else None
+        rim_score = rim_centre = None
+        if self.cal.pieces.clear:
+            D = _whiteness(lum, chroma) - self.ref_white
+            D -= float(np.median(D[self.area][::7]))
+            rim_score, rim_centre = self._rim_search(D, H, n_px)
+        self.last_hypotheses, self.last_profiles, self.last_rim = hyp, prof, (rim_score, rim_centre)
         board_now = np.median(view[self.area][::9].reshape(-1, 3), axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         explained = np.zeros_like(changed)
@@ -407,6 +536,13 @@ class Recogniser:
                 is_empty = float(scores.max()) < EMPTY_THRESHOLD and lift < PROFILE_EMPTY
                 ok = np.nonzero(support >= CLEAR_SUPPORT_RATIO * float(support.max()))[0]
                 s = int(ok[-1]) if len(ok) else int(support.argmax())
+                rim_best = float(rim_score[sq].max())
+                if rim_best >= RIM_SURE:
+                    # a white rim all round is the surest sign of a clear cup and of its size:
+                    # it never shows on an empty square or a solid cup, and a wrong size puts
+                    # the rim's sides on the rim itself
+                    s = int(rim_score[sq].argmax())
+                    is_empty = False
                 extra = (float(np.clip(prof[sq, s, 0] / PROFILE_UNIT, -5, 5)), float(np.clip(rim[s], -5, 5)), lift)
             else:
                 # the top cup is the largest one the evidence supports: smaller cups inside a
@@ -419,8 +555,11 @@ class Recogniser:
             k = height_scale(H, self.cal.sizes[s].height_mm)
             radius = self.edge_mm[s] * k * self.canvas.ppm
             centre = hyp.centre[sq, s]
+            if rim_score is not None and rim_score[sq, s] >= RIM_SURE:
+                centre = rim_centre[sq, s]
             if is_empty:
-                ev = empty_evidence(scores, EMPTY_THRESHOLD, extra[2])
+                ev = empty_evidence(scores, EMPTY_THRESHOLD, extra[2],
+                                    float(rim_score[sq].max()) / RIM_SURE if rim_score is not None else 0.0)
                 evidence.append(ev)
                 readings.append(SquareReading(EMPTY, confidence=self.confidence_model.confidence(self.material, ev)))
                 continue
@@ -429,7 +568,8 @@ class Recogniser:
             expected = n_px + (centres_px[sq] - n_px) * k
             reach = self.offsets_mm[s] * k * self.canvas.ppm
             ev = cup_evidence(scores, s, EMPTY_THRESHOLD, cmargin,
-                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0), extra[0], extra[1])
+                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0), extra[0], extra[1],
+                              rim_score[sq] / RIM_SURE if rim_score is not None else None)
             evidence.append(ev)
             readings.append(SquareReading(CUP, colour, s, confidence=self.confidence_model.confidence(self.material, ev)))
         self.last_evidence = evidence
@@ -446,6 +586,18 @@ class Recogniser:
         return Observation(tuple(readings), True, fix.markers, hand=finding.mask is not None,
                            camera_height_mm=H, board_moved_mm=moved,
                            elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Distance between log-BGR ratios (against the board), each row of ``refs`` against the
+    row ``v`` (or the rows ``refs`` against one ``refs``-like row), with brightness and tint
+    weighed by how much each varies on one colour of wood: a shaded side or a dim corner
+    changes the brightness a lot but the tint (the spread of the three log channels) hardly,
+    so a light cup's wall in shadow stays light."""
+    d = refs - v[None, :]
+    lum = d.mean(axis=1)
+    tint = d - lum[:, None]
+    return np.sqrt((lum / LUM_SIGMA) ** 2 + (tint ** 2).sum(axis=1) / TINT_SIGMA ** 2)
 
 
 def _covered(mask: np.ndarray, centre: np.ndarray, radius: float) -> bool:

@@ -1,0 +1,76 @@
+"""Storer's clear cups on rendered boards: the white rim decides a clear cup's size, never
+fires on bare wood or the solid smallest cup, and a light cup is read light even where its
+shaded side shows more than its top."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calibration import calibrate
+from hardware.pieces import load_board, load_piece_set
+from hardware.synthetic import empty_scene, random_scene, render_scene
+from vision.observation import CUP
+from vision.recognise import RIM_SURE, Recogniser
+
+LIGHT, DARK = 0, 1
+
+
+def _read(position_of, seed: int):
+    """Calibrate a random camera of seed ``seed`` on its empty board, render the position
+    ``position_of(squares)`` under it and read it: (recogniser, observation, position)."""
+    pieces = load_piece_set("storer-clear")
+    board = load_board(pieces.default_board)
+    base = random_scene(pieces, board, seed)
+    cal = calibrate([render_scene(empty_scene(base), seed + 1)[0]], pieces, board,
+                    intrinsics=base.intrinsics, intrinsics_source="nominal")
+    position = position_of(board.squares)
+    scene = random_scene(pieces, board, seed + 2, position=position, intrinsics=base.intrinsics, pose=base.pose)
+    # the same board and table as at calibration: they are the same furniture
+    scene = replace(scene, table_bgr=base.table_bgr, texture_variant=base.texture_variant)
+    rec = Recogniser(cal)
+    return rec, rec.recognise(render_scene(scene, seed + 3)[0]), position
+
+
+def _lone_light_cups(squares: int) -> tuple:
+    # light sizes 2-5 (classes 1-4) round the board, every third square empty
+    return tuple(() if sq % 3 == 2 else ((LIGHT, 1 + sq % 4),) for sq in range(squares))
+
+
+@pytest.mark.parametrize("seed", [101, 202, 303, 404, 606])
+def test_light_clear_cups_are_read_by_their_rim(seed):
+    rec, obs, position = _read(_lone_light_cups, seed)
+    rim_score, _ = rec.last_rim
+    cups = [sq for sq, stack in enumerate(position) if stack]
+    # the rim is found on most light cups (measured 6, 10, 11, 8 and 10 of 11 on these seeds)
+    # and where it is found it names the right size (one slip in 45)
+    found = [sq for sq in cups if rim_score[sq].max() >= RIM_SURE]
+    assert len(found) >= len(cups) // 2, (seed, rim_score)
+    named = sum(int(rim_score[sq].argmax()) == position[sq][-1][1] for sq in found)
+    assert named >= len(found) - 1, (seed, rim_score)
+    # (measured 9, 11, 11, 11 and 11 of 11 read exactly)
+    assert sum(obs.squares[sq].top == position[sq][-1] for sq in cups) >= len(cups) - 2, (seed, obs)
+
+
+@pytest.mark.parametrize("seed", [11, 22, 33])
+def test_rim_never_fires_on_bare_wood_or_solid_cups(seed):
+    def solid_or_empty(squares: int) -> tuple:
+        return tuple(((sq % 2, 0),) if sq % 3 == 0 else () for sq in range(squares))
+
+    rec, obs, position = _read(solid_or_empty, seed)
+    rim_score, _ = rec.last_rim
+    assert float(rim_score.max()) < RIM_SURE, rim_score
+    for sq, stack in enumerate(position):
+        if not stack:
+            assert obs.squares[sq].state != CUP, (sq, obs.squares[sq])
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_light_solid_cups_read_light_not_dark(seed):
+    """The smallest cup is solid light wood: its shaded side can show as large as its top
+    and much darker, but it keeps the light wood's tint."""
+    rec, obs, position = _read(lambda n: tuple(((LIGHT, 0),) for _ in range(n)), seed)
+    colours = [r.colour for r in obs.squares if r.state == CUP]
+    assert len(colours) >= len(position) - 1
+    assert colours.count(DARK) == 0, colours
+    assert np.mean([r.top == (LIGHT, 0) for r in obs.squares]) >= 0.85
