@@ -115,7 +115,8 @@ def test_illegal_entry_is_flagged_with_the_rule(tmp_path):
 
 def test_touch_move_put_back_is_flagged(tmp_path):
     """Black lifts its cup off a1 (White's 1 shows under it), holds it, and puts it back: the
-    lift and the touch-move breach are journalled; then Black moves it and that is recorded."""
+    lift and the touch-move breach are journalled; then Black moves it and that is recorded
+    (with no second breach: the lifted piece was moved)."""
     rules = variant(SET)
     moves = ["1a1", "3xa1", "3b2"]
     positions = positions_of(rules, SET, moves)
@@ -128,7 +129,10 @@ def test_touch_move_put_back_is_flagged(tmp_path):
     session, referee = referee_for(tmp_path, rules, camera)
     camera.open()
     run(referee, camera)
-    assert [e.data["square"] for e in alerts(session, "lifted")] == [a1]
+    # the put-back lift is journalled; the lift for the real move may be seen too (the cup is
+    # off a1 while the hand is over c3), and no other square was lifted
+    lifts = [e.data["square"] for e in alerts(session, "lifted")]
+    assert lifts[0] == a1 and set(lifts) == {a1}
     (breach,) = alerts(session, "touch-move")
     assert "a1" in breach.text and "put back" in breach.text
     assert recorded_moves(session) == moves + ["3a1-c3"]
