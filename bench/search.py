@@ -81,7 +81,7 @@ def bench_jr(count: int, seconds: float) -> None:
     from engine.hints import jr_solver
 
     start = time.perf_counter()
-    solver = jr_solver()
+    solver = jr_solver(build_if_missing=True)
     print(f"gobblet-jr: table ready in {time.perf_counter() - start:.1f} s")
     rng = random.Random(2024)
     times, unresolved = [], 0

@@ -83,8 +83,10 @@ class Hint:
 _SOLVERS: dict[int, JrSolver] = {}
 
 
-def jr_solver(build_if_missing: bool = True) -> JrSolver:
-    """The shared Gobblet Jr. solver, using the cached table (built on first use)."""
+def jr_solver(build_if_missing: bool = False) -> JrSolver:
+    """The shared Gobblet Jr. solver, using the cached table when it is there (with
+    ``build_if_missing``, building it first: about a minute).  Without the table it proves
+    wins and losses by search; ``use_jr_table`` switches it to a table built later."""
     if 0 not in _SOLVERS:
         from .jr_table import get_table
 

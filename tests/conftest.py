@@ -1,8 +1,19 @@
-"""Shared fixtures for cupboard's tests: a real companion app on a temporary data folder."""
+"""Shared fixtures for cupboard's tests: a real companion app on a temporary data folder, and
+a cache folder of the tests' own (never the user's ~/.cache/cupboard) holding the exact Gobblet
+Jr. table."""
+
+import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from companion.app import CompanionConfig, create_app
+from engine import jr_table
+
+# the user's cache, looked at (read-only) before the tests get their own
+USER_JR_TABLE = jr_table.default_path()
+os.environ["CUPBOARD_CACHE"] = tempfile.mkdtemp(prefix="cupboard-test-cache-")
 
 TOKEN = "test-token"
 AUTH = {"X-Cupboard-Token": TOKEN}
@@ -45,3 +56,24 @@ def camera_app(tmp_path, camera):
     yield app
     camera.on_frame = None
     app.extensions["cupboard"].hub.close()
+
+
+@pytest.fixture(scope="session")
+def exact_jr_table():
+    """The exact Gobblet Jr. table at the tests' cache path: the user's own when it is a valid
+    full table (linked, not copied: 364 MB), else built once per session (about a minute of
+    CPU)."""
+    from engine.jr_exact import ExactTable, TableError
+
+    path = jr_table.default_path()
+    if not path.exists():
+        try:
+            mine = jr_table.load(USER_JR_TABLE)
+            if isinstance(mine, ExactTable) and mine.min_pieces == 0:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.symlink_to(USER_JR_TABLE)
+        except (TableError, OSError):
+            pass
+    if not path.exists():
+        jr_table.build_exact(path)
+    return jr_table.load(Path(path))

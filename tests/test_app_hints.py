@@ -5,8 +5,6 @@ import pytest
 
 from companion.app import CompanionConfig, create_app
 
-hints = pytest.importorskip("engine.hints", reason="engine.hints is not in this tree yet")
-
 TOKEN = "hint-token"
 AUTH = {"X-Cupboard-Token": TOKEN}
 
@@ -53,11 +51,7 @@ def test_no_hint_when_the_game_is_over(client):
     assert r.status_code == 409 and "over" in r.get_json()["error"]
 
 
-def test_exact_values_in_gobblet_jr(client):
-    from engine.jr_table import default_path
-
-    if not default_path().exists():
-        pytest.skip("the Gobblet Jr. table is not built on this machine (run `cupboard prepare`)")
+def test_exact_values_in_gobblet_jr(client, exact_jr_table):
     client.post("/api/game/new", json={"variant": "gobblet-jr"}, headers=AUTH)
     body = ask(client, level=5).get_json()
     assert body["exact"] is True and body["value"].startswith("wins in ")

@@ -5,7 +5,6 @@ Screenshots go to ``test-artifacts/browser/``; the two that show the page best a
 ``docs/screenshots/`` for the README.
 """
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,6 @@ from playwright.sync_api import sync_playwright
 from companion.app import CompanionConfig, create_app
 from companion.web.wsgi import start_server
 from engine.record import read_records
-
-HAVE_HINTS = importlib.util.find_spec("engine.hints") is not None
 
 pytestmark = needs_chromium
 
@@ -154,7 +151,6 @@ def test_a_spectator_sees_moves_live_but_cannot_move(server, browser, phone):
     context.close()
 
 
-@pytest.mark.skipif(not HAVE_HINTS, reason="engine.hints is not in this tree yet")
 def test_ask_for_a_hint_and_see_it_drawn(server, phone):
     page = phone
     page.goto(f"{server.url}?token={TOKEN}")

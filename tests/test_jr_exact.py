@@ -2,10 +2,10 @@
 reads it): the values the issue names, agreement with brute force over the rules engine, draws,
 the file's checks and the fallback without numba.
 
-The full table is the cached one when it is there (``cupboard prepare``), else it is built once
-per test session into a temporary folder: about 60 s of CPU (1-2 min of wall time on a busy
-2-core machine), under 1 GB of memory.  The builder itself is also checked on the fullest
-layer alone (about 10 s)."""
+The full table is the user's cached one when it is there (``cupboard prepare``), else it is
+built once per test session into the tests' cache (``conftest.exact_jr_table``): about 60 s of
+CPU (1-2 min of wall time on a busy 2-core machine), under 1 GB of memory.  The builder itself
+is also checked on the fullest layer alone (about 10 s)."""
 
 import random
 import sys
@@ -20,24 +20,13 @@ from engine.jr_exact import ExactTable, TableError
 from engine.jr_index import index
 from engine.jr_solve import DRAW, LOSS, WIN, JrSolver, JrValue
 
-numba = pytest.importorskip("numba", reason="the exact table's builder needs numba")
-
 CORNERS_AND_CENTRE = {0, 2, 4, 6, 8}
 EDGES = {1, 3, 5, 7}
 
 
 @pytest.fixture(scope="session")
-def exact(tmp_path_factory) -> ExactTable:
-    try:
-        table = jr_table.load(jr_table.default_path())
-        if isinstance(table, ExactTable) and table.min_pieces == 0:
-            return table
-    except (TableError, OSError):
-        pass
-    start = time.perf_counter()
-    table = jr_table.build_exact(tmp_path_factory.getbasetemp() / "jr-exact.bin")
-    print(f"\nexact table built in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    return table
+def exact(exact_jr_table) -> ExactTable:
+    return exact_jr_table
 
 
 @pytest.fixture(scope="session")

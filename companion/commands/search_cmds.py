@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 
-from engine import Board, variant
-from engine.hints import LEVELS, hint, level
+from engine import Board, jr, variant
+from engine.hints import LEVELS, hint, level, use_jr_table
 from engine.notation import parse_position
 from engine.search import Searcher
 from engine.tactics import play_safe_random
@@ -45,6 +46,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
     board = parse_position(args.position) if args.position else Board(variant(args.variant))
     if args.time <= 0:
         raise ValueError("--time must be positive")
+    if jr.is_jr(board.rules) and level(args.level).depth is None:
+        _load_jr_table()
     h = hint(board, args.level, args.time)
     print(f"{h.text}  ({h.value})")
     print(f"why: {h.reason}")
@@ -67,6 +70,16 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         return jr_table.main(["info", "--file", str(path)])
     print(f"building the exact Gobblet Jr. table into {path} (a few minutes)...", flush=True)
     return jr_table.main(["build", "--out", str(path)])
+
+
+def _load_jr_table() -> None:
+    """Answer Gobblet Jr. exactly: load the cached table, building it first when missing."""
+    from engine import jr_table
+
+    if not jr_table.default_path().exists():
+        print(f"building the exact Gobblet Jr. table into {jr_table.default_path()} (once, about a minute)...",
+              file=sys.stderr, flush=True)
+    use_jr_table(jr_table.get_table(build_if_missing=True))
 
 
 def play_game(white: str, black: str, rules, seconds: float, rng: random.Random, opening_plies: int) -> str:
