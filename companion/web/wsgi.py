@@ -52,11 +52,15 @@ class RunningServer:
                 time.sleep(0.02)
             time.sleep(0.1)  # the streams' last bytes leave through waitress's loop
         server = self.server
-        server.close()  # type: ignore[attr-defined]
-        wasyncore.close_all(server._map)  # type: ignore[attr-defined]
-        server.task_dispatcher.shutdown(timeout=grace)  # type: ignore[attr-defined]
-        if self.thread is not None:
+        if self.thread is not None and self.thread.is_alive():
+            # close the sockets inside the loop's own thread: closed from here, they can vanish
+            # under the loop's select() (EBADF in the server thread); an empty map ends the loop
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))  # type: ignore[attr-defined]
             self.thread.join(timeout=grace)
+        else:
+            server.close()  # type: ignore[attr-defined]
+            wasyncore.close_all(server._map)  # type: ignore[attr-defined]
+        server.task_dispatcher.shutdown(timeout=grace)  # type: ignore[attr-defined]
 
 
 def make_server(app: Flask, host: str, port: int, streams: int) -> RunningServer:
