@@ -162,6 +162,11 @@ def feed(tracker, board, obs, clock, frames, motion=False):
     return events
 
 
+def reach(tracker, board, labels, squares, clock, frames=2):
+    """A hand over ``squares`` (the camera sees them hidden) while the board shows ``labels``."""
+    return feed(tracker, board, observe(labels, occluded=set(squares), hand=True), clock, frames)
+
+
 def test_stream_commits_once_after_the_settle_time():
     board = play(Board(variant("gobblet")), "4a1")
     tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
@@ -218,10 +223,11 @@ def test_doubtful_move_is_committed_when_a_later_state_confirms_it():
     tracker = Tracker(SIZES_4, TrackerConfig(commit_confidence=0.8))
     clock = Clock()
     first = board_labels(play(board.copy(), "4b2"))
+    reach(tracker, board, first, {board.geo.square("b2")}, clock)
     events = feed(tracker, board, observe(first, conf=0.6), clock, 10)
     assert [e.kind for e in events if e.kind in ("moves", "pending")] == ["pending"]
-    feed(tracker, board, observe(first, hand=True, occluded={15}), clock, 3)
     second = board_labels(play(board.copy(), "4b2", "3c3"))
+    reach(tracker, board, second, {board.geo.square("c3")}, clock, 3)
     events = feed(tracker, board, observe(second, conf=0.6), clock, 10)
     moves = [e for e in events if e.kind == "moves"]
     assert len(moves) == 1 and [board.move_text(m) for m in moves[0].verdict.moves][:1] == ["4b2"]
@@ -259,7 +265,7 @@ def test_after_a_restart_earlier_positions_are_the_past_not_moves():
     events = feed(tracker, board, observe(board_labels(board)), clock, 8)
     assert "restored" in [e.kind for e in events]
     after = board_labels(play(board.copy(), "3a1-b1"))
-    events = feed(tracker, board, observe(after, hand=True, occluded={1}), clock, 2)
+    events = reach(tracker, board, after, {0, 1}, clock)
     events += feed(tracker, board, observe(after), clock, 8)
     assert [e.text for e in events if e.kind == "moves"] == ["3a1-b1"]
 
@@ -267,13 +273,17 @@ def test_after_a_restart_earlier_positions_are_the_past_not_moves():
 def test_one_odd_frame_does_not_restart_settling():
     """A single frame with motion but no hand (a glitch, a flash) is skipped; two restart."""
     board = play(Board(variant("gobblet")), "4a1")
-    still = observe(board_labels(play(board.copy(), "4b2")))
+    after = board_labels(play(board.copy(), "4b2"))
+    still = observe(after)
+    b2 = board.geo.square("b2")
     tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
     clock = Clock()
+    reach(tracker, board, after, {b2}, clock)
     events = feed(tracker, board, still, clock, 3) + feed(tracker, board, still, clock, 1, motion=True)
     events += feed(tracker, board, still, clock, 3)
     assert [e.text for e in events if e.kind == "moves"] == ["4b2"]
     tracker = Tracker(SIZES_4, TrackerConfig(settle_s=0.5))
+    reach(tracker, board, after, {b2}, clock)
     events = feed(tracker, board, still, clock, 3) + feed(tracker, board, still, clock, 2, motion=True)
     events += feed(tracker, board, still, clock, 3)
     assert not [e for e in events if e.kind == "moves"]
@@ -290,6 +300,7 @@ def test_a_doubtful_square_neither_blocks_nor_makes_a_move():
     readings = list(doubtful.squares)
     d4 = board.geo.square("d4")
     readings[d4] = SquareReading(EMPTY, confidence=0.2)  # an empty square read with doubt
+    reach(tracker, board, after, {board.geo.square("c3")}, clock)
     events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
     moves = [e for e in events if e.kind == "moves"]
     assert len(moves) == 1 and moves[0].text == "3c3"
@@ -298,6 +309,7 @@ def test_a_doubtful_square_neither_blocks_nor_makes_a_move():
     moved = list(board_labels(play(board.copy(), "4b2-d1")))
     readings = list(observe(moved).squares)
     readings[board.geo.square("b2")] = SquareReading(EMPTY, confidence=0.2)
+    reach(tracker, board, moved, {board.geo.square("b2"), board.geo.square("d1")}, clock)
     events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
     assert not [e for e in events if e.kind == "moves"]
     assert [e.kind for e in events if e.kind in ("pending", "ambiguous")]
@@ -341,3 +353,24 @@ def test_a_misread_square_is_not_explained_by_moves_the_picture_cannot_show():
     accounts = [format_moves(board, c.moves) for c in
                 (verdict.candidates if isinstance(verdict, Ambiguous) else (verdict,))]
     assert ["1a1-c1", "1c2", "2c3"] in accounts
+
+
+def test_a_change_where_no_hand_reached_is_not_committed():
+    """A cup cannot come or go where no hand was seen: the hand was over b1 only, but d1 reads
+    empty (a misread of its cup), so '4d1-b1' is not committed; it waits for a person, naming
+    the square.  With a hand seen over d1 as well, the same picture is the move."""
+    board = play(Board(variant("gobblet")), "4d1", "4a4")
+    after = board_labels(play(board.copy(), "4d1-b1"))
+    b1, d1 = board.geo.square("b1"), board.geo.square("d1")
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    reach(tracker, board, after, {b1}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+    (pending,) = [e for e in events if e.kind == "pending"]
+    assert pending.text == "4d1-b1 (no hand was seen at d1)"
+    tracker = Tracker(SIZES_4)
+    reach(tracker, board, after, {b1}, clock)
+    reach(tracker, board, after, {d1}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["4d1-b1"]

@@ -2,10 +2,13 @@
 
 The tracker never trusts per-square labels on their own.  It waits for a *stable* state (the
 board found, nothing moving over it, no square hidden, the same reading for ``settle_s``), then
-asks which legal continuation of the known position — one move, or two moves made while a hand
-hid the board — predicts exactly the tops it sees, using the engine's memory of hidden pieces
-for what a lift reveals.  What it cannot explain it reports: a hidden piece that is not what
-memory says, a physical move that breaks a named rule, or plainly a board that disagrees.
+asks which legal continuation of the known position — one move, or up to three made while a
+hand hid the board — predicts exactly the tops it sees, using the engine's memory of hidden
+pieces for what a lift reveals.  An explanation is committed only when the picture shows it:
+every move leaves its cup on top where it landed, every square it changes had a hand over it
+since the last move, and the readings are confident; otherwise it waits for a person.  What it
+cannot explain it reports: a hidden piece that is not what memory says, a physical move that
+breaks a named rule, or plainly a board that disagrees.
 While hands are over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
 """
@@ -363,6 +366,9 @@ class Tracker:
         self._window: list[tuple[float, BoardView]] = []
         self._reported: tuple[Label, ...] | None = None
         self._lift_streak: dict[int, int] = {}
+        # squares a hand was seen over since the last move was committed: a cup cannot come or
+        # go where no hand reached, so a move changing another square is a misread, not a move
+        self._reached: set[int] = set()
         self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
@@ -396,6 +402,7 @@ class Tracker:
             self._odd_frames = 0
         view = to_view(obs, self.logical_sizes, cfg.min_confidence)
         if obs.hand or motion or occluded:
+            self._reached.update(sq for sq, r in enumerate(obs.squares) if r.state == OCCLUDED)
             self._window.clear()
             self._reported = None  # after hands, judge the board again even if it looks the same
             return self._watch_lifts(board, view, t)
@@ -445,6 +452,7 @@ class Tracker:
         if not isinstance(verdict, Explained):
             self._pending = ()
         if isinstance(verdict, Unchanged):
+            self._reached.clear()
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
             for sq in sorted(lifted):
@@ -478,11 +486,15 @@ class Tracker:
             # a doubtful explanation is confirmed when a later, separate stable state is
             # explained by the same move(s) followed by more
             confirmed = bool(self._pending) and verdict.moves[: len(self._pending)] == self._pending
-            if conf >= self.config.commit_confidence or confirmed:
+            unreached = [s for s in squares if s not in self._reached]
+            if (conf >= self.config.commit_confidence or confirmed) and not unreached:
                 self._pending = ()
+                self._reached.clear()
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 self._pending = verdict.moves
+                if unreached:
+                    texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
             return events
         if isinstance(verdict, Ambiguous):
