@@ -91,26 +91,38 @@ def _slot(t, a1, a2, a3, b1, b2, b3):
 
 
 @njit(inline="always", **_OPTS)
+def _tops(a1, a2, a3, b1, b2, b3):
+    """The squares where side ``a``'s piece is the visible top (``b`` is the other side)."""
+    big = a3 | b3
+    mid = (a2 | b2) & ~big
+    return a3 | (a2 & ~big) | (a1 & ~big & ~mid)
+
+
+@njit(inline="always", **_OPTS)
+def _free(m1, m2, m3, o1, o2, o3):
+    """Per size (0-based), the squares a piece of that size may go to: none as large there."""
+    occ3 = m3 | o3
+    occ2 = occ3 | m2 | o2
+    return 511 & ~(occ2 | m1 | o1), 511 & ~occ2, 511 & ~occ3
+
+
+@njit(inline="always", **_OPTS)
 def _after(t, lines, n1, n2, n3, o1, o2, o3):
     """The result of a move that leaves the mover with ``n1..n3`` (the opponent with
     ``o1..o3``): ``LOSES``, ``WINS`` or the slot of the position after it."""
     # straight-line on purpose: early returns here keep numba from pruning the reference
     # counting of the table arrays, which made every call some 20 times slower
     slot = _slot(t, o1, o2, o3, n1, n2, n3)
-    big = n3 | o3
-    mid = (n2 | o2) & ~big
-    if lines[n3 | (n2 & ~big) | (n1 & ~big & ~mid)]:
+    if lines[_tops(n1, n2, n3, o1, o2, o3)]:
         slot = WINS
-    if lines[o3 | (o2 & ~big) | (o1 & ~big & ~mid)]:
+    if lines[_tops(o1, o2, o3, n1, n2, n3)]:
         slot = LOSES
     return slot
 
 
 @njit(inline="always", **_OPTS)
 def _terminal(lines, m1, m2, m3, o1, o2, o3):
-    big = m3 | o3
-    mid = (m2 | o2) & ~big
-    return lines[m3 | (m2 & ~big) | (m1 & ~big & ~mid)] or lines[o3 | (o2 & ~big) | (o1 & ~big & ~mid)]
+    return lines[_tops(m1, m2, m3, o1, o2, o3)] or lines[_tops(o1, o2, o3, m1, m2, m3)]
 
 
 @njit(inline="always", **_OPTS)
@@ -149,9 +161,7 @@ def _setup(t, lines, cfg_a, cfg_b, canon_pk, cls_start, vals, base, k1, p0, p1, 
             lo = 0
             blocked = False
             m = (m1, m2, m3)
-            occ3 = m3 | o3
-            occ2 = occ3 | m2 | o2
-            free = (511 & ~(occ2 | m1 | o1), 511 & ~occ2, 511 & ~occ3)
+            free = _free(m1, m2, m3, o1, o2, o3)
             # entries: to a fuller layer, already solved
             for s in range(3):
                 if m[s] & (m[s] - 1):
@@ -177,9 +187,7 @@ def _setup(t, lines, cfg_a, cfg_b, canon_pk, cls_start, vals, base, k1, p0, p1, 
                             if w == 0 or d < w:
                                 w = d
             # board moves: only the ones that end the game count here
-            big = m3 | o3
-            mid = (m2 | o2) & ~big
-            tops = m3 | (m2 & ~big) | (m1 & ~big & ~mid)
+            tops = _tops(m1, m2, m3, o1, o2, o3)
             while tops:
                 fb = tops & -tops
                 tops ^= fb
@@ -229,12 +237,8 @@ def _decide(t, lines, cfg_a, cfg_b, canon_pk, cls_start, vals, base, k1, p0, p1,
             if wext[i] or lx == BLOCKED or lx > d or not (mark & CHECK_MARK or lx == d):
                 continue
             m1, o1 = np.int64(cfg_a[s1 + l1]), np.int64(cfg_b[s1 + l1])
-            occ3 = m3 | o3
-            occ2 = occ3 | m2 | o2
-            free = (511 & ~(occ2 | m1 | o1), 511 & ~occ2, 511 & ~occ3)
-            big = m3 | o3
-            mid = (m2 | o2) & ~big
-            tops = m3 | (m2 & ~big) | (m1 & ~big & ~mid)
+            free = _free(m1, m2, m3, o1, o2, o3)
+            tops = _tops(m1, m2, m3, o1, o2, o3)
             lost = True
             while tops and lost:
                 fb = tops & -tops
@@ -279,12 +283,8 @@ def _mark_predecessors(t, lines, cfg_a, cfg_b, canon_pk, cls_start, vals, base, 
         mark = WIN_MARK if vals[base + i] > 128 else CHECK_MARK
         # the opponent's last move brought one of its visible pieces to its square from a
         # square holding nothing as large (it was the top there)
-        occ3 = m3 | o3
-        occ2 = occ3 | m2 | o2
-        free = (511 & ~(occ2 | m1 | o1), 511 & ~occ2, 511 & ~occ3)
-        big = occ3
-        mid = (m2 | o2) & ~big
-        tops = o3 | (o2 & ~big) | (o1 & ~big & ~mid)
+        free = _free(m1, m2, m3, o1, o2, o3)
+        tops = _tops(o1, o2, o3, m1, m2, m3)
         while tops:
             tb = tops & -tops
             tops ^= tb

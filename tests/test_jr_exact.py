@@ -56,17 +56,23 @@ def to_board(state: int) -> Board:
     return Board.setup(GOBBLET_JR, stacks, reserves, 0)
 
 
+def ended(board: Board) -> JrValue | None:
+    """Just after a move: its value for the player who made it when the rules end the game
+    there (a win or a loss in 1), else None."""
+    outcome = board.outcome()
+    if outcome is None or outcome.winner is None:
+        return None
+    return JrValue(WIN if outcome.winner != board.turn else LOSS, 1)
+
+
 def move_values(board: Board, table: ExactTable) -> list[JrValue]:
     """The value for the mover of each legal move by the rules engine: a win or loss in 1 when
     the rules end the game, else the table's value of the position after it."""
     out = []
     for move in board.legal_moves():
         board.push(move)
-        outcome = board.outcome()
-        if outcome is not None and outcome.winner is not None:
-            out.append(JrValue(WIN if outcome.winner != board.turn else LOSS, 1))
-        else:
-            out.append(table.value(jr.from_board(board)).after_move())
+        end = ended(board)
+        out.append(end if end is not None else table.value(jr.from_board(board)).after_move())
         board.pop()
     return out
 
@@ -133,9 +139,8 @@ def brute(board: Board, depth: int) -> JrValue | None:
     values = []
     for move in board.legal_moves():
         board.push(move)
-        outcome = board.outcome()
-        if outcome is not None and outcome.winner is not None:
-            values.append(JrValue(WIN if outcome.winner != board.turn else LOSS, 1))
+        if (end := ended(board)) is not None:
+            values.append(end)
         elif depth > 1:
             sub = brute(board, depth - 1)
             values.append(sub.after_move() if sub else JrValue(DRAW))
