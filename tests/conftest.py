@@ -2,7 +2,9 @@
 a cache folder of the tests' own (never the user's ~/.cache/cupboard) holding the exact Gobblet
 Jr. table."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,9 +13,11 @@ import pytest
 from companion.app import CompanionConfig, create_app
 from engine import jr_table
 
-# the user's cache, looked at (read-only) before the tests get their own
+# the user's cache, looked at (read-only) before the tests get their own, removed at exit (a
+# table built there is 364 MB)
 USER_JR_TABLE = jr_table.default_path()
 os.environ["CUPBOARD_CACHE"] = tempfile.mkdtemp(prefix="cupboard-test-cache-")
+atexit.register(shutil.rmtree, os.environ["CUPBOARD_CACHE"], ignore_errors=True)
 
 TOKEN = "test-token"
 AUTH = {"X-Cupboard-Token": TOKEN}

@@ -31,7 +31,8 @@ def test_a_game_the_camera_cannot_follow_is_refused_unless_paused(app):
     r = client.post("/api/game/new", json={"variant": "gobblet"}, headers=AUTH)
     assert r.status_code == 422
     error = r.get_json()["error"]
-    assert "gobblet-jr set, which has 3 sizes; gobblet needs 4" in error and "pause" in error
+    assert "cannot referee gobblet: the piece set 'gobblet-jr' has 3 sizes; this game needs 4" in error
+    assert "pause" in error
     assert client.get("/api/state").get_json()["game"] == before  # nothing changed
 
     r = client.post("/api/game/new", json={"variant": "gobblet-jr"}, headers=AUTH)

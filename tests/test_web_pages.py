@@ -1,7 +1,6 @@
 """The pages and what they load, the QR code, the camera routes without a camera, MJPEG
 framing and the hint route's checks."""
 
-import importlib.util
 import re
 
 import cv2
@@ -10,8 +9,6 @@ import pytest
 from conftest import AUTH, TOKEN  # the app and client fixtures live there too
 
 from companion.web.camera_api import BOUNDARY, mjpeg_parts
-
-HAVE_HINTS = importlib.util.find_spec("engine.hints") is not None
 
 
 @pytest.mark.parametrize("path", ["/", "/records"])
@@ -83,10 +80,6 @@ def test_hint_checks(client):
     assert r.status_code == 422 and "level" in r.get_json()["error"]
     r = client.post("/api/hint", data="nope", headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 400
-    if not HAVE_HINTS:
-        r = client.post("/api/hint", json={"colour": "white"}, headers=AUTH)
-        assert r.status_code == 501 and "not available" in r.get_json()["error"]
-        return
     r = client.post("/api/hint", json={"colour": "black"}, headers=AUTH)
     assert r.status_code == 409 and "White's turn" in r.get_json()["error"]
     r = client.post("/api/hint", json={"colour": "mauve"}, headers=AUTH)

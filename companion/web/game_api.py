@@ -124,11 +124,11 @@ def _check_camera_can_referee(sizes: int, name: str) -> None:
     calibration = getattr(live, "calibration", None)
     if calibration is None or camera is None or camera.paused:
         return
-    have = len(calibration.pieces.sizes)
-    if have < sizes:
-        raise ApiError(422, f"the camera is calibrated for the {calibration.pieces.name} set, which has {have} "
-                            f"sizes; {name} needs {sizes}: calibrate the camera for another set, or pause it "
-                            "to enter the moves by tapping")
+    try:
+        calibration.pieces.logical_sizes_for(sizes)
+    except ValueError as e:
+        raise ApiError(422, f"the camera cannot referee {name}: {e}; calibrate the camera for another set, "
+                            "or pause it to enter the moves by tapping") from None
 
 
 def _parse_move(session, data: dict[str, Any]) -> Move:

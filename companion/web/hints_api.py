@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from engine import Board, Move, jr
+from engine import Board, hints, jr
 from engine.rules import COLOUR_NAMES
 
 from ..app import companion
@@ -22,57 +22,18 @@ bp = Blueprint("hints_api", __name__, url_prefix="/api")
 LEVELS = range(1, 6)
 
 
-def _field(result: Any, *names: str, default: Any = None) -> Any:
-    """A field of the engine's answer, whether it is an object or a mapping."""
-    for name in names:
-        if isinstance(result, dict) and name in result:
-            return result[name]
-        if hasattr(result, name):
-            return getattr(result, name)
-    return default
-
-
-def _move_json(board: Board, move: Any) -> dict[str, Any] | None:
-    if move is None:
-        return None
-    if isinstance(move, str):
-        move = board.parse_move(move)
-    if not isinstance(move, Move):
-        move = _field(move, "move", default=move)
-    return move_json(board, move)
-
-
-def describe_hint(board: Board, result: Any) -> dict[str, Any]:
-    """The engine's hint as JSON for the page."""
-    best = _field(result, "move", "best", "best_move")
+def describe_hint(board: Board, result: hints.Hint) -> dict[str, Any]:
+    """The engine's hint as JSON for the page: the move, its value and reason, whether the value
+    is exact, and the ranked alternatives after the suggested move, each with its value."""
+    best = move_json(board, result.move)
     alternatives = []
-    best_json = _move_json(board, best)
-    for alt in _field(result, "alternatives", default=()) or ():
-        move = _field(alt, "move", default=alt)
-        item = _move_json(board, move)
-        if item is not None and item != best_json:  # the engine may rank the best move first
-            value = _field(alt, "value", "score")
-            reason = _field(alt, "reason", "explanation")
-            item.update(value=None if value is None else str(value), reason=reason)
+    for alt in result.alternatives:
+        item = move_json(board, alt.move)
+        if item != best:  # the engine ranks the suggested move first
+            item["value"] = alt.value
             alternatives.append(item)
-    value = _field(result, "value", "score")
-    return {
-        "move": best_json,
-        "value": None if value is None else str(value),
-        "reason": _field(result, "reason", "explanation"),
-        "exact": bool(_field(result, "exact", default=False)),
-        "alternatives": alternatives,
-    }
-
-
-def _never_build_tables(hints: Any) -> None:
-    """Let the exact Gobblet Jr. solver use its table if it is cached, but never build it
-    inside a web request (that takes minutes); without it the solver thinks within the time
-    given.  ``cupboard serve`` builds the table in the background (``companion.jr_prepare``)
-    and ``cupboard prepare`` builds it beforehand."""
-    solver = getattr(hints, "jr_solver", None)
-    if solver is not None:
-        solver(build_if_missing=False)
+    return {"move": best, "value": result.value, "reason": result.reason, "exact": result.exact,
+            "alternatives": alternatives}
 
 
 @bp.post("/hint")
@@ -84,11 +45,6 @@ def ask_hint():
     level = data.get("level", 3)
     if not isinstance(level, int) or isinstance(level, bool) or level not in LEVELS:
         raise ApiError(422, f"level must be {LEVELS.start} to {LEVELS.stop - 1}")
-    try:
-        from engine import hints
-    except ImportError:
-        raise ApiError(501, "hints are not available in this version") from None
-    _never_build_tables(hints)
     services = companion()
     hub = services.hub
     try:
