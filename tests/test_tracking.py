@@ -216,6 +216,23 @@ def test_touch_move_lift_then_other_piece_moved():
     assert "touch-move" in [e.kind for e in events]
 
 
+def test_no_lift_is_judged_while_something_unseen_moves():
+    """A pale palm over pale wood can hide a cup without being seen as a hand: the square then
+    reads as what lies under the top (here: empty) while the frames move.  Such frames judge
+    no lift, so no touch is charged to anyone."""
+    board = play(Board(variant("gobblet-jr")), "1a1", "3b2", "1c3")  # Black to move
+    tracker = Tracker((1, 2, 3))
+    clock = Clock()
+    hidden = list(board_labels(board))
+    hidden[board.geo.square("a1")] = None  # White's 1 on a1 hidden by Black's unseen palm
+    events = feed(tracker, board, observe(hidden, hand=False), clock, 4, motion=True)
+    assert events == []
+    assert not tracker.touched_opponent
+    # the same reading with the hand seen elsewhere is a lift of the opponent's piece
+    feed(tracker, board, observe(hidden, hand=True), clock, 3)
+    assert tracker.touched_opponent == {board.geo.square("a1")}
+
+
 def test_doubtful_move_is_committed_when_a_later_state_confirms_it():
     """A move seen with low confidence waits; when the next stable state (after hands) is
     explained by that move and the reply, both are committed."""

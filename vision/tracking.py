@@ -9,7 +9,7 @@ every move leaves its cup on top where it landed, every square it changes had a 
 since the last move, and the readings are confident; otherwise it waits for a person.  What it
 cannot explain it reports: a hidden piece that is not what memory says, a physical move that
 breaks a named rule, or plainly a board that disagrees.
-While hands are over the board it watches for lifts (touch-move).  Deciding legality is the
+While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
 """
 
@@ -405,6 +405,11 @@ class Tracker:
             self._reached.update(sq for sq, r in enumerate(obs.squares) if r.state == OCCLUDED)
             self._window.clear()
             self._reported = None  # after hands, judge the board again even if it looks the same
+            if not obs.hand:
+                # something moves that the picture does not show as a hand (a pale palm over
+                # pale wood can read as an empty square): no lift is judged on such frames
+                self._lift_streak.clear()
+                return []
             return self._watch_lifts(board, view, t)
         self._lift_streak.clear()
         window = self._window
