@@ -391,3 +391,53 @@ def test_a_change_where_no_hand_reached_is_not_committed():
     reach(tracker, board, after, {d1}, clock)
     events = feed(tracker, board, observe(after), clock, 10)
     assert [e.text for e in events if e.kind == "moves"] == ["4d1-b1"]
+
+
+def test_a_misread_no_hand_reached_does_not_stall_later_moves():
+    """d1's dark 4 reads as a dark 3 (glare) in every frame.  No hand came near d1 and no
+    single move can shrink a cup, so d1 is set aside as doubtful: White's move on b2, where
+    the hand was, is committed instead of the whole board disagreeing."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1")
+    b2, d1 = board.geo.square("b2"), board.geo.square("d1")
+    after = list(board_labels(play(board.copy(), "4b2")))
+    after[d1] = (1, 3)
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    reach(tracker, board, after, {b2}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["4b2"]
+    # with the misread square reached by the hand, it is not set aside: the board disagrees
+    tracker = Tracker(SIZES_4)
+    reach(tracker, board, after, {b2, d1}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.kind for e in events if e.kind in ("moves", "pending", "disagrees")] == ["disagrees"]
+
+
+def test_more_misreads_than_doubtful_squares_still_disagree():
+    """Three unreached squares that no move explains are not a few misreads but a board
+    changed behind the camera's back: reported, nothing committed."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "4a4", "4d4")
+    after = list(board_labels(play(board.copy(), "4b2")))
+    for name in ("a1", "d1", "a4"):
+        sq = board.geo.square(name)
+        colour, size = after[sq]
+        after[sq] = (colour, size - 1)
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    reach(tracker, board, after, {board.geo.square("b2")}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.kind for e in events if e.kind in ("moves", "pending", "disagrees")] == ["disagrees"]
+
+
+def test_a_cup_read_as_what_lies_beneath_is_not_set_aside():
+    """b1's top reads as the cup memory puts under it: a lift a missed hand may have made,
+    so it is not a misread to set aside; the move from b1 waits for a person."""
+    board = play(Board(variant("gobblet-jr")), "1b1", "3xb1")
+    c3 = board.geo.square("c3")
+    after = board_labels(play(board.copy(), "1c3", "3b1-c2"))
+    tracker = Tracker((1, 2, 3))
+    clock = Clock()
+    reach(tracker, board, after, {c3, board.geo.square("c2")}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+    assert [e.text for e in events if e.kind == "pending"] == ["1c3, 3b1-c2 (no hand was seen at b1)"]

@@ -449,6 +449,8 @@ class Tracker:
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
+        if self.in_sync:
+            verdict = self._past_misreads(board, view, verdict)
         previous, self.last_verdict = self.last_verdict, verdict
         self.in_sync = isinstance(verdict, (Unchanged, Explained))
         lifted, self.lifted = self.lifted, set()
@@ -536,6 +538,35 @@ class Tracker:
             )
         return events
 
+    def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> Verdict:
+        """``verdict``, or the one explanation of the board once the squares that no hand
+        reached and that show what no move could have left there are taken as doubtful.
+
+        Such a square (a cup read smaller than the top that stands there, or of the other
+        colour, where memory says it is not what lies beneath) is a misread: glare, a shadow.
+        Left as it is, it would stall every later move behind a board that disagrees.  A
+        square that reads as the piece under its top, or as a larger cup, is left alone: a
+        hand the camera missed may have moved it.  Only a verdict that cannot be committed is
+        reconsidered, the explanation found must not touch the squares set aside, and at most
+        ``max_doubtful`` squares in all may be doubtful."""
+        if isinstance(verdict, (Unchanged, Earlier)):
+            return verdict
+        if isinstance(verdict, Explained) and all(
+                s in self._reached for m in verdict.moves for s in _changed(m)):
+            return verdict
+        misread = [sq for sq in range(board.rules.squares)
+                   if sq not in self._reached and _impossible(board, sq, view.labels[sq])]
+        if not misread or view.labels.count(HIDDEN) + len(misread) > self.config.max_doubtful:
+            return verdict
+        labels = list(view.labels)
+        for sq in misread:
+            labels[sq] = HIDDEN
+        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        found = [second] if isinstance(second, Explained) else (
+            list(second.candidates) if isinstance(second, Ambiguous) else [])
+        possible = [c for c in found if not {s for m in c.moves for s in _changed(m)} & set(misread)]
+        return possible[0] if len(possible) == 1 else verdict
+
     def _opponent_touches(
         self, board: Board, touched: set[int], allowed: Sequence[int | None], t: float
     ) -> list[TrackEvent]:
@@ -576,6 +607,22 @@ class Tracker:
             elif owner != board.turn and sq not in self.touched_opponent:
                 self.touched_opponent.add(sq)
         return events
+
+
+def _impossible(board: Board, sq: int, seen: Label) -> bool:
+    """True when no move on ``sq`` alone can make it show ``seen``: not its top, not what lies
+    under the top (a lift), not a larger cup (a cup put on it)."""
+    if seen == HIDDEN or seen == UNKNOWN:
+        return False
+    stack = board.stack(sq)
+    top = stack[-1] if stack else None
+    if seen == top:
+        return False
+    if seen is None:
+        return len(stack) != 1
+    if len(stack) > 1 and seen == stack[-2]:
+        return False
+    return top is not None and seen[1] <= top[1]
 
 
 def _moves_text(board: Board, moves: Sequence[Move]) -> str:
