@@ -21,6 +21,7 @@ from hardware.synthetic import empty_scene, nudged, random_scene, render_scene
 
 from .observation import OCCLUDED
 from .recognise import Recogniser
+from .square_model import SquareModel
 
 # upper edges of the confidence bins of the reliability table
 CONF_BINS = (0.2, 0.4, 0.5, 0.6, 0.8, 0.9, 1.0001)
@@ -92,13 +93,13 @@ def _label(top, sizes: int) -> str:
 
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
-             nudge: bool = True, observer=None) -> EvalResult:
+             nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped") -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
     over the board; a square a hand hides counts as right if read as occluded or read
     correctly.  ``observer(recogniser, observation, truth)``, if given, sees every frame (the
-    confidence fit collects its evidence that way)."""
+    model's fit collects its evidence that way); ``model`` is passed to ``Recogniser``."""
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
@@ -116,7 +117,7 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
             continue
         res.heights.append(base.pose.height)
         res.models[base.intrinsics.model] += 1
-        rec = Recogniser(cal)
+        rec = Recogniser(cal, model)
         for j in range(min(per_camera, boards - done)):
             rng = np.random.default_rng(cam_seed + 300 + j)
             with_hands = hands if rng.random() < hand_share else 0

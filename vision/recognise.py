@@ -13,6 +13,10 @@ whiteness (log-brightness less the warm chroma), than both the plug inside and w
 outside.  Wood never makes such a ring, so where one is found it decides the size class and
 the top's centre; a light plug on light wood shows almost no edge of its own.  Colours are
 read by tint as much as by brightness, so a light cup's shaded side is not taken for dark.
+
+None of these measures decides alone: per square, the evidence for every size class goes to
+the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
+each size and gives the probability that becomes the reading's confidence.
 """
 
 from __future__ import annotations
@@ -33,31 +37,28 @@ from hardware.frames import Frame
 from hardware.markers import marker_corners_world, outer_rect
 from hardware.render.scene import max_offset
 
-from .confidence import Evidence, cup_evidence, empty_evidence, load_model
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
+from .square_model import SquareEvidence, SquareModel, alternatives, load_model
 
 N_ANG = 24
 RADII = (-0.6, 0.0, 0.6)
 COARSE_STEP_PX = 2.0
 COARSE_ANGLES = 16
 SLACK_MM = 3.0
-SUPPORT_RATIO = 0.4
 MAP_TOLERANCE_PX = 0.6  # board motion (image px) below which the last canvas maps are kept
-EMPTY_THRESHOLD = 0.014
+EMPTY_THRESHOLD = 0.014  # the unit of ring scores handed to the square model
 OCCLUDED_COVER = 0.04
 PROFILE_UNIT = 0.1  # log-brightness step of the radial profile taken as one unit of evidence
-PROFILE_EMPTY = 2.0  # clear sets: plug-plus-rim lift (units) above which a square holds a cup
-CLEAR_SUPPORT_RATIO = 0.8  # clear sets: share of the best support a larger size class needs
 LUM_SIGMA = 0.35  # log-brightness spread of one wood colour across shading (side walls, shadow)
 TINT_SIGMA = 0.08  # spread of its tint (log channels less their mean)
 RIM_SIDE_PX = 2.0  # clear sets: how far inside the plug edge and outside the rim its sides are read
 RIM_STEP_PX = 2.0  # grid step of the coarse rim search
-RIM_COARSE_ANGLES = 16  # angles per ring: coarse search, then the fine one around its best seeds
+RIM_COARSE_ANGLES = 12  # angles per ring: coarse search, then the fine one around its best seeds
 RIM_ANGLES = 24
 RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
-RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim alone decides the size
+RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
@@ -65,12 +66,14 @@ _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
 
 
-def _channels(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Log-brightness and the warm-cool chroma log(R/B) of a BGR view (float32, 2-D each).
-    Both ignore the light's level: a change of level is an offset of the first and leaves
-    the second alone."""
+def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Log-brightness and the warm-cool chroma log(R/B) of a BGR view (float32, 2-D each;
+    the chroma only ``with_chroma``).  Both ignore the light's level: a change of level is an
+    offset of the first and leaves the second alone."""
     f = view.astype(np.float32)
     lum = cv2.log(cv2.transform(f, np.ones((1, 3), np.float32)) + 12.0)
+    if not with_chroma:
+        return lum, None
     chroma = cv2.log(f[..., 2] + 8.0) - cv2.log(f[..., 0] + 8.0)
     return lum, chroma
 
@@ -81,14 +84,16 @@ def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return lum - chroma
 
 
-def _log_gradients(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
-    """(pixels, 4): x and y gradients of log-brightness and of the chroma (``_channels``);
-    the chroma tells orange from wood of the same brightness."""
+def _log_gradients(lum: np.ndarray, chroma: np.ndarray | None) -> list[np.ndarray]:
+    """x and y gradient planes of log-brightness and, if given, of the chroma
+    (``_channels``); the chroma tells orange from wood of the same brightness."""
     out = []
     for g in (lum, chroma):
-        out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) * 0.125)
-        out.append(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) * 0.125)
-    return np.stack(out, axis=-1).reshape(-1, 4)
+        if g is None:
+            continue
+        out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125))
+        out.append(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125))
+    return out
 
 
 @dataclass
@@ -96,20 +101,24 @@ class _Hypotheses:
     score: np.ndarray  # (squares, sizes) best ring score
     sign: np.ndarray  # (squares, sizes) sign of the edge (+: top darker than its rim side)
     centre: np.ndarray  # (squares, sizes, 2) canvas px of the best centre
+    edges: np.ndarray  # (squares, sizes, 2) score of the inner and the outer edge (the same twice
+    # for a size with one edge), at the best centre
 
 
 class Recogniser:
     """Recognition with memory: it remembers where the markers were and the last pose, so it
     can search small regions first and keep the board when a hand covers some markers."""
 
-    def __init__(self, calibration: Calibration):
+    def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped"):
+        """``model``: the square model deciding each reading (default: the shipped file's);
+        None reads the best ring with confidence 1, which only the model's fit uses."""
         self.cal = calibration
         cal = calibration
         self.board = cal.board
         self.canvas = cal.canvas
         self.area = board_area_mask(cal.canvas, cal.board)
         ref_ch = _channels(cal.reference)
-        self.ref_g = _log_gradients(*ref_ch)
+        self.ref_g: list[np.ndarray] = []  # set once use_chroma is known
         self.ref_log = ref_ch[0]
         self.ref_white = _whiteness(*ref_ch) if cal.pieces.clear else None
         self.ref_lab = cal.reference
@@ -152,12 +161,24 @@ class Recogniser:
             d_lum = abs(np.log(c.sum() / wood.sum()))
             d_chroma = abs(np.log(c[2] / c[0]) - np.log(wood[2] / wood[0]))
             self.use_chroma |= bool(d_chroma > d_lum)
+        self.ref_g = _log_gradients(ref_ch[0], ref_ch[1] if self.use_chroma else None)
         self.hands = HandDetector(cal.reference, self.area, cal.canvas.ppm)
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
-        self.confidence_model = load_model()
-        self.material = "clear" if cal.pieces.clear else "opaque"
-        # the evidence behind each square's last reading (what the confidence was made of)
-        self.last_evidence: list[Evidence | None] = []
+        material = "clear" if cal.pieces.clear else "opaque"
+        self.model = load_model().for_material(material) if model == "shipped" else (
+            model.for_material(material) if model is not None else None)
+        self.material = material
+        self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
+        # the middle of each square on the hand detector's small view: a cup standing there
+        # changes it, an empty square leaves it as at calibration
+        sh, sw = self.hands.area.shape
+        mid = self.canvas.to_px(self.centres_mm) * HAND_SCALE
+        disc = _disc(0.3 * self.board.square_mm * self.canvas.ppm * HAND_SCALE)
+        pts = np.rint(mid[:, None, :] + disc[None, :, :]).astype(np.int64)
+        self._middle_idx = (np.clip(pts[..., 1], 0, sh - 1) * sw + np.clip(pts[..., 0], 0, sw - 1)).ravel()
+        self.last_evidence: SquareEvidence | None = None
+        self.last_features: np.ndarray | None = None
+        self.last_probabilities: np.ndarray | None = None
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
 
     # -- finding the board ----------------------------------------------------------------
@@ -257,40 +278,44 @@ class Recogniser:
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
     # -- the squares ----------------------------------------------------------------------
-    def _ring_scores(self, G: np.ndarray, pts_c: np.ndarray, radii_px: list[float], cs: np.ndarray,
-                     sn: np.ndarray, n_ang: int, offsets: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """Ring evidence for candidate top centres ``pts_c`` (S, C, 2): (score, sign) each
-        (S, C).  Rings of ``radii_px`` (one per edge of the size class), each tried at the
-        radius ``offsets`` around it; angle 0 of square i's ring points along (cs[i], sn[i])."""
-        w, h = self.canvas.width, self.canvas.height
+    def _ring_scores(self, planes: list[np.ndarray], wp: int, lin_c: np.ndarray, radii_px: list[float],
+                     cs: np.ndarray, sn: np.ndarray, n_ang: int,
+                     offsets: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ring evidence for candidate top centres, given as flat indices ``lin_c`` (S, C) into
+        the padded gradient ``planes`` (row width ``wp``): (score, sign) each (S, C), and the
+        score of each ring (S, C, rings).  Rings of ``radii_px`` (one per edge of the size
+        class), each tried at the radius ``offsets`` around it; angle 0 of square i's ring
+        points along (cs[i], sn[i]).  ``planes`` is (x, y) of the change of log-brightness
+        gradient since the empty board, or for chroma sets (x, y) of the current and the
+        reference gradient of log-brightness, then the same of the chroma."""
         ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-        far_idx = np.nonzero(np.cos(ang) > -0.3)[0]
-        ang = ang[far_idx]  # only the far arc is ever used
+        ang = ang[np.cos(ang) > -0.3]  # only the far arc is ever used
         A = len(ang)
         u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
         ring = np.concatenate([u * (r + d) for r in radii_px for d in offsets])  # (P, 2)
-        rx = ring[None, :, 0] * cs - ring[None, :, 1] * sn  # (S, P)
-        ry = ring[None, :, 0] * sn + ring[None, :, 1] * cs
-        xi = np.clip(np.rint(pts_c[..., 0:1] + rx[:, None, :]).astype(np.int32), 0, w - 1)
-        yi = np.clip(np.rint(pts_c[..., 1:2] + ry[:, None, :]).astype(np.int32), 0, h - 1)
-        vals = G[yi * w + xi]  # (S, C, P, 4 or 8)
+        rx = np.rint(ring[None, :, 0] * cs - ring[None, :, 1] * sn).astype(np.int64)  # (S, P)
+        ry = np.rint(ring[None, :, 0] * sn + ring[None, :, 1] * cs).astype(np.int64)
+        idx = lin_c[:, :, None] + (ry * wp + rx)[:, None, :]  # (S, C, P)
         uu = np.tile(u, (len(radii_px) * len(offsets), 1))
-        ux = (uu[None, :, 0] * cs - uu[None, :, 1] * sn)[:, None, :]
-        uy = (uu[None, :, 0] * sn + uu[None, :, 1] * cs)[:, None, :]
-        S_, C_ = vals.shape[:2]
+        ux = (uu[None, :, 0] * cs - uu[None, :, 1] * sn)[:, None, :].astype(np.float32)
+        uy = (uu[None, :, 0] * sn + uu[None, :, 1] * cs)[:, None, :].astype(np.float32)
+        S_, C_ = lin_c.shape
         shape = (S_, C_, len(radii_px), len(offsets), A)
-        p_cur = (vals[..., 0] * ux + vals[..., 1] * uy).reshape(shape)
-        p_ref = (vals[..., 2] * ux + vals[..., 3] * uy).reshape(shape)
-        if G.shape[1] == 8:
+
+        def radial(k: int) -> np.ndarray:
+            return (planes[k][idx] * ux + planes[k + 1][idx] * uy).reshape(shape)
+
+        p_cur = radial(0)
+        if len(planes) == 8:
+            p_ref = radial(2)
             # use whichever channel (brightness or chroma) rings more
-            p_c = (vals[..., 4] * ux + vals[..., 5] * uy).reshape(shape)
+            p_c = radial(4)
             use_c = np.abs(p_c.mean(axis=4)) > np.abs(p_cur.mean(axis=4))
             p_cur = np.where(use_c[..., None], p_c, p_cur)
-            r_c = (vals[..., 6] * ux + vals[..., 7] * uy).reshape(shape)
-            p_ref = np.where(use_c[..., None], r_c, p_ref)
-        # what changed since the empty board: a cup edge lying where a grid line was still
-        # counts, a board feature that is still there cancels
-        p_cur = p_cur - p_ref
+            p_ref = np.where(use_c[..., None], radial(6), p_ref)
+            # what changed since the empty board: a cup edge lying where a grid line was
+            # still counts, a board feature that is still there cancels
+            p_cur = p_cur - p_ref
         sg = np.sign(p_cur.mean(axis=4))
         # the weaker half of the far arc must still show the edge: a neighbour's edge
         # crossing part of the ring does not make a closed arc
@@ -298,48 +323,64 @@ class Recogniser:
         ri = sc_r.argmax(axis=3)
         per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
         sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
-        return per_ring.mean(axis=2), sign
+        return per_ring.mean(axis=2), sign, per_ring
 
-    def _hypotheses(self, cur: np.ndarray, H: float, n_px: np.ndarray) -> _Hypotheses:
-        """For every square and size class, the best-supported top centre and its score."""
+    def _hypotheses(self, cur: list[np.ndarray], H: float, n_px: np.ndarray) -> _Hypotheses:
+        """For every square and size class, the best-supported top centre and its score.
+        Candidate centres lie on whole pixels, so each ring sample is one integer add away."""
         cv = self.canvas
         if self.use_chroma:
-            G = np.concatenate([cur[:, :2], self.ref_g[:, :2], cur[:, 2:], self.ref_g[:, 2:]], axis=1)
+            cols = [cur[0], cur[1], self.ref_g[0], self.ref_g[1], cur[2], cur[3], self.ref_g[2], self.ref_g[3]]
         else:
-            G = np.concatenate([cur[:, :2], self.ref_g[:, :2]], axis=1)
+            # only the change since the empty board counts, and the ring's radial gradient
+            # is linear in the gradients: their difference is all that needs sampling
+            cols = [cur[0] - self.ref_g[0], cur[1] - self.ref_g[1]]
         centres = cv.to_px(self.centres_mm)
         nsq = len(centres)
         sizes = self.cal.sizes
+        # a border of no gradient wide enough for every ring
+        k_top = height_scale(H, sizes[-1].height_mm)
+        far = n_px + (centres - n_px) * k_top
+        spill = max(0.0, float(-far.min()), float((far - [cv.width, cv.height]).max()))
+        reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
+        pad = int(np.ceil(spill + reach_mm * k_top * cv.ppm + max(RADII) + 4))
+        wp = cv.width + 2 * pad
+        planes = [cv2.copyMakeBorder(c, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).ravel() for c in cols]
         score = np.zeros((nsq, len(sizes)), np.float32)
         sign = np.zeros((nsq, len(sizes)), np.float32)
         best_c = np.zeros((nsq, len(sizes), 2), np.float32)
+        edges = np.zeros((nsq, len(sizes), 2), np.float32)
         # turn each square's ring so that angle 0 points away from the nadir: the far arc
         # (the top's edge against the board, never hidden by the cup's own wall)
         away = centres - n_px
         phi = np.arctan2(away[:, 1], away[:, 0])
         cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
-        fine = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), axis=-1).reshape(-1, 2)
+        fine = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)
+        idx = np.arange(nsq)
         for s, sc in enumerate(sizes):
             k = height_scale(H, sc.height_mm)
             radii = [r * k * cv.ppm for r in self.edges_mm[s]]
             reach = self.offsets_mm[s] * k * cv.ppm
-            g = np.arange(-reach, reach + 1e-6, COARSE_STEP_PX)
+            half = int(reach // COARSE_STEP_PX)
+            g = np.arange(-half, half + 1) * COARSE_STEP_PX
             ox, oy = np.meshgrid(g, g)
             keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
-            cand = np.stack([ox[keep], oy[keep]], axis=1)  # (C, 2)
-            base = n_px + (centres - n_px) * k  # (S, 2)
+            cand = np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)  # (C, 2)
+            base = np.rint(n_px + (centres - n_px) * k).astype(np.int64)  # (S, 2)
             coarse_pts = base[:, None, :] + cand[None, :, :]
-            coarse, _ = self._ring_scores(G, coarse_pts, radii, cs, sn, COARSE_ANGLES, (0.0,))
-            top = np.argsort(-coarse, axis=1)[:, :2]  # (S, 2)
+            lin = (coarse_pts[..., 1] + pad) * wp + coarse_pts[..., 0] + pad
+            coarse, _, _ = self._ring_scores(planes, wp, lin, radii, cs, sn, COARSE_ANGLES, (0.0,))
+            top = np.argpartition(-coarse, 1, axis=1)[:, :2]  # (S, 2)
             seeds = np.take_along_axis(coarse_pts, top[..., None], axis=1)  # (S, 2, 2)
             fine_pts = (seeds[:, :, None, :] + fine[None, None, :, :]).reshape(nsq, -1, 2)
-            sc_f, sg_f = self._ring_scores(G, fine_pts, radii, cs, sn, N_ANG, RADII)
+            lin = (fine_pts[..., 1] + pad) * wp + fine_pts[..., 0] + pad
+            sc_f, sg_f, rings = self._ring_scores(planes, wp, lin, radii, cs, sn, N_ANG, RADII)
             ci = sc_f.argmax(axis=1)
-            idx = np.arange(nsq)
             score[:, s] = sc_f[idx, ci]
             sign[:, s] = sg_f[idx, ci]
             best_c[:, s] = fine_pts[idx, ci]
-        return _Hypotheses(score, sign, best_c)
+            edges[:, s] = rings[idx, ci][:, [0, -1]]
+        return _Hypotheses(score, sign, best_c, edges)
 
     def _rim_search(self, D: np.ndarray, H: float, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Clear sets: per square and size class with a rim, the best-supported top centre for
@@ -419,7 +460,8 @@ class Recogniser:
 
     def _profiles(self, cur_log: np.ndarray, centres: np.ndarray, H: float, n_px: np.ndarray) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
-        sizes, 3) = (plug step, rim step, texture loss).
+        sizes, 5) = (plug step, rim step, texture loss, mean absolute change inside the top,
+        outline depth).
 
         ``D`` is the change of log-brightness since the empty board with the light's overall
         change taken out.  A clear cup's wood plug is a flat disc a little unlike the board
@@ -432,7 +474,7 @@ class Recogniser:
         nsq, nsz = centres.shape[:2]
         D = cur_log - self.ref_log
         off = float(np.median(D[self.area][::7]))
-        out = np.zeros((nsq, nsz, 3), np.float32)
+        out = np.zeros((nsq, nsz, 5), np.float32)
         # angle 0 of each square's rings points away from the nadir (the far arc)
         away = self.canvas.to_px(self.centres_mm) - n_px
         phi = np.arctan2(away[:, 1], away[:, 0])
@@ -465,6 +507,17 @@ class Recogniser:
             o = (vals["out"][0] + off).reshape(nsq, 2, len(_FAR)).mean(axis=1)
             out[:, s, 1] = np.median(peak - o, axis=1)
             out[:, s, 2] = vals["plug"][2].std(axis=1) - vals["plug"][1].std(axis=1)
+            out[:, s, 3] = np.abs(vals["plug"][0]).mean(axis=1)
+            # the thin dark line round a clear cup's plug (or an opaque top's shoulder): per
+            # ray, how far the darkest point on the edge dips below the darker of its sides
+            line = np.array([r_in - 2.5, r_in - 0.7, r_in, r_in + 0.7, r_in + 2.5])
+            p = _ring(list(line), _FAR)
+            px = p[None, :, 0] * cs - p[None, :, 1] * sn
+            py = p[None, :, 0] * sn + p[None, :, 1] * cs
+            xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
+            yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+            v = D[yi, xi].reshape(nsq, len(line), len(_FAR))
+            out[:, s, 4] = np.median(np.minimum(v[:, 0], v[:, -1]) - v[:, 1:-1].min(axis=1), axis=1)
         return out
 
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
@@ -496,22 +549,38 @@ class Recogniser:
         margin = abs(vote) / (_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0] + 1e-6)
         return c, float(margin)
 
+    def _top_centre(self, sq: int, s: int) -> np.ndarray:
+        """Where the last frame's top of size class ``s`` on square ``sq`` was found: by its
+        white rim where that is sure, else by its edges."""
+        _, hyp, rim_score, rim_centre, _, _ = self._last
+        if rim_centre is not None and rim_score[sq, s] >= RIM_SURE:
+            return rim_centre[sq, s]
+        return hyp.centre[sq, s]
+
+    def colour_of(self, sq: int, s: int) -> tuple[int, float]:
+        """(colour, margin) of the top of square ``sq`` in the last frame read, taking it to
+        be of size class ``s``."""
+        view, _, _, _, board_now, H = self._last
+        radius = self.edge_mm[s] * height_scale(H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        return self._colour(view, self._top_centre(sq, s), radius, board_now)
+
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
         t0 = time.perf_counter()
         nsq = self.board.squares
         fix = self.locate(image)
         if fix is None:
-            self.last_evidence = [None] * nsq
+            self.last_evidence = self.last_features = self.last_probabilities = None
             return Observation(tuple(SquareReading(OCCLUDED) for _ in range(nsq)), False, (),
                                elapsed_ms=(time.perf_counter() - t0) * 1000)
         view = self._view(image)
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
-        lum, chroma = _channels(view)
-        hyp = self._hypotheses(_log_gradients(lum, chroma), H, n_px)
-        prof = self._profiles(lum, hyp.centre, H, n_px) if self.cal.pieces.clear else None
-        rim_score = rim_centre = None
+        lum, chroma = _channels(view, self.use_chroma or self.cal.pieces.clear)
+        hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px)
+        prof = self._profiles(lum, hyp.centre, H, n_px)
+        nsz = len(self.cal.sizes)
+        rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         if self.cal.pieces.clear:
             D = _whiteness(lum, chroma) - self.ref_white
             D -= float(np.median(D[self.area][::7]))
@@ -520,59 +589,54 @@ class Recogniser:
         board_now = np.median(view[self.area][::9].reshape(-1, 3), axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         explained = np.zeros_like(changed)
-        readings = []
-        evidence: list[Evidence | None] = []
         centres_px = self.canvas.to_px(self.centres_mm)
-        for sq in range(nsq):
-            scores = hyp.score[sq]
-            if prof is not None:
-                # a light cup's plug barely differs from light wood, so its edges ring weakly:
-                # its profile (plug brighter than the board around it, a bright rim) also
-                # counts, and the rim, which an oversized hypothesis puts on bare board,
-                # helps pick the size
-                rim = prof[sq, :, 1] / PROFILE_UNIT
-                lift = float(np.maximum(0.0, prof[sq, :, 0] + prof[sq, :, 1]).max()) / PROFILE_UNIT
-                support = scores / EMPTY_THRESHOLD + rim
-                is_empty = float(scores.max()) < EMPTY_THRESHOLD and lift < PROFILE_EMPTY
-                ok = np.nonzero(support >= CLEAR_SUPPORT_RATIO * float(support.max()))[0]
-                s = int(ok[-1]) if len(ok) else int(support.argmax())
-                rim_best = float(rim_score[sq].max())
-                if rim_best >= RIM_SURE:
-                    # a white rim all round is the surest sign of a clear cup and of its size:
-                    # it never shows on an empty square or a solid cup, and a wrong size puts
-                    # the rim's sides on the rim itself
-                    s = int(rim_score[sq].argmax())
-                    is_empty = False
-                extra = (float(np.clip(prof[sq, s, 0] / PROFILE_UNIT, -5, 5)), float(np.clip(rim[s], -5, 5)), lift)
-            else:
-                # the top cup is the largest one the evidence supports: smaller cups inside a
-                # clear one, or its plug edge, can ring as strongly as the top itself
-                top = float(scores.max())
-                ok = np.nonzero(scores >= max(EMPTY_THRESHOLD, SUPPORT_RATIO * top))[0]
-                s = int(ok[-1]) if len(ok) and self.cal.pieces.clear else int(scores.argmax())
-                is_empty = float(scores[s]) < EMPTY_THRESHOLD
-                extra = (0.0, 0.0, 0.0)
+        offset = np.zeros((nsq, nsz))
+        gap = np.zeros((nsq, nsz))
+        for s in range(nsz):
             k = height_scale(H, self.cal.sizes[s].height_mm)
-            radius = self.edge_mm[s] * k * self.canvas.ppm
-            centre = hyp.centre[sq, s]
-            if rim_score is not None and rim_score[sq, s] >= RIM_SURE:
-                centre = rim_centre[sq, s]
-            if is_empty:
-                ev = empty_evidence(scores, EMPTY_THRESHOLD, extra[2],
-                                    float(rim_score[sq].max()) / RIM_SURE if rim_score is not None else 0.0)
-                evidence.append(ev)
-                readings.append(SquareReading(EMPTY, confidence=self.confidence_model.confidence(self.material, ev)))
+            expected = n_px + (centres_px - n_px) * k
+            reach = max(self.offsets_mm[s] * k * self.canvas.ppm, 1.0)
+            offset[:, s] = np.linalg.norm(hyp.centre[:, s] - expected, axis=1) / reach
+            if rim_centre is not None:
+                # the right size's rim and edges find the same top; a wrong size's wander
+                gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
+                    self.edge_mm[s] * k * self.canvas.ppm)
+        self._last = (view, hyp, rim_score, rim_centre, board_now, H)
+        ev = SquareEvidence(
+            ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
+            offset=offset, centre_gap=gap,
+            plug=prof[..., 0] / PROFILE_UNIT, rim_step=prof[..., 1] / PROFILE_UNIT,
+            texture=prof[..., 2] / PROFILE_UNIT, change_in=prof[..., 3], outline=prof[..., 4] / PROFILE_UNIT,
+            rim=rim_score / RIM_SURE,
+            centre_change=changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1),
+            solid=self._solid)
+        self.last_evidence = ev
+        self.last_features = alternatives(ev)
+        if self.model is not None:
+            probs = self.model.probabilities(self.last_features)
+        else:
+            # untrained (only while the model is being fitted): the best ring, if any rings
+            probs = np.zeros((nsq, 1 + nsz))
+            probs[np.arange(nsq), np.where(hyp.score.max(axis=1) >= EMPTY_THRESHOLD,
+                                           1 + hyp.score.argmax(axis=1), 0)] = 1.0
+        self.last_probabilities = probs
+        readings = []
+        colour_margins = np.full(nsq, np.nan)
+        for sq in range(nsq):
+            a = int(probs[sq].argmax())
+            if a == 0:
+                readings.append(SquareReading(EMPTY, confidence=float(probs[sq, 0])))
                 continue
-            self._explain(explained, centre, s, k, n_px)
-            colour, cmargin = self._colour(view, centre, radius, board_now)
-            expected = n_px + (centres_px[sq] - n_px) * k
-            reach = self.offsets_mm[s] * k * self.canvas.ppm
-            ev = cup_evidence(scores, s, EMPTY_THRESHOLD, cmargin,
-                              float(np.linalg.norm(centre - expected)) / max(reach, 1.0), extra[0], extra[1],
-                              rim_score[sq] / RIM_SURE if rim_score is not None else None)
-            evidence.append(ev)
-            readings.append(SquareReading(CUP, colour, s, confidence=self.confidence_model.confidence(self.material, ev)))
-        self.last_evidence = evidence
+            s = a - 1
+            centre = self._top_centre(sq, s)
+            self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
+            colour, cmargin = self.colour_of(sq, s)
+            colour_margins[sq] = cmargin
+            conf = float(probs[sq, a])
+            if self.model is not None:
+                conf *= self.model.colour_confidence(cmargin)
+            readings.append(SquareReading(CUP, colour, s, confidence=conf))
+        self.last_colour_margins = colour_margins
         finding = self.hands.from_changed(changed, 0.0, explained)
         if finding.small is not None:
             cover = self._coverage(finding.small)
@@ -598,12 +662,6 @@ def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
     lum = d.mean(axis=1)
     tint = d - lum[:, None]
     return np.sqrt((lum / LUM_SIGMA) ** 2 + (tint ** 2).sum(axis=1) / TINT_SIGMA ** 2)
-
-
-def _covered(mask: np.ndarray, centre: np.ndarray, radius: float) -> bool:
-    x0, y0 = int(max(centre[0] - radius, 0)), int(max(centre[1] - radius, 0))
-    x1, y1 = int(centre[0] + radius) + 1, int(centre[1] + radius) + 1
-    return bool(mask[y0:y1, x0:x1].any())
 
 
 def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:

@@ -1,0 +1,251 @@
+"""The decision per square: empty or which size class, and how sure, from a small model.
+
+The recogniser measures, per square and for every size class, how well a top of that size
+fits (ring score, edge sign, how far the best centre sits from where the square puts it;
+for clear cups the radial plug and rim steps, the texture the plug hides and the white rim's
+lead), plus how much of the square's middle changed since the empty board.  Here each
+square's alternatives (empty, size 1, size 2, ...) become feature vectors and a conditional
+logit picks among them: every alternative gets a utility from the same weights (a linear
+part plus a few tanh units), and the softmax of the utilities is the probability of each
+reading.  Since all sizes share the weights, one model serves any number of size classes;
+there is one per cup material (opaque, clear).
+
+The colour is read by the recogniser; its confidence is a logistic of the colour margin.
+A reading's confidence is the probability of its size class times that of its colour.
+
+``scripts/fit_square_model.py`` fits the weights on rendered boards and writes
+``vision/data/square_model.json``; ``load_model`` checks that file's format, version,
+feature names and every array's shape, and names the file and the problem when it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "square_model.json"
+MODEL_FORMAT = "cupboard-square-model"
+MODEL_VERSION = 1
+
+CUP_FEATURES = (
+    "ring", "ring_lin", "ring_inner", "ring_outer", "centre_gap", "ring_larger", "ring_smaller", "ring_max_larger", "ring_max_smaller",
+    "ring_lead", "sign", "offset", "plug", "rim_step", "texture", "change_in", "outline", "rim",
+    "rim_larger", "rim_smaller", "rim_lead", "solid", "relative_size", "largest", "smallest",
+    "centre_change",
+)
+EMPTY_FEATURES = ("empty_bias", "ring_top", "ring_second", "rim_top", "lift_top", "centre_change",
+                  "change_in_top")
+COLOUR_FEATURES = ("margin", "margin_sq")
+N_FEATURES = len(CUP_FEATURES) + len(EMPTY_FEATURES)
+
+
+class ModelFileError(ValueError):
+    """The model file is missing, damaged or of another format or version."""
+
+
+@dataclass(frozen=True)
+class SquareEvidence:
+    """What the recogniser measured on every square of one frame; arrays are (squares,
+    sizes) unless noted.  Ring scores are in units of the empty threshold, the profile steps
+    in their unit and rim leads in units of their sure threshold (all zero for opaque sets)."""
+
+    ring: np.ndarray
+    ring_edges: np.ndarray  # (squares, sizes, 2): the inner and the outer edge's own scores
+    sign: np.ndarray
+    offset: np.ndarray  # best centre's distance from its expected place, as a share of the reach
+    centre_gap: np.ndarray  # distance between the edges' and the rim's best centre, in radii
+    plug: np.ndarray
+    rim_step: np.ndarray
+    texture: np.ndarray
+    change_in: np.ndarray  # mean absolute change of log-brightness inside the top's disc
+    outline: np.ndarray  # how far a thin ring at the top's edge is darker than its two sides
+    rim: np.ndarray
+    centre_change: np.ndarray  # (squares,): share of the square's middle unlike the empty board
+    solid: np.ndarray  # (sizes,) bool: sizes whose top is a solid (not see-through) cup
+
+
+def _shift(a: np.ndarray, by: int) -> np.ndarray:
+    """a[:, s + by] per column s, 0 past the ends."""
+    out = np.zeros_like(a)
+    if by > 0:
+        out[:, :-by] = a[:, by:]
+    else:
+        out[:, -by:] = a[:, :by]
+    return out
+
+
+def _running_max(a: np.ndarray, larger: bool) -> np.ndarray:
+    """Per column s, the max of the columns above (``larger``) or below s; 0 where none."""
+    out = np.zeros_like(a)
+    n = a.shape[1]
+    for s in range(n):
+        rest = a[:, s + 1:] if larger else a[:, :s]
+        if rest.shape[1]:
+            out[:, s] = rest.max(axis=1)
+    return out
+
+
+def alternatives(ev: SquareEvidence) -> np.ndarray:
+    """(squares, 1 + sizes, features): row 0 describes reading the square empty, row 1 + s
+    reading a top of size class s.  Cup rows fill the ``CUP_FEATURES`` columns, the empty row
+    the ``EMPTY_FEATURES`` columns after them."""
+    nsq, nsz = ev.ring.shape
+    r = np.clip(ev.ring, -2.0, 30.0)
+    lr = np.log1p(np.maximum(r, 0.0))
+    rim = np.clip(ev.rim, -5.0, 5.0)
+    size_pos = np.arange(nsz) / max(1, nsz - 1)
+    big = np.full(nsz, 0.0)
+    big[-1] = 1.0
+    small = np.full(nsz, 0.0)
+    small[0] = 1.0
+    rim_others = np.stack([np.delete(rim, s, axis=1).max(axis=1) if nsz > 1 else np.zeros(nsq)
+                           for s in range(nsz)], axis=1)
+
+    def bcast(v: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(v, (nsq, nsz))
+
+    edges = np.log1p(np.clip(ev.ring_edges, 0.0, 30.0))
+    cup = np.stack([
+        lr, np.minimum(r, 5.0), edges[..., 0], edges[..., 1], np.where(ev.solid, 0.0, np.clip(ev.centre_gap, 0.0, 2.0)), _shift(lr, 1), _shift(lr, -1), _running_max(lr, True), _running_max(lr, False),
+        lr - lr.max(axis=1, keepdims=True), ev.sign, np.clip(ev.offset, 0.0, 2.0),
+        np.clip(ev.plug, -5.0, 5.0), np.clip(ev.rim_step, -5.0, 5.0), np.clip(ev.texture, -5.0, 5.0),
+        np.clip(ev.change_in, 0.0, 2.0), np.clip(ev.outline, -5.0, 5.0), rim, _shift(rim, 1), _shift(rim, -1), rim - rim_others,
+        bcast(ev.solid.astype(float)), bcast(size_pos), bcast(big), bcast(small),
+        np.broadcast_to(ev.centre_change[:, None], (nsq, nsz)),
+    ], axis=-1)
+    lr_sorted = np.sort(lr, axis=1)
+    lift = np.maximum(0.0, np.clip(ev.plug, -5, 5) + np.clip(ev.rim_step, -5, 5)).max(axis=1)
+    empty = np.stack([
+        np.ones(nsq), lr_sorted[:, -1], lr_sorted[:, -2] if nsz > 1 else np.zeros(nsq),
+        rim.max(axis=1), np.minimum(lift, 10.0), ev.centre_change, np.clip(ev.change_in, 0, 2).max(axis=1),
+    ], axis=-1)
+    out = np.zeros((nsq, 1 + nsz, N_FEATURES))
+    out[:, 1:, :len(CUP_FEATURES)] = cup
+    out[:, 0, len(CUP_FEATURES):] = empty
+    return out
+
+
+@dataclass(frozen=True)
+class MaterialModel:
+    """The weights for one cup material: inputs are standardised by ``mean``/``scale``; the
+    utility of an alternative is ``x @ linear + tanh(x @ hidden_w + hidden_b) @ out``."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    linear: np.ndarray
+    hidden_w: np.ndarray
+    hidden_b: np.ndarray
+    out: np.ndarray
+    colour: np.ndarray  # logistic weights, bias first, over COLOUR_FEATURES
+
+    def utilities(self, x: np.ndarray) -> np.ndarray:
+        """Utility of every alternative; ``x`` is (..., features)."""
+        z = (x - self.mean) / self.scale
+        return z @ self.linear + np.tanh(z @ self.hidden_w + self.hidden_b) @ self.out
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Softmax of the utilities over the alternatives (axis -2 of ``x``)."""
+        u = self.utilities(x)
+        u = u - u.max(axis=-1, keepdims=True)
+        e = np.exp(u)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def colour_confidence(self, margin: float) -> float:
+        """Probability that a colour read with this margin is right."""
+        m = float(np.clip(margin, -1.0, 3.0))
+        z = float(self.colour[0] + self.colour[1] * m + self.colour[2] * m * m)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@dataclass(frozen=True)
+class SquareModel:
+    """A ``MaterialModel`` per cup material (``opaque``, ``clear``)."""
+
+    materials: dict[str, MaterialModel]
+    note: str = ""
+
+    def for_material(self, material: str) -> MaterialModel:
+        """The weights for ``material``; a KeyError names what the file has."""
+        try:
+            return self.materials[material]
+        except KeyError:
+            raise KeyError(f"the square model has no {material!r} weights "
+                           f"(it has {', '.join(sorted(self.materials)) or 'none'})") from None
+
+
+_ARRAYS = ("mean", "scale", "linear", "hidden_w", "hidden_b", "out", "colour")
+
+
+def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
+    return {"mean": (N_FEATURES,), "scale": (N_FEATURES,), "linear": (N_FEATURES,),
+            "hidden_w": (N_FEATURES, hidden), "hidden_b": (hidden,), "out": (hidden,),
+            "colour": (1 + len(COLOUR_FEATURES),)}
+
+
+def save_model(model: SquareModel, path: Path = MODEL_PATH) -> None:
+    """Write the weights as versioned JSON (atomically: a new file, then a rename)."""
+    data = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "note": model.note,
+            "features": {"cup": list(CUP_FEATURES), "empty": list(EMPTY_FEATURES),
+                         "colour": list(COLOUR_FEATURES)},
+            "materials": {name: {a: np.round(np.asarray(getattr(m, a), np.float64), 7).tolist() for a in _ARRAYS}
+                          for name, m in sorted(model.materials.items())}}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def parse_model(data: object, where: str) -> SquareModel:
+    """Check and convert the JSON of a model file; ``where`` names it in errors."""
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{where}: not a JSON object")
+    if data.get("format") != MODEL_FORMAT:
+        raise ModelFileError(f"{where}: format is {data.get('format')!r}, expected {MODEL_FORMAT!r}")
+    if data.get("version") != MODEL_VERSION:
+        raise ModelFileError(f"{where}: version {data.get('version')!r}, this program reads version "
+                             f"{MODEL_VERSION} (refit with scripts/fit_square_model.py)")
+    feats = data.get("features")
+    want = {"cup": list(CUP_FEATURES), "empty": list(EMPTY_FEATURES), "colour": list(COLOUR_FEATURES)}
+    if feats != want:
+        raise ModelFileError(f"{where}: its features differ from this program's "
+                             f"(refit with scripts/fit_square_model.py)")
+    mats = data.get("materials")
+    if not isinstance(mats, dict) or not mats:
+        raise ModelFileError(f"{where}: no 'materials'")
+    out = {}
+    for name, m in mats.items():
+        if not isinstance(m, dict) or set(m) != set(_ARRAYS):
+            raise ModelFileError(f"{where}: material {name!r} should hold exactly {', '.join(_ARRAYS)}")
+        try:
+            arrays = {a: np.asarray(m[a], np.float64) for a in _ARRAYS}
+        except (TypeError, ValueError):
+            raise ModelFileError(f"{where}: material {name!r} holds something that is not a number") from None
+        hidden = arrays["hidden_b"].shape[0] if arrays["hidden_b"].ndim == 1 else -1
+        for a, shape in _shapes(hidden).items():
+            if arrays[a].shape != shape:
+                raise ModelFileError(f"{where}: {name}.{a} has shape {arrays[a].shape}, expected {shape}")
+            if not np.isfinite(arrays[a]).all():
+                raise ModelFileError(f"{where}: {name}.{a} holds a number that is not finite")
+        if (arrays["scale"] <= 0).any():
+            raise ModelFileError(f"{where}: {name}.scale must be positive")
+        out[str(name)] = MaterialModel(**arrays)
+    return SquareModel(out, str(data.get("note", "")))
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path = MODEL_PATH) -> SquareModel:
+    """Read and check the model file; ModelFileError names the file and what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the square model ({e.strerror}); "
+                             f"it is made by scripts/fit_square_model.py") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{path}: line {e.lineno}: not valid JSON ({e.msg})") from None
+    return parse_model(data, str(path))
