@@ -1,11 +1,15 @@
 """Benchmark of the search and the Gobblet Jr. solver.
 
-    python bench/search.py [--positions 12] [--time 1.0] [--nodes 150000] [--jr 200] [--jr-time 10]
+    python bench/search.py [--positions 12] [--time 1.0] [--nodes 150000] [--cpu-depth 6]
+                           [--jr 200] [--jr-time 10]
 
 4x4: a fixed suite of middle-game positions (seeded random play that neither wins nor allows a
 win in one, 14 plies) searched for ``--time`` seconds each: median full-width depth completed
-and nodes per second; then at a fixed budget of ``--nodes`` nodes, the depth reached.  3x3: ``--jr`` positions from seeded random play of 2 to 30 plies, the
-time to the exact value of each with the cached table (built first if missing).
+and nodes per second; then at a fixed budget of ``--nodes`` nodes, the depth reached; then by
+CPU time (load-independent, unlike the wall clock the search obeys): the depth completed within
+``--time`` CPU seconds and the CPU seconds to complete depth ``--cpu-depth``.  3x3: ``--jr``
+positions from seeded random play of 2 to 30 plies, the time to the exact value of each with
+the cached table (built first if missing).
 """
 
 from __future__ import annotations
@@ -76,6 +80,38 @@ def bench_4x4_nodes(count: int, nodes: int) -> None:
           f"(min {min(depths)}, max {max(depths)}); median {statistics.median(cpus):.2f} CPU seconds")
 
 
+def bench_4x4_cpu(count: int, seconds: float, target: int) -> None:
+    """The same suite by CPU time, which a shared machine disturbs far less than the wall
+    clock: for each position, fixed-depth searches (each an iterative deepening from depth 1)
+    up to depth ``target``; the deepest completed within ``seconds`` of CPU, and the CPU time
+    to complete depth ``target``."""
+    depths, to_target = [], []
+    for board in suite(GOBBLET, count, 14):
+        reached, cpu_target = 0, 0.0
+        for depth in range(1, target + 1):
+            cpu = time.process_time()
+            r = Searcher().search(board, SearchLimits(time=None, depth=depth))
+            cpu = time.process_time() - cpu
+            if r.depth < depth:  # a forced result ended the deepening early
+                reached, cpu_target = _MAX_DEPTH, cpu
+                break
+            if cpu <= seconds:
+                reached = depth
+            if depth == target:
+                cpu_target = cpu
+        depths.append(reached)
+        to_target.append(cpu_target)
+        shown = "forced" if reached == _MAX_DEPTH else f"depth {reached}"
+        print(f"  {board.text()}: {shown} within {seconds} CPU s; "
+              f"depth {target} in {cpu_target:.2f} CPU s")
+    shown = [d if d != _MAX_DEPTH else "forced" for d in sorted(depths)]
+    print(f"gobblet: median depth {statistics.median(depths)} within {seconds} CPU s ({shown}); "
+          f"median {statistics.median(to_target):.2f} CPU s to depth {target}")
+
+
+_MAX_DEPTH = 99  # stands for a forced result found before the target depth
+
+
 def bench_jr(count: int, seconds: float) -> None:
     from engine import jr
     from engine.hints import jr_solver
@@ -109,6 +145,8 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--time", type=float, default=1.0)
     parser.add_argument("--nodes", type=int, default=150_000, help="node budget of the load-free figure")
+    parser.add_argument("--cpu-depth", type=int, default=6,
+                        help="target depth of the CPU-time figure (0: skip it)")
     parser.add_argument("--jr", type=int, default=200)
     parser.add_argument("--jr-time", type=float, default=10.0)
     args = parser.parse_args()
@@ -116,6 +154,8 @@ def main() -> int:
         bench_4x4(args.positions, args.time)
         if args.nodes:
             bench_4x4_nodes(args.positions, args.nodes)
+        if args.cpu_depth:
+            bench_4x4_cpu(args.positions, args.time, args.cpu_depth)
     if args.jr:
         bench_jr(args.jr, args.jr_time)
     return 0

@@ -10,6 +10,7 @@ playable from the reserve are potential.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -65,15 +66,61 @@ def line_score_cache(rules: Rules) -> dict[tuple[int, int, int], int]:
 def line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
     """The line part of the evaluation (tempo included) for the side whose tops are ``mine``,
     against ``theirs``, with ``big`` the squares showing a largest piece; memoised."""
-    cache = line_score_cache(rules)
-    key = (mine, theirs, big)
-    score = cache.get(key)
-    if score is None:
-        score = _line_score(rules, mine, theirs, big)
-        if len(cache) > 1 << 18:
-            cache.clear()
-        cache[key] = score
-    return score
+    return _line_scorer(rules.board, rules.line)(mine, theirs, big)
+
+
+def line_scorer(rules: Rules) -> Callable[[int, int, int], int]:
+    """``line_score`` under ``rules`` as a function of ``(mine, theirs, big)``, with the same
+    memo (for the search, which calls it on every leaf the memo does not know)."""
+    return _line_scorer(rules.board, rules.line)
+
+
+@cache
+def _line_scorer(board: int, line_length: int) -> Callable[[int, int, int], int]:
+    geo = geometry(board, line_length)
+    w = _weights(line_length)
+    memo = _LINE_SCORES.setdefault((board, line_length), {})
+    lines = geo.lines
+    line_values = w.line
+    big_w = w.big
+    threat = line_length - 1
+
+    def score_lines(mine: int, theirs: int, big: int) -> int:
+        key = (mine, theirs, big)
+        score = memo.get(key)
+        if score is not None:
+            return score
+        score = TEMPO
+        threats_me = threats_them = 0
+        for line in lines:
+            a = mine & line
+            b = theirs & line
+            if b:
+                if not a:
+                    n = b.bit_count()
+                    score -= line_values[n]
+                    if b & big:
+                        score -= big_w * (b & big).bit_count()
+                    if n == threat:
+                        threats_them += 1
+            elif a:
+                n = a.bit_count()
+                score += line_values[n]
+                if a & big:
+                    score += big_w * (a & big).bit_count()
+                if n == threat:
+                    threats_me += 1
+        # two threats at once usually cannot both be stopped
+        if threats_me >= 2:
+            score += THREAT
+        if threats_them >= 2:
+            score -= THREAT
+        if len(memo) > 1 << 18:
+            memo.clear()
+        memo[key] = score
+        return score
+
+    return score_lines
 
 
 def buried_score(stacks: list[list[int]], me: int, buried: int) -> int:
@@ -99,38 +146,3 @@ def evaluate(board: Board) -> int:
     score = line_score(rules, tops[me], tops[1 - me], board.size_bb[largest])
     score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
     return score + buried_score(board.stacks, me, w.buried)
-
-
-def _line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
-    """The line part of the evaluation (tempo included)."""
-    geo = geometry(rules.board, rules.line)
-    w = _weights(rules.line)
-    line_values = w.line
-    big_w = w.big
-    threat = rules.line - 1
-    score = TEMPO
-    threats_me = threats_them = 0
-    for line in geo.lines:
-        a = mine & line
-        b = theirs & line
-        if b:
-            if not a:
-                n = b.bit_count()
-                score -= line_values[n]
-                if b & big:
-                    score -= big_w * (b & big).bit_count()
-                if n == threat:
-                    threats_them += 1
-        elif a:
-            n = a.bit_count()
-            score += line_values[n]
-            if a & big:
-                score += big_w * (a & big).bit_count()
-            if n == threat:
-                threats_me += 1
-    # two threats at once usually cannot both be stopped
-    if threats_me >= 2:
-        score += THREAT
-    if threats_them >= 2:
-        score -= THREAT
-    return score

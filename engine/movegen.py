@@ -60,7 +60,9 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
     hot = 0
     for line in threat_lines(board, opp):
         hot |= line
-    k0, k1 = killers
+    # the search tries its legal killers before generating the rest, so they are usually in
+    # ``tried`` and need no check per move
+    kill = tuple(k for k in killers if k is not None and k not in tried)
     get = history.get
     scored: list[tuple[int, tuple]] = []
     append = scored.append
@@ -86,7 +88,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
                 v += BLOCK_BONUS
             if theirs >> to & 1:
                 v += CAPTURE_BONUS
-            if mv == k0 or mv == k1:
+            if kill and mv in kill:
                 v += KILLER_BONUS
             append((v, mv))
     stacks = board.stacks
@@ -103,11 +105,53 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
                 v += BLOCK_BONUS
             if theirs >> to & 1:
                 v += CAPTURE_BONUS
-            if mv == k0 or mv == k1:
+            if kill and mv in kill:
                 v += KILLER_BONUS
             append((v, mv))
     scored.sort(key=_first, reverse=True)
     return [mv for _, mv in scored]
+
+
+def moves_to(board: Board, targets: int) -> list[tuple]:
+    """The legal moves of the side to move onto the squares of ``targets`` (a bitboard),
+    largest piece first, then by destination, entries before board moves, then by source:
+    ``tactics.candidate_moves_to`` for the side to move, stably sorted by size, as tuples.
+    The board must not be over."""
+    out: list[tuple] = []
+    if not targets:
+        return out
+    c = board.turn
+    stacks = board.stacks
+    size_bb = board.size_bb
+    mine = board.tops[c]
+    theirs = board.tops[1 - c]
+    counts = board.reserve[c]
+    entry = board.rules.entry
+    dests = [(to, stacks[to][-1] >> 1 if stacks[to] else 0) for to in squares(targets)]
+    hot = None
+    for s in range(board.rules.sizes, 0, -1):
+        can_enter = counts[s]
+        own = mine & size_bb[s]
+        if not can_enter and not own:
+            continue
+        froms = squares(own)
+        for to, top in dests:
+            if top >= s:
+                continue
+            if can_enter:
+                if not top or entry == ENTRY_FREE:
+                    out.append((s, to, None))
+                elif entry != ENTRY_EMPTY:
+                    if hot is None:
+                        hot = 0
+                        for line in threat_lines(board, 1 - c):
+                            hot |= line
+                    if hot >> to & 1 and (entry != ENTRY_DEFENSIVE or theirs >> to & 1):
+                        out.append((s, to, None))
+            for frm in froms:
+                if frm != to:
+                    out.append((s, to, frm))
+    return out
 
 
 def is_legal_now(board: Board, move: tuple) -> bool:

@@ -44,32 +44,40 @@ def move_result(board: Board, move: Move, colour: int | None = None) -> int:
     return ONGOING
 
 
-# completing squares of a tops bitboard, per geometry; a tops bitboard recurs very often in a
-# search, and the lines loop costs far more than a dict look-up
+# facts about the lines of a tops bitboard, memoised per geometry: a tops bitboard recurs very
+# often in a search, and the lines loop costs far more than a dict look-up
+_MEMO_LIMIT = 1 << 18
 _COMPLETING: dict[tuple[int, int], dict[int, int]] = {}
+
+
+def _memo(store: dict, geo: Geometry) -> dict:
+    """``store``'s memo for ``geo`` (made empty on first use)."""
+    cache = store.get((geo.size, geo.line_length))
+    if cache is None:
+        cache = store.setdefault((geo.size, geo.line_length), {})
+    return cache
+
+
+def _remember(cache: dict, bb: int, value):
+    """Store ``value`` for ``bb``, starting afresh when the memo has grown too large."""
+    if len(cache) > _MEMO_LIMIT:
+        cache.clear()
+    cache[bb] = value
+    return value
 
 
 def completing_squares(board: Board, colour: int) -> int:
     """Squares that would complete a line of ``colour``: the one square missing from each line
     in which ``colour`` shows all tops but one."""
     bb = board.tops[colour]
-    geo = board.geo
-    cache = _COMPLETING.get((geo.size, geo.line_length))
-    if cache is None:
-        cache = _COMPLETING.setdefault((geo.size, geo.line_length), {})
-    out = cache.get(bb)
-    if out is None:
-        out = completing_of(geo, bb)
-    return out
+    out = _memo(_COMPLETING, board.geo).get(bb)
+    return completing_of(board.geo, bb) if out is None else out
 
 
 def completing_cache(geo: Geometry) -> dict[int, int]:
     """The memo of ``completing_of`` for ``geo``, keyed by tops bitboard (the search reads it
     directly in its hottest loop; on a miss, call ``completing_of``)."""
-    cache = _COMPLETING.get((geo.size, geo.line_length))
-    if cache is None:
-        cache = _COMPLETING.setdefault((geo.size, geo.line_length), {})
-    return cache
+    return _memo(_COMPLETING, geo)
 
 
 def completing_of(geo: Geometry, bb: int) -> int:
@@ -83,9 +91,32 @@ def completing_of(geo: Geometry, bb: int) -> int:
             for line in geo.lines:
                 if (bb & line).bit_count() == need:
                     out |= line & ~bb
-        if len(cache) > 1 << 18:
-            cache.clear()
-        cache[bb] = out
+        _remember(cache, bb, out)
+    return out
+
+
+_HOT_LINES: dict[tuple[int, int], dict[int, int]] = {}
+
+
+def hot_lines_cache(geo: Geometry) -> dict[int, int]:
+    """The memo of ``hot_lines_of`` for ``geo``, keyed by tops bitboard (read directly by the
+    search; on a miss, call ``hot_lines_of``)."""
+    return _memo(_HOT_LINES, geo)
+
+
+def hot_lines_of(geo: Geometry, bb: int) -> int:
+    """The squares of every line in which the tops ``bb`` show all but one (or all) of the
+    line: where a defensive entry against them is allowed (``Board._hot_lines``); memoised."""
+    cache = hot_lines_cache(geo)
+    out = cache.get(bb)
+    if out is None:
+        out = 0
+        need = geo.line_length - 1
+        if bb.bit_count() >= need:
+            for line in geo.lines:
+                if (bb & line).bit_count() >= need:
+                    out |= line
+        _remember(cache, bb, out)
     return out
 
 
@@ -96,16 +127,12 @@ def threat_lines(board: Board, colour: int) -> list[int]:
     """Lines in which ``colour`` shows all tops but one."""
     bb = board.tops[colour]
     geo = board.geo
-    cache = _THREAT_LINES.get((geo.size, geo.line_length))
-    if cache is None:
-        cache = _THREAT_LINES.setdefault((geo.size, geo.line_length), {})
+    cache = _memo(_THREAT_LINES, geo)
     out = cache.get(bb)
     if out is None:
         need = geo.line_length - 1
         out = tuple(line for line in geo.lines if (bb & line).bit_count() == need) if bb.bit_count() >= need else ()
-        if len(cache) > 1 << 18:
-            cache.clear()
-        cache[bb] = out
+        _remember(cache, bb, out)
     return list(out)
 
 
@@ -116,16 +143,11 @@ def threat_lines_minus_one(board: Board, colour: int) -> tuple[int, ...]:
     """Lines in which ``colour`` shows all tops but two: one more top there makes a threat."""
     bb = board.tops[colour]
     geo = board.geo
-    cache = _NEAR_LINES.get((geo.size, geo.line_length))
-    if cache is None:
-        cache = _NEAR_LINES.setdefault((geo.size, geo.line_length), {})
+    cache = _memo(_NEAR_LINES, geo)
     out = cache.get(bb)
     if out is None:
         need = geo.line_length - 2
-        out = tuple(line for line in geo.lines if (bb & line).bit_count() == need)
-        if len(cache) > 1 << 18:
-            cache.clear()
-        cache[bb] = out
+        out = _remember(cache, bb, tuple(line for line in geo.lines if (bb & line).bit_count() == need))
     return out
 
 
@@ -203,6 +225,52 @@ def has_winning_move(board: Board, colour: int | None = None) -> bool:
             if move_result(board, (stacks[frm][-1] >> 1, to, frm), c) == WINS:
                 return True
     return False
+
+
+def threat_targets(board: Board, colour: int) -> int:
+    """The squares a move must reach to stop every win in one of ``colour`` (a bitboard): its
+    threatened lines and the sources of its winning board moves; 0 when ``colour`` has no
+    winning move.  (``has_winning_move``, ``threat_lines`` and the sources of ``winning_moves``
+    in one pass.)"""
+    hot = completing_squares(board, colour)
+    if not hot:
+        return 0
+    stacks = board.stacks
+    size_bb = board.size_bb
+    sizes = board.rules.sizes
+    entry = board.rules.entry
+    counts = board.reserve[colour]
+    own = board.tops[colour]
+    wins = False
+    sources = 0
+    below = None
+    for to in squares_of(hot):
+        stack = stacks[to]
+        top = stack[-1] >> 1 if stack else 0
+        if not wins:
+            for s in range(sizes, top, -1):
+                if counts[s]:
+                    if not top or entry == ENTRY_FREE:
+                        wins = True
+                    elif entry != ENTRY_EMPTY:
+                        if below is None:
+                            below = board.below_masks()
+                        if board.entry_targets(s, below, colour) >> to & 1:
+                            wins = True
+                    if wins:
+                        break
+        bigger = 0
+        for s in range(top + 1, sizes + 1):
+            bigger |= size_bb[s]
+        for frm in squares_of(own & bigger & ~(1 << to) & ~sources):
+            if move_result(board, (stacks[frm][-1] >> 1, to, frm), colour) == WINS:
+                sources |= 1 << frm
+    if not wins and not sources:
+        return 0
+    lines = 0
+    for line in threat_lines(board, colour):
+        lines |= line
+    return lines | sources
 
 
 def winning_moves(board: Board, colour: int | None = None) -> list[Move]:

@@ -1,0 +1,123 @@
+"""The search's shortcuts that read a child from the parent's bitboards without playing the move
+agree with playing it: replies to threats, their targets, wins and scores of unplayed children."""
+
+import random
+
+import pytest
+
+from engine import Board, variant
+from engine.movegen import moves_to
+from engine.search import QDEPTH, Searcher, SearchLimits, _Frontier
+from engine.tactics import (
+    candidate_moves_to,
+    completing_squares,
+    has_winning_move,
+    threat_lines,
+    threat_targets,
+    winning_moves,
+)
+
+VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
+
+
+def _positions(name, games, seed, plies=30):
+    rules = variant(name)
+    rng = random.Random(seed)
+    for _ in range(games):
+        board = Board(rules)
+        for _ in range(rng.randint(0, plies)):
+            if board.outcome() is not None:
+                break
+            yield board
+            board.push(rng.choice(board.legal_moves()))
+
+
+def _targets(board, rng):
+    full = board.geo.full
+    return [rng.getrandbits(board.rules.squares) & full for _ in range(3)] + [full]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_moves_to_is_the_sorted_candidates(name):
+    rng = random.Random(1)
+    for board in _positions(name, 10, 21):
+        for targets in _targets(board, rng):
+            expected = sorted(candidate_moves_to(board, board.turn, targets), key=lambda m: m.size, reverse=True)
+            assert moves_to(board, targets) == [tuple(m) for m in expected], board.text()
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_threat_targets_are_the_lines_and_sources_of_the_wins(name):
+    for board in _positions(name, 12, 25, plies=40):
+        for colour in (0, 1):
+            expected = 0
+            if has_winning_move(board, colour):
+                for m in winning_moves(board, colour):
+                    if m.frm is not None:
+                        expected |= 1 << m.frm
+                for line in threat_lines(board, colour):
+                    expected |= line
+            assert threat_targets(board, colour) == expected, board.text()
+
+
+def _frontier(board, qdepth=QDEPTH):
+    searcher = Searcher()
+    searcher.search(board, SearchLimits(time=None, depth=1))  # sets up the searcher's state
+    searcher._board = board
+    return _Frontier(searcher, 1).reset(qdepth, False)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_unplayed_children_know_who_wins_at_once(name):
+    # ``_Frontier._wins`` says what ``has_winning_move`` says on the child
+    checked = 0
+    for board in _positions(name, 12, 23, plies=40):
+        if board.outcome() is not None or winning_moves(board):
+            continue
+        leaf = _frontier(board)
+        me = board.turn
+        for move in board.legal_moves():
+            board.push(move)
+            if board.decided is None:
+                tops = list(board.tops)
+                for c in (me, 1 - me):
+                    hot = completing_squares(board, c)
+                    want = has_winning_move(board, c)
+                    board.pop()
+                    got = bool(hot) and leaf._wins(tuple(move), c, tops[c], tops[1 - c], hot)
+                    board.push(move)
+                    assert got == want, (board.text(), move, c)
+                    checked += 1
+            board.pop()
+    assert checked > 100
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_a_searcher_scores_the_same_with_and_without_unplayed_children(name):
+    for k, board in enumerate(_positions(name, 6, 24, plies=24)):
+        if k % 4 or board.outcome() is not None or winning_moves(board):
+            continue
+        for limits in (SearchLimits(time=None, depth=3), SearchLimits(time=None, nodes=4000, deterministic=True)):
+            fast = Searcher().search(board, limits)
+            slow = Searcher(_fast_frontier=False).search(board, limits)
+            assert (fast.move, fast.score, fast.nodes, fast.pv) == (slow.move, slow.score, slow.nodes, slow.pv)
+
+
+def test_a_board_move_back_to_a_seen_position_scores_as_a_draw_on_4x4():
+    # the frontier reads repetitions from the child's hash; entries never repeat (the child has
+    # more pieces on the board than any earlier position), board moves may
+    board = Board.from_text("gobblet .,B4,.,W3/W4,.,W2,B2/.,.,.,./.,.,B3,B4 w 4,4,1 4,3,1 8")
+    for text in ["4a3-a2", "4b4-b3", "4a2-a3", "4b3-b4"]:
+        board.play(board.parse_move(text))
+    assert board.repetitions() == 2
+    for fast in (True, False):
+        r = Searcher(_fast_frontier=fast).search(board, SearchLimits(time=None, depth=1), multipv=100)
+        scores = {board.move_text(sm.move): sm.score for sm in r.ranked}
+        assert scores["4a3-a2"] == 0
+        assert any(v != 0 for v in scores.values())
+    # one ply deeper the repetition is met at the frontier and in the quiescence step's replies
+    board.pop()
+    limits = SearchLimits(time=None, depth=3)
+    fast = Searcher().search(board, limits, multipv=3)
+    slow = Searcher(_fast_frontier=False).search(board, limits, multipv=3)
+    assert (fast.move, fast.score, fast.nodes, fast.ranked) == (slow.move, slow.score, slow.nodes, slow.ranked)
