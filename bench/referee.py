@@ -5,9 +5,9 @@ the cups (and hands that only hover), refereed frame by frame.
 
 Figures: moves recorded correctly (a recorded move is correct when it is the script's move
 at that ply), false moves (recorded or announced moves the script does not make there),
-delay from the hand leaving (the last frame with a hand over the board) to the commit, in
-stream time, and frames per second of recognise+track on one core (CPU time of
-``Referee.process``; rendering is not counted).
+delay from the hand leaving after a move (the first frame without a hand once the move is on
+the board) to that move's commit, in stream time, and frames per second of recognise+track
+on one core (CPU time of ``Referee.process``; rendering is not counted).
 """
 
 from __future__ import annotations
@@ -65,6 +65,22 @@ class Totals:
     alerts: dict[str, int] = field(default_factory=dict)
 
 
+def hands_gone(camera: StagedCamera, positions: list) -> list[float]:
+    """Per script move, the stream time of the first frame without a hand once the move is
+    on the board: the moment the referee can start to see it."""
+    times: list[float] = []
+    k, i = 1, 0
+    while k < len(positions) and i < camera.frame_count:
+        if camera.position_at(i) == positions[k]:
+            while i < camera.frame_count and camera.hand_at(i):
+                i += 1
+            times.append(i / camera.fps)
+            k += 1
+        else:
+            i += 1
+    return times
+
+
 def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     """Render and referee one game; add its figures to ``totals``; a one-line summary."""
     rng = np.random.default_rng(args.seed * 100_003 + index)
@@ -77,7 +93,7 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     with tempfile.TemporaryDirectory() as data:
         session, referee = referee_for(Path(data), rules, camera)
         camera.open()
-        last_hand: float | None = None
+        gone = hands_gone(camera, positions)
         announced: list[str] = []
         while True:
             try:
@@ -88,13 +104,14 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
             events = referee.process(frame)
             totals.cpu += time.process_time() - start
             totals.frames += 1
-            if camera.hand_at(frame.index):
-                last_hand = frame.timestamp
             for e in events:
                 if e.kind == "moves":
-                    announced += e.text.split(", ")
-                    if last_hand is not None:
-                        totals.delays.append(frame.timestamp - last_hand)
+                    # a move committed late (it waited for a later state to confirm it)
+                    # counts from when the hand left after that move, not the latest hand
+                    for move in e.text.split(", "):
+                        if len(announced) < len(gone):
+                            totals.delays.append(frame.timestamp - gone[len(announced)])
+                        announced.append(move)
         recorded = recorded_moves(session)
         for e in session.journal.events:
             if e.kind not in ("start", "move", "end", "lifted"):

@@ -24,7 +24,7 @@ from engine import Move
 from engine.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.sources import Reconnecting, SourceEvent
-from vision.motion import MotionDetector
+from vision.motion import MotionDetector, square_masks, squares_changed
 from vision.recognise import Recogniser
 from vision.tracking import (
     Ambiguous,
@@ -87,6 +87,9 @@ class Referee:
                  else calibration.pieces.logical_sizes_for(session.board.rules.sizes))
         self.recogniser = Recogniser(calibration)
         self.motion = MotionDetector()
+        self._square_masks: list[np.ndarray] = []  # per square, where it shows on the motion thumbnail
+        self._masks_pose: object = None
+        self._masks_size: tuple[int, int] | None = None
         self.tracker = Tracker(sizes, config)
         if session.board.move_stack:  # a resumed game: the camera must find its position first
             self.tracker.expect_resync()
@@ -104,16 +107,26 @@ class Referee:
         start = time.perf_counter()
         obs = self.recogniser.recognise(frame.image)
         moving = self.motion.update(frame.image)
+        touched = self._touched(frame.image) if moving and obs.board_found else []
         self.last_observation = obs
         self._image = frame.image
         with self.session.lock:
             board = self.session.board
-            events = [] if self.session.over else self.tracker.update(board, obs, frame.timestamp, moving)
+            events = [] if self.session.over else self.tracker.update(board, obs, frame.timestamp, moving, touched)
             for event in events:
                 self._act(event)
         self._watch_board(obs.board_moved_mm)
         self._update_health(frame, obs, time.perf_counter() - start)
         return events
+
+    def _touched(self, image: np.ndarray) -> list[int]:
+        """The squares whose picture changed since the last frame."""
+        pose = self.recogniser.pose
+        size = (image.shape[1], image.shape[0])
+        if self._masks_pose is not pose or self._masks_size != size:  # a new pose: the board moved
+            self._square_masks = square_masks(self.calibration, pose, size)
+            self._masks_pose, self._masks_size = pose, size
+        return squares_changed(self.motion.changed, self._square_masks)
 
     def _act(self, event: TrackEvent) -> None:
         session = self.session

@@ -44,6 +44,10 @@ class StagedCamera(SyntheticCamera):
         """True when frame ``index`` shows a hand over the board."""
         return bool(self._timeline[index][1])
 
+    def position_at(self, index: int) -> Position:
+        """The position frame ``index`` shows."""
+        return self._timeline[index][0]
+
     @property
     def frame_count(self) -> int:
         """How many frames the stream has."""

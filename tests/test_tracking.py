@@ -391,6 +391,12 @@ def test_a_change_where_no_hand_reached_is_not_committed():
     reach(tracker, board, after, {d1}, clock)
     events = feed(tracker, board, observe(after), clock, 10)
     assert [e.text for e in events if e.kind == "moves"] == ["4d1-b1"]
+    # a hand too pale to be seen over d1 still changed the picture there: that counts too
+    tracker = Tracker(SIZES_4)
+    reach(tracker, board, after, {b1}, clock)
+    tracker.update(board, observe(after), clock.tick(), motion=True, touched=[d1])
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["4d1-b1"]
 
 
 def test_a_misread_no_hand_reached_does_not_stall_later_moves():

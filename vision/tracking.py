@@ -6,7 +6,7 @@ asks which legal continuation of the known position — one move, or up to three
 hand hid the board — predicts exactly the tops it sees, using the engine's memory of hidden
 pieces for what a lift reveals.  An explanation is committed only when the picture shows it:
 every move leaves its cup on top where it landed, every square it changes had a hand over it
-since the last move, and the readings are confident; otherwise it waits for a person.  What it
+or changed in the picture since the last move, and the readings are confident; otherwise it waits for a person.  What it
 cannot explain it reports: a hidden piece that is not what memory says, a physical move that
 breaks a named rule, or plainly a board that disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
@@ -366,8 +366,9 @@ class Tracker:
         self._window: list[tuple[float, BoardView]] = []
         self._reported: tuple[Label, ...] | None = None
         self._lift_streak: dict[int, int] = {}
-        # squares a hand was seen over since the last move was committed: a cup cannot come or
-        # go where no hand reached, so a move changing another square is a misread, not a move
+        # squares a hand was seen over, or whose picture changed, since the last move was
+        # committed: a cup cannot come or go where nothing did, so a move changing another
+        # square is a misread, not a move
         self._reached: set[int] = set()
         self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
@@ -386,9 +387,13 @@ class Tracker:
         self.in_sync = False
         self._reported = None
 
-    def update(self, board: Board, obs: Observation, t: float, motion: bool = False) -> list[TrackEvent]:
-        """Process one frame's observation taken at time ``t``."""
+    def update(self, board: Board, obs: Observation, t: float, motion: bool = False,
+               touched: Sequence[int] = ()) -> list[TrackEvent]:
+        """Process one frame's observation taken at time ``t``; ``motion`` says the picture
+        moved since the last frame and ``touched`` on which squares (``vision.motion``)."""
         cfg = self.config
+        if obs.board_found:
+            self._reached.update(touched)
         occluded = obs.board_found and any(r.state == OCCLUDED for r in obs.squares)
         if not obs.board_found or (motion and not obs.hand and not occluded):
             # one odd frame (a glitch, a flash) is skipped; more in a row start again
