@@ -1,15 +1,17 @@
 """Fit the square model of ``vision/square_model.py`` on rendered boards and write
 ``vision/data/square_model.json``.
 
-    python scripts/fit_square_model.py [--jobs 2] [--boards 800] [--clear-boards 1600] [--seed 21]
+    python scripts/fit_square_model.py [--jobs 2] [--boards 800] [--clear-boards 3200] [--seed 21]
 
 The boards come from the same random cameras, lights and placements as ``vision-eval`` but
 from other seeds: the evaluation uses seed 0, the tests seed 3, and cameras are seeded
 ``seed * 1000003 + camera * 7919`` (frames a few hundred above), so seeds 21 and 22 share no
-camera or frame with seed 0 up to 5,000 boards nor with seed 3.  Seed ``--seed`` trains,
-seed ``--seed + 1`` is held out: it is reported and sets the model's temperature (how sure
-its probabilities are), nothing else.  Deterministic for given arguments: the fit is
-full-batch with a seeded start, whatever ``--jobs``.
+camera or frame with seed 0 up to 5,000 boards nor with seed 3 (checked for up to 4,000
+training boards).  Seed ``--seed`` trains, seed ``--seed + 1`` is held out: it is reported
+and sets the model's temperature (how sure its probabilities are), nothing else.  With
+``--cache DIR`` the evidence is kept in parts of ``CHUNK`` boards, so a run with more boards
+renders only the new parts.  Deterministic for given arguments: the fit is full-batch with
+a seeded start, whatever ``--jobs``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ from vision.square_model import (  # noqa: E402
 
 SETS = {"opaque": ("gobblet", "gobblet-jr"), "clear": ("storer-clear",)}
 BOARDS = 800
-CLEAR_BOARDS = 1600
+CLEAR_BOARDS = 3200
+PER_CAMERA = 2  # boards per camera, as in vision-eval
 HIDDEN = 32
 L2 = 1e-4
 STEPS = 2000
@@ -64,37 +67,19 @@ class Samples:
     colour_right: np.ndarray
 
 
+CHUNK = 800  # boards rendered (and cached) per part; a multiple of the boards per camera
+
+
 def collect(piece_set: str, boards: int, seed: int, width: int, cache: Path | None = None) -> Samples:
     """The alternatives and truth of every square of ``boards`` rendered boards, read without
     a model (the evidence does not depend on it), and the colour margin of every cup read at
-    its true size.  With ``cache``, all that is kept there and read back by a later run with
-    the same arguments."""
-    fields = [f.name for f in dataclasses.fields(SquareEvidence)]
-    path = cache / f"{piece_set}-{boards}-{seed}.npz" if cache else None
-    if path is not None and path.exists():
-        with np.load(path) as stored:
-            arrays = {k: stored[k] for k in [*fields, "labels", "colours"]}
-        frames = [{k: arrays[k][i] for k in fields} for i in range(len(arrays["labels"]))]
-        labels, colours = list(arrays["labels"]), arrays["colours"]
-    else:
-        frames, labels, colour_rows = [], [], []
-
-        def observer(rec, obs, truth) -> None:
-            if rec.last_evidence is None or any(truth.occluded):
-                return
-            frames.append({k: getattr(rec.last_evidence, k) for k in fields})
-            labels.append([0 if top is None else 1 + top[1] for top in truth.tops])
-            for sq, top in enumerate(truth.tops):
-                if top is not None:
-                    colour, margin = rec.colour_of(sq, top[1])
-                    colour_rows.append((margin, float(colour == top[0])))
-
-        evaluate(piece_set, boards, seed=seed, observer=observer, model=None)
-        colours = np.array(colour_rows).reshape(-1, 2)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(path, labels=np.array(labels), colours=colours,
-                     **{k: np.array([f[k] for f in frames]) for k in fields})
+    its true size.  The boards are rendered in parts of ``CHUNK``; with ``cache``, each part
+    is kept there and read back by a later run, so adding boards renders only the new ones."""
+    parts = [_collect_part(piece_set, start, min(CHUNK, boards - start), seed, cache)
+             for start in range(0, boards, CHUNK)]
+    frames = [f for p in parts for f in p[0]]
+    labels = [row for p in parts for row in p[1]]
+    colours = np.concatenate([p[2] for p in parts])
     x = np.concatenate([alternatives(SquareEvidence(**f)) for f in frames])
     y = np.concatenate(labels)
     out = np.zeros((len(x), width, N_FEATURES))
@@ -102,6 +87,38 @@ def collect(piece_set: str, boards: int, seed: int, width: int, cache: Path | No
     valid = np.zeros((len(x), width), bool)
     valid[:, :x.shape[1]] = True
     return Samples(out, valid, y, colour_features(colours[:, 0]), colours[:, 1])
+
+
+def _collect_part(piece_set: str, start: int, boards: int, seed: int,
+                  cache: Path | None) -> tuple[list[dict], list, np.ndarray]:
+    """Evidence fields per frame, true labels per frame and (margin, right) per cup of the
+    boards ``start`` to ``start + boards`` of the seed's sequence."""
+    fields = [f.name for f in dataclasses.fields(SquareEvidence)]
+    path = cache / f"{piece_set}-{seed}-from{start}-{boards}.npz" if cache else None
+    if path is not None and path.exists():
+        with np.load(path) as stored:
+            arrays = {k: stored[k] for k in [*fields, "labels", "colours"]}
+        frames = [{k: arrays[k][i] for k in fields} for i in range(len(arrays["labels"]))]
+        return frames, list(arrays["labels"]), arrays["colours"]
+    frames, labels, colour_rows = [], [], []
+
+    def observer(rec, obs, truth) -> None:
+        if rec.last_evidence is None or any(truth.occluded):
+            return
+        frames.append({k: getattr(rec.last_evidence, k) for k in fields})
+        labels.append([0 if top is None else 1 + top[1] for top in truth.tops])
+        for sq, top in enumerate(truth.tops):
+            if top is not None:
+                colour, margin = rec.colour_of(sq, top[1])
+                colour_rows.append((margin, float(colour == top[0])))
+
+    evaluate(piece_set, boards, seed=seed, observer=observer, model=None, first_camera=start // PER_CAMERA)
+    colours = np.array(colour_rows).reshape(-1, 2)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, labels=np.array(labels), colours=colours,
+                 **{k: np.array([f[k] for f in frames]) for k in fields})
+    return frames, labels, colours
 
 
 def colour_features(margin: np.ndarray) -> np.ndarray:

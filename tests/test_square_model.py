@@ -119,3 +119,18 @@ def test_confident_readings_are_right(name):
     sure = [right for conf, right in res.conf_right if conf >= 0.8]
     assert len(sure) >= 0.9 * len(res.conf_right)
     assert sum(sure) / len(sure) >= 0.995, res.reliability()
+
+
+def test_collecting_in_parts_gives_the_boards_of_one_run(monkeypatch, tmp_path):
+    """The fit's boards are rendered in cached parts (so more boards render only the new
+    ones); the parts must be exactly the boards of one run of the seed."""
+    import fit_square_model
+
+    whole = fit_square_model.collect("gobblet-jr", 4, 21, 4)
+    monkeypatch.setattr(fit_square_model, "CHUNK", 2)
+    parts = fit_square_model.collect("gobblet-jr", 4, 21, 4, cache=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gobblet-jr-21-from0-2.npz", "gobblet-jr-21-from2-2.npz"]
+    again = fit_square_model.collect("gobblet-jr", 4, 21, 4, cache=tmp_path)  # read back
+    for got in (parts, again):
+        for name in ("x", "valid", "y", "colour_x", "colour_right"):
+            assert np.array_equal(getattr(got, name), getattr(whole, name)), name

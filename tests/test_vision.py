@@ -8,7 +8,8 @@ from vision.evaluate import evaluate
 # Floors a little under what the recogniser measures on these seeds (16 boards, a new random
 # camera every 2), so a regression fails; the issue's targets (99.8 % / 97 %) are checked by
 # the 500-board bench.  Measured with the square model: gobblet 100 % / 100 %, gobblet-jr
-# 100 % / 100 %, storer-clear 99.6 % / 93.8 % (with the hand-tuned rules before it: gobblet
+# 100 % / 100 %, storer-clear 99.2 % / 87.5 % (2 squares of 256; 99.6 % / 93.8 % with the model
+# fitted on half as many clear boards; with the hand-tuned rules before it: gobblet
 # 98.4 % / 75 %, storer-clear 98.8 % / 87.5 %).
 FLOORS = {"gobblet": (0.99, 0.9), "gobblet-jr": (0.99, 0.9), "storer-clear": (0.98, 0.8)}
 
@@ -32,6 +33,16 @@ def test_hands_hide_squares_instead_of_misreading_them():
     assert res.occluded_truth_said >= 0.85 * res.occluded_truth, res
     # ... and almost never given a wrong label (measured 0)
     assert res.wrong_under_hand <= 2, res
+
+
+def test_part_of_the_view_without_picture_is_no_hand():
+    """A board nudged towards the edge of a low camera's field leaves a corner of the view
+    black where the empty board had picture; that corner, joined to the grid lines the nudge
+    shifts a little, once made a hand (camera 88 of the bench's seed, its first board)."""
+    res = evaluate("storer-clear", boards=1, seed=0, first_camera=88)
+    assert res.boards == 1
+    assert res.false_hand_frames == 0, res
+    assert res.said_occluded == 0, res
 
 
 @pytest.mark.parametrize("nudge_every,low,high", [(0, 0.0, 3.0), (20, 4.0, 40.0)])

@@ -93,19 +93,22 @@ def _label(top, sizes: int) -> str:
 
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
-             nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped") -> EvalResult:
+             nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped",
+             first_camera: int = 0) -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
     over the board; a square a hand hides counts as right if read as occluded or read
     correctly.  ``observer(recogniser, observation, truth)``, if given, sees every frame (the
-    model's fit collects its evidence that way); ``model`` is passed to ``Recogniser``."""
+    model's fit collects its evidence that way); ``model`` is passed to ``Recogniser``.
+    ``first_camera`` skips that many cameras of the seed's sequence, so a long run can be
+    done (and kept) in parts that together give the same boards as one run."""
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
     n_cams = -(-boards // per_camera)
     done = 0
-    for cam in range(n_cams):
+    for cam in range(first_camera, first_camera + n_cams):
         cam_seed = seed * 1_000_003 + cam * 7919
         base = random_scene(pieces, board, cam_seed)
         empty = empty_scene(base)

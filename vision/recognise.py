@@ -117,6 +117,10 @@ class Recogniser:
         self.board = cal.board
         self.canvas = cal.canvas
         self.area = board_area_mask(cal.canvas, cal.board)
+        # samples of the board's area for medians (flat indices: a boolean mask of the whole
+        # view would copy every pixel first)
+        area_px = np.flatnonzero(self.area)
+        self._area_7, self._area_9 = area_px[::7], area_px[::9]
         ref_ch = _channels(cal.reference)
         self.ref_g: list[np.ndarray] = []  # set once use_chroma is known
         self.ref_log = ref_ch[0]
@@ -164,6 +168,7 @@ class Recogniser:
         self.ref_g = _log_gradients(ref_ch[0], ref_ch[1] if self.use_chroma else None)
         self.hands = HandDetector(cal.reference, self.area, cal.canvas.ppm)
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
+        self._buffers: dict[str, np.ndarray] = {}
         material = "clear" if cal.pieces.clear else "opaque"
         self.model = load_model().for_material(material) if model == "shipped" else (
             model.for_material(material) if model is not None else None)
@@ -172,6 +177,11 @@ class Recogniser:
         # the middle of each square on the hand detector's small view: a cup standing there
         # changes it, an empty square leaves it as at calibration
         sh, sw = self.hands.area.shape
+        # where the view has picture, at the hand detector's size: a board nudged towards the
+        # edge of the camera's field leaves part of the view black (or the reference was), and
+        # that is no change on the board, nor a way in for an arm
+        self._ref_seen = _seen_small(cal.reference.max(axis=2) > 0, (sh, sw))
+        self._seen = self._ref_seen
         mid = self.canvas.to_px(self.centres_mm) * HAND_SCALE
         disc = _disc(0.3 * self.board.square_mm * self.canvas.ppm * HAND_SCALE)
         pts = np.rint(mid[:, None, :] + disc[None, :, :]).astype(np.int64)
@@ -227,9 +237,15 @@ class Recogniser:
             self._maps_uv = uv
             self._maps_pose = self.pose
             self._regions = self._square_regions()
+            self._seen = self._ref_seen & _seen_small(self._maps_in_frame(image.shape), self.hands.area.shape)
         else:
             self.pose = self._maps_pose
         return rectify(image, self._maps)
+
+    def _maps_in_frame(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Which view pixels the current maps take from inside a frame of ``shape``."""
+        mx, my = self._maps
+        return (mx >= 0) & (my >= 0) & (mx <= shape[1] - 1) & (my <= shape[0] - 1)
 
     def _square_regions(self) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
         """Per square, on the hand detector's small view: the bounding box and mask of where
@@ -278,6 +294,18 @@ class Recogniser:
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
     # -- the squares ----------------------------------------------------------------------
+    def _padded(self, name: str, plane: np.ndarray, pad: int, border: int) -> np.ndarray:
+        """``plane`` with a border of ``pad`` pixels (zero or replicated), written into a
+        buffer kept from the last frame (a fresh array every frame cost about 6 % of a
+        clear-set frame's CPU)."""
+        h, w = plane.shape
+        shape = (h + 2 * pad, w + 2 * pad)
+        buf = self._buffers.get(name)
+        if buf is None or buf.shape != shape or buf.dtype != plane.dtype:
+            buf = self._buffers[name] = np.empty(shape, plane.dtype)
+        cv2.copyMakeBorder(plane, pad, pad, pad, pad, border, dst=buf, value=0)
+        return buf
+
     def _ring_scores(self, planes: list[np.ndarray], wp: int, lin_c: np.ndarray, radii_px: list[float],
                      cs: np.ndarray, sn: np.ndarray, n_ang: int,
                      offsets: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -303,7 +331,7 @@ class Recogniser:
         shape = (S_, C_, len(radii_px), len(offsets), A)
 
         def radial(k: int) -> np.ndarray:
-            return (planes[k][idx] * ux + planes[k + 1][idx] * uy).reshape(shape)
+            return (np.take(planes[k], idx) * ux + np.take(planes[k + 1], idx) * uy).reshape(shape)
 
         p_cur = radial(0)
         if len(planes) == 8:
@@ -345,7 +373,7 @@ class Recogniser:
         reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
         pad = int(np.ceil(spill + reach_mm * k_top * cv.ppm + max(RADII) + 4))
         wp = cv.width + 2 * pad
-        planes = [cv2.copyMakeBorder(c, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).ravel() for c in cols]
+        planes = [self._padded(f"ring{i}", c, pad, cv2.BORDER_CONSTANT).ravel() for i, c in enumerate(cols)]
         score = np.zeros((nsq, len(sizes)), np.float32)
         sign = np.zeros((nsq, len(sizes)), np.float32)
         best_c = np.zeros((nsq, len(sizes), 2), np.float32)
@@ -402,7 +430,7 @@ class Recogniser:
         spill = max(0.0, float(-far.min()), float((far - [self.canvas.width, self.canvas.height]).max()))
         reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
         pad = int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + RIM_SIDE_PX + 4))
-        Dp = cv2.copyMakeBorder(D.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        Dp = self._padded("rim", D.astype(np.float32), pad, cv2.BORDER_REPLICATE)
         wp = Dp.shape[1]
         Df = Dp.ravel()
         fine = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), axis=-1).reshape(-1, 2)
@@ -421,16 +449,16 @@ class Recogniser:
 
         def coarse_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
             # candidate and ring offsets rounded apart: one integer add per sample
-            ring = np.rint(ring_of(radii, n_ang)).astype(np.int32)
-            lin = np.rint(pts).astype(np.int32) + pad
+            ring = np.rint(ring_of(radii, n_ang)).astype(np.intp)
+            lin = np.rint(pts).astype(np.intp) + pad
             idx = (lin[..., 1] * wp + lin[..., 0])[..., None] + (ring[:, 1] * wp + ring[:, 0])
-            return lead_of(Df[idx], len(radii), n_ang)
+            return lead_of(np.take(Df, idx), len(radii), n_ang)
 
         def fine_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
             ring = ring_of(radii, n_ang)
-            xi = np.rint(pts[..., 0:1] + ring[None, None, :, 0]).astype(np.int32) + pad
-            yi = np.rint(pts[..., 1:2] + ring[None, None, :, 1]).astype(np.int32) + pad
-            return lead_of(Df[yi * wp + xi], len(radii), n_ang)
+            xi = np.rint(pts[..., 0:1] + ring[None, None, :, 0]).astype(np.intp) + pad
+            yi = np.rint(pts[..., 1:2] + ring[None, None, :, 1]).astype(np.intp) + pad
+            return lead_of(np.take(Df, yi * wp + xi), len(radii), n_ang)
 
         for s, sc in enumerate(self.cal.sizes):
             if len(self.edges_mm[s]) < 2:
@@ -473,7 +501,7 @@ class Recogniser:
         w, h = self.canvas.width, self.canvas.height
         nsq, nsz = centres.shape[:2]
         D = cur_log - self.ref_log
-        off = float(np.median(D[self.area][::7]))
+        off = float(np.median(D.ravel()[self._area_7]))
         out = np.zeros((nsq, nsz, 5), np.float32)
         # angle 0 of each square's rings points away from the nadir (the far arc)
         away = self.canvas.to_px(self.centres_mm) - n_px
@@ -583,11 +611,13 @@ class Recogniser:
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         if self.cal.pieces.clear:
             D = _whiteness(lum, chroma) - self.ref_white
-            D -= float(np.median(D[self.area][::7]))
+            D -= float(np.median(D.ravel()[self._area_7]))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
         self.last_hypotheses, self.last_profiles, self.last_rim = hyp, prof, (rim_score, rim_centre)
-        board_now = np.median(view[self.area][::9].reshape(-1, 3), axis=0).astype(np.float64)
+        board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
+        centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
+        changed &= self._seen
         explained = np.zeros_like(changed)
         centres_px = self.canvas.to_px(self.centres_mm)
         offset = np.zeros((nsq, nsz))
@@ -608,7 +638,7 @@ class Recogniser:
             plug=prof[..., 0] / PROFILE_UNIT, rim_step=prof[..., 1] / PROFILE_UNIT,
             texture=prof[..., 2] / PROFILE_UNIT, change_in=prof[..., 3], outline=prof[..., 4] / PROFILE_UNIT,
             rim=rim_score / RIM_SURE,
-            centre_change=changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1),
+            centre_change=centre_change,
             solid=self._solid)
         self.last_evidence = ev
         self.last_features = alternatives(ev)
@@ -662,6 +692,13 @@ def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
     lum = d.mean(axis=1)
     tint = d - lum[:, None]
     return np.sqrt((lum / LUM_SIGMA) ** 2 + (tint ** 2).sum(axis=1) / TINT_SIGMA ** 2)
+
+
+def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """uint8 mask (1 where every pixel under it is seen) of a view-sized bool mask, shrunk to
+    ``shape``."""
+    small = cv2.resize(seen.astype(np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return (small > 0.999).astype(np.uint8)
 
 
 def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:

@@ -36,7 +36,8 @@ CUP_FEATURES = (
     "ring", "ring_lin", "ring_inner", "ring_outer", "centre_gap", "ring_larger", "ring_smaller", "ring_max_larger", "ring_max_smaller",
     "ring_lead", "sign", "offset", "plug", "rim_step", "texture", "change_in", "outline", "rim",
     "rim_larger", "rim_smaller", "rim_lead", "solid", "relative_size", "largest", "smallest",
-    "centre_change",
+    "centre_change", "plug_vs_larger", "plug_vs_smaller", "rim_step_vs_larger", "rim_step_vs_smaller",
+    "outline_vs_larger", "outline_vs_smaller", "gap_larger", "gap_smaller",
 )
 EMPTY_FEATURES = ("empty_bias", "ring_top", "ring_second", "rim_top", "lift_top", "centre_change",
                   "change_in_top")
@@ -110,13 +111,22 @@ def alternatives(ev: SquareEvidence) -> np.ndarray:
         return np.broadcast_to(v, (nsq, nsz))
 
     edges = np.log1p(np.clip(ev.ring_edges, 0.0, 30.0))
+    plug = np.clip(ev.plug, -5.0, 5.0)
+    rim_step = np.clip(ev.rim_step, -5.0, 5.0)
+    outline = np.clip(ev.outline, -5.0, 5.0)
+    gap = np.where(ev.solid, 0.0, np.clip(ev.centre_gap, 0.0, 2.0))
     cup = np.stack([
-        lr, np.minimum(r, 5.0), edges[..., 0], edges[..., 1], np.where(ev.solid, 0.0, np.clip(ev.centre_gap, 0.0, 2.0)), _shift(lr, 1), _shift(lr, -1), _running_max(lr, True), _running_max(lr, False),
+        lr, np.minimum(r, 5.0), edges[..., 0], edges[..., 1], gap, _shift(lr, 1), _shift(lr, -1), _running_max(lr, True), _running_max(lr, False),
         lr - lr.max(axis=1, keepdims=True), ev.sign, np.clip(ev.offset, 0.0, 2.0),
-        np.clip(ev.plug, -5.0, 5.0), np.clip(ev.rim_step, -5.0, 5.0), np.clip(ev.texture, -5.0, 5.0),
-        np.clip(ev.change_in, 0.0, 2.0), np.clip(ev.outline, -5.0, 5.0), rim, _shift(rim, 1), _shift(rim, -1), rim - rim_others,
+        plug, rim_step, np.clip(ev.texture, -5.0, 5.0),
+        np.clip(ev.change_in, 0.0, 2.0), outline, rim, _shift(rim, 1), _shift(rim, -1), rim - rim_others,
         bcast(ev.solid.astype(float)), bcast(size_pos), bcast(big), bcast(small),
         np.broadcast_to(ev.centre_change[:, None], (nsq, nsz)),
+        # a light plug on light wood: the profile of the right size stands out from those of
+        # the sizes next to it even where none is strong on its own
+        plug - _shift(plug, 1), plug - _shift(plug, -1), rim_step - _shift(rim_step, 1),
+        rim_step - _shift(rim_step, -1), outline - _shift(outline, 1), outline - _shift(outline, -1),
+        _shift(gap, 1), _shift(gap, -1),
     ], axis=-1)
     lr_sorted = np.sort(lr, axis=1)
     lift = np.maximum(0.0, np.clip(ev.plug, -5, 5) + np.clip(ev.rim_step, -5, 5)).max(axis=1)
