@@ -6,9 +6,9 @@ asks which legal continuation of the known position — one move, or up to three
 hand hid the board — predicts exactly the tops it sees, using the engine's memory of hidden
 pieces for what a lift reveals.  An explanation is committed only when the picture shows it:
 every move leaves its cup on top where it landed, every square it changes had a hand over it
-or changed in the picture since the last move, and the readings are confident; otherwise it waits for a person.  What it
-cannot explain it reports: a hidden piece that is not what memory says, a physical move that
-breaks a named rule, or plainly a board that disagrees.
+or changed in the picture since the last move, and the readings are confident; otherwise it
+waits for a person.  What it cannot explain it reports: a hidden piece that is not what memory
+says, a physical move that breaks a named rule, or plainly a board that disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
 """
@@ -193,6 +193,11 @@ def _fits(predicted: Label, seen: Label) -> bool:
 
 def _changed(move: Move) -> tuple[int, ...]:
     return (move.to,) if move.frm is None else (move.frm, move.to)
+
+
+def _squares_of(moves: Sequence[Move]) -> set[int]:
+    """Every square the moves change."""
+    return {s for m in moves for s in _changed(m)}
 
 
 def _confidence(view_conf: Sequence[float], squares: Sequence[int]) -> float:
@@ -478,7 +483,7 @@ class Tracker:
             events.extend(self._opponent_touches(board, touched, (), t))
             return events
         if isinstance(verdict, Explained):
-            squares = tuple(sorted({s for m in verdict.moves for s in _changed(m)}))
+            squares = tuple(sorted(_squares_of(verdict.moves)))
             conf = _confidence(view.confidences, squares)
             verdict = Explained(verdict.moves, conf)
             self.last_verdict = verdict
@@ -544,8 +549,9 @@ class Tracker:
         return events
 
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> Verdict:
-        """``verdict``, or the one explanation of the board once the squares that no hand
-        reached and that show what no move could have left there are taken as doubtful.
+        """``verdict``, or the one explanation of the board once the squares nothing reached
+        (no hand seen, no change in the picture) that show what no move could have left there
+        are taken as doubtful.
 
         Such a square (a cup read smaller than the top that stands there, or of the other
         colour, where memory says it is not what lies beneath) is a misread: glare, a shadow.
@@ -556,8 +562,7 @@ class Tracker:
         ``max_doubtful`` squares in all may be doubtful."""
         if isinstance(verdict, (Unchanged, Earlier)):
             return verdict
-        if isinstance(verdict, Explained) and all(
-                s in self._reached for m in verdict.moves for s in _changed(m)):
+        if isinstance(verdict, Explained) and _squares_of(verdict.moves) <= self._reached:
             return verdict
         misread = [sq for sq in range(board.rules.squares)
                    if sq not in self._reached and _impossible(board, sq, view.labels[sq])]
@@ -569,7 +574,7 @@ class Tracker:
         second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
         found = [second] if isinstance(second, Explained) else (
             list(second.candidates) if isinstance(second, Ambiguous) else [])
-        possible = [c for c in found if not {s for m in c.moves for s in _changed(m)} & set(misread)]
+        possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
         return possible[0] if len(possible) == 1 else verdict
 
     def _opponent_touches(
