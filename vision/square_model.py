@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hardware.pieces import check_header
+
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "square_model.json"
 MODEL_FORMAT = "cupboard-square-model"
 MODEL_VERSION = 1
@@ -211,13 +213,8 @@ def save_model(model: SquareModel, path: Path = MODEL_PATH) -> None:
 
 def parse_model(data: object, where: str) -> SquareModel:
     """Check and convert the JSON of a model file; ``where`` names it in errors."""
-    if not isinstance(data, dict):
-        raise ModelFileError(f"{where}: not a JSON object")
-    if data.get("format") != MODEL_FORMAT:
-        raise ModelFileError(f"{where}: format is {data.get('format')!r}, expected {MODEL_FORMAT!r}")
-    if data.get("version") != MODEL_VERSION:
-        raise ModelFileError(f"{where}: version {data.get('version')!r}, this program reads version "
-                             f"{MODEL_VERSION} (refit with scripts/fit_square_model.py)")
+    data = check_header(data, MODEL_FORMAT, MODEL_VERSION, where, ModelFileError,
+                        " (refit with scripts/fit_square_model.py)")
     feats = data.get("features")
     want = {"cup": list(CUP_FEATURES), "empty": list(EMPTY_FEATURES), "colour": list(COLOUR_FEATURES)}
     if feats != want:
