@@ -86,11 +86,8 @@ def completing_of(geo: Geometry, bb: int) -> int:
     out = cache.get(bb)
     if out is None:
         out = 0
-        need = geo.line_length - 1
-        if bb.bit_count() >= need:
-            for line in geo.lines:
-                if (bb & line).bit_count() == need:
-                    out |= line & ~bb
+        for line in _short_by_one(geo, bb, full_too=False):
+            out |= line & ~bb
         _remember(cache, bb, out)
     return out
 
@@ -111,13 +108,21 @@ def hot_lines_of(geo: Geometry, bb: int) -> int:
     out = cache.get(bb)
     if out is None:
         out = 0
-        need = geo.line_length - 1
-        if bb.bit_count() >= need:
-            for line in geo.lines:
-                if (bb & line).bit_count() >= need:
-                    out |= line
+        for line in _short_by_one(geo, bb, full_too=True):
+            out |= line
         _remember(cache, bb, out)
     return out
+
+
+def _short_by_one(geo: Geometry, bb: int, full_too: bool) -> list[int]:
+    """The lines in which the tops ``bb`` show all squares but one (and, with ``full_too``,
+    those they fill).  Only memo misses call this."""
+    need = geo.line_length - 1
+    if bb.bit_count() < need:
+        return []
+    if full_too:
+        return [line for line in geo.lines if (bb & line).bit_count() >= need]
+    return [line for line in geo.lines if (bb & line).bit_count() == need]
 
 
 _THREAT_LINES: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}

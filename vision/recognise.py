@@ -186,9 +186,8 @@ class Recogniser:
         disc = _disc(0.3 * self.board.square_mm * self.canvas.ppm * HAND_SCALE)
         pts = np.rint(mid[:, None, :] + disc[None, :, :]).astype(np.int64)
         self._middle_idx = (np.clip(pts[..., 1], 0, sh - 1) * sw + np.clip(pts[..., 0], 0, sw - 1)).ravel()
+        # the last frame's evidence per square (what the square model decided on)
         self.last_evidence: SquareEvidence | None = None
-        self.last_features: np.ndarray | None = None
-        self.last_probabilities: np.ndarray | None = None
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
 
     # -- finding the board ----------------------------------------------------------------
@@ -577,6 +576,13 @@ class Recogniser:
         margin = abs(vote) / (_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0] + 1e-6)
         return c, float(margin)
 
+    @property
+    def last_rim(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The last frame's white-rim search: (lead per square and size class, centres; None
+        for opaque sets)."""
+        _, _, rim_score, rim_centre, _, _ = self._last
+        return rim_score, rim_centre
+
     def _top_centre(self, sq: int, s: int) -> np.ndarray:
         """Where the last frame's top of size class ``s`` on square ``sq`` was found: by its
         white rim where that is sure, else by its edges."""
@@ -598,7 +604,7 @@ class Recogniser:
         nsq = self.board.squares
         fix = self.locate(image)
         if fix is None:
-            self.last_evidence = self.last_features = self.last_probabilities = None
+            self.last_evidence = None
             return Observation(tuple(SquareReading(OCCLUDED) for _ in range(nsq)), False, (),
                                elapsed_ms=(time.perf_counter() - t0) * 1000)
         view = self._view(image)
@@ -613,7 +619,6 @@ class Recogniser:
             D = _whiteness(lum, chroma) - self.ref_white
             D -= float(np.median(D.ravel()[self._area_7]))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
-        self.last_hypotheses, self.last_profiles, self.last_rim = hyp, prof, (rim_score, rim_centre)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
@@ -641,17 +646,14 @@ class Recogniser:
             centre_change=centre_change,
             solid=self._solid)
         self.last_evidence = ev
-        self.last_features = alternatives(ev)
         if self.model is not None:
-            probs = self.model.probabilities(self.last_features)
+            probs = self.model.probabilities(alternatives(ev))
         else:
             # untrained (only while the model is being fitted): the best ring, if any rings
             probs = np.zeros((nsq, 1 + nsz))
             probs[np.arange(nsq), np.where(hyp.score.max(axis=1) >= EMPTY_THRESHOLD,
                                            1 + hyp.score.argmax(axis=1), 0)] = 1.0
-        self.last_probabilities = probs
         readings = []
-        colour_margins = np.full(nsq, np.nan)
         for sq in range(nsq):
             a = int(probs[sq].argmax())
             if a == 0:
@@ -661,12 +663,10 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
             colour, cmargin = self.colour_of(sq, s)
-            colour_margins[sq] = cmargin
             conf = float(probs[sq, a])
             if self.model is not None:
                 conf *= self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
-        self.last_colour_margins = colour_margins
         finding = self.hands.from_changed(changed, 0.0, explained)
         if finding.small is not None:
             cover = self._coverage(finding.small)
