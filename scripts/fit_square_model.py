@@ -1,7 +1,7 @@
 """Fit the square model of ``vision/square_model.py`` on rendered boards and write
 ``vision/data/square_model.json``.
 
-    python scripts/fit_square_model.py [--jobs 2] [--boards 800] [--clear-boards 3200] [--seed 21]
+    python scripts/fit_square_model.py [--jobs 2] [--boards 800] [--clear-boards 4800] [--seed 21]
 
 The boards come from the same random cameras, lights and placements as ``vision-eval`` but
 from other seeds: the evaluation uses seed 0, the tests seed 3, and cameras are seeded
@@ -46,7 +46,7 @@ from vision.square_model import (  # noqa: E402
 
 SETS = {"opaque": ("gobblet", "gobblet-jr"), "clear": ("storer-clear",)}
 BOARDS = 800
-CLEAR_BOARDS = 3200
+CLEAR_BOARDS = 4800
 PER_CAMERA = 2  # boards per camera, as in vision-eval
 HIDDEN = 32
 L2 = 1e-4

@@ -13,6 +13,7 @@ from vision.evaluate import evaluate
 from vision.square_model import (
     MODEL_PATH,
     N_FEATURES,
+    N_POLAR,
     ModelFileError,
     SquareEvidence,
     alternatives,
@@ -71,6 +72,7 @@ def test_alternatives_put_empty_first_and_cups_after():
     nsq, nsz = 3, 4
     ev = SquareEvidence(rng.normal(size=(nsq, nsz)), rng.normal(size=(nsq, nsz, 2)),
                         *(rng.normal(size=(nsq, nsz)) for _ in range(9)),
+                        polar=rng.normal(size=(nsq, nsz, N_POLAR)),
                         centre_change=rng.random(nsq), solid=np.ones(nsz, bool))
     x = alternatives(ev)
     assert x.shape == (nsq, 1 + nsz, N_FEATURES)

@@ -11,7 +11,8 @@ from calibration import calibrate
 from hardware.pieces import load_board, load_piece_set
 from hardware.synthetic import empty_scene, random_scene, render_scene
 from vision.observation import CUP
-from vision.recognise import RIM_SURE, Recogniser
+from vision.recognise import POLAR_RADII, RIM_SURE, Recogniser
+from vision.square_model import N_POLAR_RADII, POLAR_CHANNELS, POLAR_STATS
 
 LIGHT, DARK = 0, 1
 
@@ -74,3 +75,20 @@ def test_light_solid_cups_read_light_not_dark(seed):
     assert len(colours) >= len(position) - 1
     assert colours.count(DARK) == 0, colours
     assert np.mean([r.top == (LIGHT, 0) for r in obs.squares]) >= 0.85
+
+
+@pytest.mark.parametrize("seed", [101, 202, 303])
+def test_radial_profile_puts_a_clear_cups_rim_at_its_own_size(seed):
+    """The whiteness profile read around a dark-plugged clear cup at its true size peaks at
+    its rim, about the size's outer radius (a wrong size puts it elsewhere or nowhere)."""
+    def mixed(squares: int) -> tuple:
+        return tuple(() if sq % 3 == 2 else ((sq % 2, 1 + sq % 4),) for sq in range(squares))
+
+    rec, _, position = _read(mixed, seed)
+    white = rec.last_evidence.polar.reshape(len(position), -1, len(POLAR_CHANNELS), N_POLAR_RADII,
+                                            len(POLAR_STATS))[:, :, 0, :, 0]
+    for sq, stack in enumerate(position):
+        if not stack or stack[-1][0] != DARK:
+            continue
+        size = stack[-1][1]
+        assert 0.85 <= POLAR_RADII[white[sq, size].argmax()] <= 1.05, (sq, size, white[sq, size])

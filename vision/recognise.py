@@ -40,7 +40,14 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
-from .square_model import SquareEvidence, SquareModel, alternatives, load_model
+from .square_model import (
+    N_POLAR,
+    N_POLAR_RADII,
+    SquareEvidence,
+    SquareModel,
+    alternatives,
+    load_model,
+)
 
 N_ANG = 24
 RADII = (-0.6, 0.0, 0.6)
@@ -61,6 +68,9 @@ RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
 RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
+# clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
+POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
+POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
@@ -167,7 +177,9 @@ class Recogniser:
             self.use_chroma |= bool(d_chroma > d_lum)
         self.ref_g = _log_gradients(ref_ch[0], ref_ch[1] if self.use_chroma else None)
         self.hands = HandDetector(cal.reference, self.area, cal.canvas.ppm)
-        self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] = []
+        # per square, where its evidence lies on the hand detector's view; made for the
+        # current maps when a hand first needs it (most frames have none)
+        self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
         self._buffers: dict[str, np.ndarray] = {}
         material = "clear" if cal.pieces.clear else "opaque"
         self.model = load_model().for_material(material) if model == "shipped" else (
@@ -235,7 +247,7 @@ class Recogniser:
             self._maps = canvas_maps(self.canvas, self.cal.intrinsics, self.pose)
             self._maps_uv = uv
             self._maps_pose = self.pose
-            self._regions = self._square_regions()
+            self._regions = None
             self._seen = self._ref_seen & _seen_small(self._maps_in_frame(image.shape), self.hands.area.shape)
         else:
             self.pose = self._maps_pose
@@ -269,6 +281,8 @@ class Recogniser:
     def _coverage(self, small_mask: np.ndarray) -> np.ndarray:
         """Share of each square's evidence region that the hand mask covers."""
         h, w = small_mask.shape
+        if self._regions is None:
+            self._regions = self._square_regions()
         cov = np.zeros(len(self._regions))
         for i, ((x0, y0, x1, y1), m) in enumerate(self._regions):
             a0, b0 = max(x0, 0), max(y0, 0)
@@ -485,13 +499,14 @@ class Recogniser:
             best[:, s] = fine_pts[np.arange(nsq), ci]
         return score, best
 
-    def _profiles(self, cur_log: np.ndarray, centres: np.ndarray, H: float, n_px: np.ndarray) -> np.ndarray:
+    def _profiles(self, cur_log: np.ndarray, D: np.ndarray, off: float, centres: np.ndarray, H: float,
+                  n_px: np.ndarray) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
         sizes, 5) = (plug step, rim step, texture loss, mean absolute change inside the top,
         outline depth).
 
-        ``D`` is the change of log-brightness since the empty board with the light's overall
-        change taken out.  A clear cup's wood plug is a flat disc a little unlike the board
+        ``D`` is the change of log-brightness since the empty board and ``off`` its median over
+        the board (the light's overall change, taken out where it matters).  A clear cup's wood plug is a flat disc a little unlike the board
         (plug step: inside the plug against the board just outside the cup's top, far arc,
         so a smooth shadow cancels), its rim a bright thin ring (rim step: per ray the brightest
         point near the rim against the board just outside, median over the far arc) and the plug hides
@@ -499,8 +514,6 @@ class Recogniser:
         current one's)."""
         w, h = self.canvas.width, self.canvas.height
         nsq, nsz = centres.shape[:2]
-        D = cur_log - self.ref_log
-        off = float(np.median(D.ravel()[self._area_7]))
         out = np.zeros((nsq, nsz, 5), np.float32)
         # angle 0 of each square's rings points away from the nadir (the far arc)
         away = self.canvas.to_px(self.centres_mm) - n_px
@@ -546,6 +559,32 @@ class Recogniser:
             v = D[yi, xi].reshape(nsq, len(line), len(_FAR))
             out[:, s, 4] = np.median(np.minimum(v[:, 0], v[:, -1]) - v[:, 1:-1].min(axis=1), axis=1)
         return out
+
+    def _polar(self, white: np.ndarray, lum_change: np.ndarray, centres: np.ndarray, H: float,
+               n_px: np.ndarray) -> np.ndarray:
+        """Clear sets: the radial profile around each square's top per size class, (squares,
+        sizes, 2 channels x radii x 2): the change of whiteness, then of log-brightness, at
+        ``POLAR_RADII`` times the size's outer radius, far arc, median and a low percentile.
+
+        The right size's profile has its plug inside, the white rim just inside 1 and the
+        board outside; a wrong size's is stretched or squeezed.  The square model learns that
+        shape, where the ring, rim and profile steps each test one radius."""
+        h, w = white.shape
+        nsq, nsz = centres.shape[:2]
+        away = self.canvas.to_px(self.centres_mm) - n_px
+        phi = np.arctan2(away[:, 1], away[:, 0])
+        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
+        out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
+        for s, sc in enumerate(self.cal.sizes):
+            r = self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
+            p = _ring(list(POLAR_RADII * r), _FAR)
+            xi = np.clip(np.rint(centres[:, s, None, 0] + p[None, :, 0] * cs - p[None, :, 1] * sn).astype(np.int32), 0, w - 1)
+            yi = np.clip(np.rint(centres[:, s, None, 1] + p[None, :, 0] * sn + p[None, :, 1] * cs).astype(np.int32), 0, h - 1)
+            for j, D in enumerate((white, lum_change)):
+                v = np.sort(D[yi, xi].reshape(nsq, len(POLAR_RADII), len(_FAR)), axis=2)
+                out[:, s, j, :, 0] = 0.5 * (v[..., (len(_FAR) - 1) // 2] + v[..., len(_FAR) // 2])
+                out[:, s, j, :, 1] = v[..., POLAR_LOW]
+        return out.reshape(nsq, nsz, -1)
 
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
         r = max(1.5, radius * 0.55)
@@ -612,13 +651,20 @@ class Recogniser:
         n_px = self.canvas.to_px(nadir(self.pose))
         lum, chroma = _channels(view, self.use_chroma or self.cal.pieces.clear)
         hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px)
-        prof = self._profiles(lum, hyp.centre, H, n_px)
+        # the change of log-brightness since the empty board, and its typical level (the light's)
+        lum_change = lum - self.ref_log
+        lum_off = float(np.median(lum_change.ravel()[self._area_7]))
+        prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, n_px)
         nsz = len(self.cal.sizes)
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
+        polar = np.zeros((nsq, nsz, N_POLAR), np.float32)
         if self.cal.pieces.clear:
             D = _whiteness(lum, chroma) - self.ref_white
             D -= float(np.median(D.ravel()[self._area_7]))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
+            # profiles around where each size's rim was found (its edges wander on light wood)
+            at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
+            polar = self._polar(D, lum_change - lum_off, at, H, n_px)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
@@ -642,7 +688,7 @@ class Recogniser:
             offset=offset, centre_gap=gap,
             plug=prof[..., 0] / PROFILE_UNIT, rim_step=prof[..., 1] / PROFILE_UNIT,
             texture=prof[..., 2] / PROFILE_UNIT, change_in=prof[..., 3], outline=prof[..., 4] / PROFILE_UNIT,
-            rim=rim_score / RIM_SURE,
+            rim=rim_score / RIM_SURE, polar=polar,
             centre_change=centre_change,
             solid=self._solid)
         self.last_evidence = ev

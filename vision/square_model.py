@@ -34,13 +34,18 @@ MODEL_PATH = Path(__file__).resolve().parent / "data" / "square_model.json"
 MODEL_FORMAT = "cupboard-square-model"
 MODEL_VERSION = 1
 
+# the radial profile of clear sets (``Recogniser._polar``): channel x radius x statistic
+POLAR_CHANNELS = ("white", "lum")
+N_POLAR_RADII = 15
+POLAR_STATS = ("median", "low")
+N_POLAR = len(POLAR_CHANNELS) * N_POLAR_RADII * len(POLAR_STATS)
 CUP_FEATURES = (
     "ring", "ring_lin", "ring_inner", "ring_outer", "centre_gap", "ring_larger", "ring_smaller", "ring_max_larger", "ring_max_smaller",
     "ring_lead", "sign", "offset", "plug", "rim_step", "texture", "change_in", "outline", "rim",
     "rim_larger", "rim_smaller", "rim_lead", "solid", "relative_size", "largest", "smallest",
     "centre_change", "plug_vs_larger", "plug_vs_smaller", "rim_step_vs_larger", "rim_step_vs_smaller",
     "outline_vs_larger", "outline_vs_smaller", "gap_larger", "gap_smaller",
-)
+) + tuple(f"polar_{c}_{r}_{st}" for c in POLAR_CHANNELS for r in range(N_POLAR_RADII) for st in POLAR_STATS)
 EMPTY_FEATURES = ("empty_bias", "ring_top", "ring_second", "rim_top", "lift_top", "centre_change",
                   "change_in_top")
 COLOUR_FEATURES = ("margin", "margin_sq")
@@ -68,6 +73,7 @@ class SquareEvidence:
     change_in: np.ndarray  # mean absolute change of log-brightness inside the top's disc
     outline: np.ndarray  # how far a thin ring at the top's edge is darker than its two sides
     rim: np.ndarray
+    polar: np.ndarray  # (squares, sizes, N_POLAR): clear sets' radial profile; zero for opaque sets
     centre_change: np.ndarray  # (squares,): share of the square's middle unlike the empty board
     solid: np.ndarray  # (sizes,) bool: sizes whose top is a solid (not see-through) cup
 
@@ -130,6 +136,7 @@ def alternatives(ev: SquareEvidence) -> np.ndarray:
         rim_step - _shift(rim_step, -1), outline - _shift(outline, 1), outline - _shift(outline, -1),
         _shift(gap, 1), _shift(gap, -1),
     ], axis=-1)
+    cup = np.concatenate([cup, np.clip(ev.polar, -1.5, 1.5)], axis=-1)
     lr_sorted = np.sort(lr, axis=1)
     lift = np.maximum(0.0, np.clip(ev.plug, -5, 5) + np.clip(ev.rim_step, -5, 5)).max(axis=1)
     empty = np.stack([
