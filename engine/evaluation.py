@@ -21,6 +21,7 @@ from .rules import Rules
 # Score units: a won game is far above any evaluation (see engine.search.MATE).
 THREAT = 60  # a line one top short, not blocked
 TEMPO = 8  # being the side to move
+LINE_MEMO_LIMIT = 1 << 18  # line scores remembered before the memo starts afresh
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def _line_scorer(board: int, line_length: int) -> Callable[[int, int, int], int]
             score += THREAT
         if threats_them >= 2:
             score -= THREAT
-        if len(memo) > 1 << 18:
+        if len(memo) > LINE_MEMO_LIMIT:
             memo.clear()
         memo[key] = score
         return score
@@ -146,3 +147,55 @@ def evaluate(board: Board) -> int:
     score = line_score(rules, tops[me], tops[1 - me], board.size_bb[largest])
     score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
     return score + buried_score(board.stacks, me, w.buried)
+
+
+# The line term per line, packed for summing: a line held by one side only is worth
+# ``value << TERM_SHIFT`` plus a mark if it is a threat, ``OWN_THREAT`` for the side to move's
+# and ``OPP_THREAT`` for the opponent's.  Summed over the lines (at most 12, so the two 6-bit
+# counts never overflow), ``total >> TERM_SHIFT`` is the lines' value and the counts say
+# whether a side has two threats (``packed_line_score``).  The search's frontier scores a child
+# from its parent's per-line terms this way, redoing only the lines through the two squares
+# a move changes.
+TERM_SHIFT = 12
+OWN_THREAT = 1 << 6
+OPP_THREAT = 1
+
+
+def line_terms(rules: Rules) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
+    """The packed terms of a line held by one side, keyed ``(held, largest)``: the line's
+    squares showing that side's tops and those of them showing a largest piece; for the side
+    to move, and for the opponent."""
+    return _line_terms(rules.board, rules.line)
+
+
+@cache
+def _line_terms(board: int, line_length: int) -> tuple[dict, dict]:
+    geo = geometry(board, line_length)
+    w = _weights(line_length)
+    own: dict[tuple[int, int], int] = {}
+    opp: dict[tuple[int, int], int] = {}
+    for line in geo.lines:
+        squares = geo.line_squares(line)
+        subsets = [0]
+        for sq in squares:
+            subsets += [x | 1 << sq for x in subsets]
+        for held in subsets[1:]:
+            n = held.bit_count()
+            for largest in subsets:
+                if largest & ~held:
+                    continue
+                value = w.line[n] + w.big * largest.bit_count()
+                threat = n == line_length - 1
+                own[held, largest] = (value << TERM_SHIFT) + (OWN_THREAT if threat else 0)
+                opp[held, largest] = (-value << TERM_SHIFT) + (OPP_THREAT if threat else 0)
+    return own, opp
+
+
+def packed_line_score(total: int) -> int:
+    """``line_score`` from the sum of the packed terms of every line (``line_terms``)."""
+    value = TEMPO + (total >> TERM_SHIFT)
+    if (total >> 6) & 63 >= 2:
+        value += THREAT
+    if total & 63 >= 2:
+        value -= THREAT
+    return value

@@ -12,6 +12,9 @@ and size.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
+from .bitboard_tables import square_table, threat_lines_table
 from .board import Board
 from .rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
 from .tactics import threat_lines
@@ -45,28 +48,35 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
     """The legal moves of the side to move, best first, without those in ``tried`` (moves
     already searched).  The board must not be over."""
     c = board.turn
-    opp = 1 - c
     tops = board.tops
     size_bb = board.size_bb
-    sizes = board.rules.sizes
+    rules = board.rules
+    sizes = rules.sizes
+    sq = square_table(rules.squares)
     mine = tops[c]
-    theirs = tops[opp]
+    theirs = tops[1 - c]
     empty = board.geo.full ^ (mine | theirs)
     below = [empty]
     m = empty
     for s in range(1, sizes + 1):
         below.append(m)
         m |= size_bb[s]
-    hot = 0
-    for line in threat_lines(board, opp):
-        hot |= line
+    hot = threat_lines_table(rules.board, rules.line)[theirs]
     # the search tries its legal killers before generating the rest, so they are usually in
-    # ``tried`` and need no check per move
-    kill = tuple(k for k in killers if k is not None and k not in tried)
+    # ``tried``; a move is looked up in either only when its destination is one of theirs
+    marked = 0
+    for mv in tried:
+        marked |= 1 << mv[1]
+    kill = ()
+    for mv in killers:
+        if mv is not None and mv not in tried:
+            kill += (mv,)
+            marked |= 1 << mv[1]
+    special = marked | hot | theirs  # the destinations where a move may get more than its history
     get = history.get
     scored: list[tuple[int, tuple]] = []
     append = scored.append
-    entry = board.rules.entry
+    entry = rules.entry
     counts = board.reserve[c]
     for s in range(sizes, 0, -1):
         if not counts[s]:
@@ -79,37 +89,41 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
             targets = empty | (below[s] & hot & theirs)
         else:  # Storer: any smaller top on such a line
             targets = empty | (below[s] & hot)
-        for to in squares(targets):
+        for to in sq[targets]:
             mv = (s, to, None)
-            if mv in tried:
-                continue
             v = get(mv, 0) + s
-            if hot >> to & 1:
-                v += BLOCK_BONUS
-            if theirs >> to & 1:
-                v += CAPTURE_BONUS
-            if kill and mv in kill:
-                v += KILLER_BONUS
+            if special >> to & 1:
+                if marked >> to & 1:
+                    if mv in tried:
+                        continue
+                    if mv in kill:
+                        v += KILLER_BONUS
+                if hot >> to & 1:
+                    v += BLOCK_BONUS
+                if theirs >> to & 1:
+                    v += CAPTURE_BONUS
             append((v, mv))
     stacks = board.stacks
     # the scoring below repeats the entries' on purpose: a helper call per move costs the
     # search about a tenth of its speed
-    for frm in squares(mine):
+    for frm in sq[mine]:
         s = stacks[frm][-1] >> 1
-        for to in squares(below[s] & ~(1 << frm)):
+        for to in sq[below[s] & ~(1 << frm)]:
             mv = (s, to, frm)
-            if mv in tried:
-                continue
             v = get(mv, 0) + s
-            if hot >> to & 1:
-                v += BLOCK_BONUS
-            if theirs >> to & 1:
-                v += CAPTURE_BONUS
-            if kill and mv in kill:
-                v += KILLER_BONUS
+            if special >> to & 1:
+                if marked >> to & 1:
+                    if mv in tried:
+                        continue
+                    if mv in kill:
+                        v += KILLER_BONUS
+                if hot >> to & 1:
+                    v += BLOCK_BONUS
+                if theirs >> to & 1:
+                    v += CAPTURE_BONUS
             append((v, mv))
     scored.sort(key=_first, reverse=True)
-    return [mv for _, mv in scored]
+    return list(map(_second, scored))
 
 
 def moves_to(board: Board, targets: int) -> list[tuple]:
@@ -183,5 +197,5 @@ def is_legal_now(board: Board, move: tuple) -> bool:
     return bool(src) and src[-1] == size * 2 + c
 
 
-def _first(t: tuple) -> int:
-    return t[0]
+_first = itemgetter(0)
+_second = itemgetter(1)

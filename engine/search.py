@@ -18,13 +18,14 @@ scored without a search.  At the horizon, when the opponent threatens a line, th
 step searches the replies that can stop it (a few plies deep) instead of trusting the static
 evaluation.
 
-Speed: at depth 1 the children are leaves, and ``_Frontier`` scores most of them from the move
-and the parent's bitboards without playing them: settled, lost (it reads whether the opponent
-then has a winning move from the completing squares and the pieces that can reach them) or
-quiet (the static evaluation, whose terms change only on the two squares the move touches);
-only a child in which the mover threatens a win is played and goes to the quiescence step.
-The quiescence step scores its replies the same way, so only a reply that stops the threat
-with a threat of its own is played.  A child whose table entry already settles it is scored
+Speed: at depth 1 the children are leaves, and ``search_frontier.Frontier`` scores most of them
+from the move and the parent's bitboards without playing them: settled, lost (it reads whether
+the opponent then has a winning move from the completing squares and the pieces that can reach
+them) or quiet (the static evaluation, whose terms change only on the two squares the move
+touches); only a child in which the mover threatens a win is played and goes to the quiescence
+step.  The quiescence step scores its replies the same way, so only a reply that stops the
+threat with a threat of its own is played; where a threat can be stopped and the replies that
+go there come from ``engine.threat_replies``.  A child whose table entry already settles it is scored
 without playing it either (``_probe_child``); quiescence values have their own table.  Each
 shortcut gives exactly what playing the move would (``Searcher(_fast_frontier=False)`` plays
 every move, for the tests to compare).  None of this prunes: every move is searched to the
@@ -41,25 +42,24 @@ import time
 from dataclasses import dataclass, field
 
 from .board import Board, Move
-from .evaluation import buried_score, evaluate, line_score_cache, line_scorer, weights
-from .movegen import is_legal_now, moves_to, ordered_moves, squares
-from .rules import ENTRY_EMPTY, ENTRY_FREE, Rules
-from .tactics import (
-    completing_cache,
-    completing_of,
-    has_winning_move,
-    hot_lines_cache,
-    hot_lines_of,
-    threat_targets,
-    winning_moves,
-)
+from .evaluation import evaluate
+from .movegen import moves_to, ordered_moves
+from .rules import Rules
+from .search_frontier import Frontier, child_hash, staged_moves
+from .search_scores import EXACT as _EXACT
+from .search_scores import INF, MATE, MATE_BOUND, QDEPTH
+from .search_scores import LOWER as _LOWER
+from .search_scores import UPPER as _UPPER
+from .search_scores import from_tt as _from_tt
+from .search_scores import to_tt as _to_tt
+from .tactics import has_winning_move, threat_targets, winning_moves
+from .threat_replies import threat_replies
 
-MATE = 1_000_000
-MATE_BOUND = MATE - 10_000
-INF = MATE + 1
-QDEPTH = 4  # plies of forced replies to threats at the horizon
+__all__ = [
+    "INF", "MATE", "MATE_BOUND", "QDEPTH", "ScoredMove", "Searcher", "SearchLimits", "SearchResult",
+    "child_hash", "mate_distance", "search",
+]
 
-_EXACT, _LOWER, _UPPER = 0, 1, 2
 _QSTATIC = QDEPTH + 1  # the quiescence table's depth for a value that holds at any depth
 RESCORE_SHARE = 0.75  # of the limits spent deepening when the next best moves get exact scores
 ASPIRATION = 30  # half-width of the first root move's window around the previous score
@@ -152,8 +152,8 @@ class Searcher:
     # quiescence values by hash: (qdepth, bound flag, score), like ``tt``
     _qtt: dict = field(default_factory=dict, repr=False)
     _rules: Rules | None = field(default=None, repr=False)  # the rules the tables were filled under
-    # score frontier children without playing them (``_Frontier``); off only to test that
-    # both ways give the same search
+    # score frontier children without playing them (``Frontier``) and read threats from the
+    # flat tables (``ThreatReplies``); off only to test that both ways give the same search
     _fast_frontier: bool = field(default=True, repr=False)
 
     def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,
@@ -183,7 +183,8 @@ class Searcher:
             if limits.nodes is not None:
                 self._node_limit = int(limits.nodes * RESCORE_SHARE)
         self._root_len = self._board.history_length
-        self._leaves = [_Frontier(self, ply) for ply in range(_MAX_PLY + QDEPTH + 2)]
+        self._leaves = [Frontier(self, ply) for ply in range(_MAX_PLY + QDEPTH + 2)]
+        self._threats = threat_replies(board.rules)
         if len(self.tt) > self.tt_limit or self._rules != board.rules:
             # (the table's moves are tried without a legality check, so a table filled under
             # other rules must go)
@@ -395,45 +396,22 @@ class Searcher:
         me = board.turn
         a0 = alpha
         rep0 = stats.rep_hits
-        best = -INF
-        best_move = None
-        lost = -(MATE - ply - 2)  # the score of a move after which the opponent wins at once
-        i = 0
-        # the table's move is tried before any move is generated: it often cuts the node off
-        moves: list = [tt_move] if tt_move is not None else []
-        # so are the killers, when legal here (checked only if the table's move does not cut)
-        killers = self._killers[ply]
-        stage = 0  # 0: the table's move, 1: the killers, 2: every other move
-        frontier = depth == 1 and self._fast_frontier
-        if frontier:
-            leaf = self._leaves[ply].reset(QDEPTH, True)
-        while True:
-            if i == len(moves):
-                if stage == 0:
-                    stage = 1
-                    for k in killers:
-                        if k is not None and k != tt_move and is_legal_now(board, k):
-                            moves.append(k)
-                if i == len(moves):
-                    if stage == 2:
-                        break
-                    stage = 2
-                    rest = ordered_moves(board, tuple(moves), killers, self.history[me])
-                    if not rest and not moves:
-                        return -(MATE - ply)
-                    moves.extend(rest)
-                    if i == len(moves):
-                        break
-            move = moves[i]
-            if frontier:
-                # ``leaf.score`` is what the branch below computes, without the push unless the
-                # move threatens a win (then the opponent cannot win at once: it was checked)
-                score = leaf.score(move)
-                if score is None:
-                    board.push(move)
-                    score = self._child_score(depth, alpha, beta, ply, i == 0)
-                    board.pop()
-            else:
+        # the table's move is tried before any move is generated: it often cuts the node off;
+        # so are the killers, when legal here (``staged_moves``)
+        first = [tt_move] if tt_move is not None else []
+        moves = staged_moves(board, first, self._killers[ply], self.history[me])
+        if depth == 1 and self._fast_frontier:
+            # the children are leaves, most of them scored without being played
+            best, best_move = self._leaves[ply].scan(moves, alpha, beta, QDEPTH, False, -INF)
+            if best is None:
+                return -(MATE - ply)
+        else:
+            best = -INF
+            best_move = None
+            lost = -(MATE - ply - 2)  # the score of a move after which the opponent wins at once
+            for i, move in enumerate(moves):
+                if move is None:
+                    return -(MATE - ply)  # no legal move
                 # a child the table already settles for this window needs no push (the same
                 # result, node count included, as searching it)
                 score = self._probe_child(move, depth, alpha, beta, ply, i == 0) if depth > 1 else None
@@ -443,15 +421,14 @@ class Searcher:
                     if score is None:
                         score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
                     board.pop()
-            i += 1
-            if score > best:
-                best = score
-                best_move = move
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        self._cutoff(move, depth, ply, me)
-                        break
+                if score > best:
+                    best = score
+                    best_move = move
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            self._cutoff(move, depth, ply, me)
+                            break
         if stats.rep_hits == rep0:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
             self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
@@ -537,7 +514,11 @@ class Searcher:
                     return s
         me = board.turn
         # the squares where a move can stop the opponent's wins in one, if it has any
-        targets = threat_targets(board, 1 - me) if qdepth > 0 else 0
+        fast = self._fast_frontier
+        if qdepth <= 0:
+            targets = 0
+        else:
+            targets = self._threats.targets(board, 1 - me) if fast else threat_targets(board, 1 - me)
         if not targets:
             # iterative deepening meets the same leaves again and again
             evals = self._evals
@@ -552,23 +533,18 @@ class Searcher:
         # The opponent wins next move unless we stop it: only moves onto the threatened lines
         # (blocking the hole or gobbling one of its pieces) or onto the square of the piece that
         # would complete it can; each is checked, most of them without playing it.
-        replies = moves_to(board, targets)  # largest first
         a0 = alpha
         best = -(MATE - ply - 2)
-        # most replies fail to stop the threat or leave a quiet position: they are scored
-        # without being played, as the branch below would score them
-        leaves = self._leaves[ply].reset(qdepth - 1, False) if self._fast_frontier else None
-        for move in replies:
-            stats.nodes += 1
-            if self._limits.nodes is not None or stats.nodes & 255 == 0:
-                self._tick()
-            if leaves is not None:
-                score = leaves.score(move, alpha, beta)
-                if score is None:
-                    board.push(move)
-                    score = -self._qsearch(-beta, -alpha, ply + 1, qdepth - 1)
-                    board.pop()
-            else:
+        if fast:
+            # most replies fail to stop the threat or leave a quiet position: they are scored
+            # without being played (and made only as far as the scan gets)
+            replies = self._threats.replies(board, targets)
+            best = self._leaves[ply].scan(replies, alpha, beta, qdepth - 1, True, best)[0]
+        else:
+            for move in moves_to(board, targets):  # largest first
+                stats.nodes += 1
+                if self._limits.nodes is not None or stats.nodes & 255 == 0:
+                    self._tick()
                 board.push(move)
                 score = _settled_score(board, me, ply, stats)
                 if score is None:
@@ -577,309 +553,20 @@ class Searcher:
                     else:
                         score = -self._qsearch(-beta, -alpha, ply + 1, qdepth - 1)
                 board.pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            break
         if stats.rep_hits == rep0:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
             self._qtt[key] = (qdepth, flag, _to_tt(best, ply))
         return best
 
 
-class _Frontier:
-    """The children of one node, scored from the move and the node's bitboards without playing
-    them when possible: the children of a node at depth 1 (``qdepth`` = ``QDEPTH``, the
-    children's quiescence depth) and the replies of a quiescence node (``qdepth`` one less than
-    the node's).
-
-    Such a child is a leaf: its score is settled (an uncovered line of the opponent, a
-    repeated position: the side to move here never has a win in one, the search checks that
-    first), lost (the opponent, to move there, wins at once), or the quiescence step's,
-    which is the static evaluation unless the mover then threatens a win in one.  ``score``
-    works that out: the child's tops, largest tops and hash are a few bit operations away,
-    whether a side has a winning move there is read from its completing squares and the pieces
-    that can reach them (``_wins``), and the evaluation's terms change only on the two squares
-    the move touches.  When the mover would threaten a win (and the child's quiescence depth is
-    not 0) it returns None and the caller plays the move and searches it.
-
-    Everything follows what playing the move and searching the child would do, node counts
-    included (``count``: the frontier counts a quiet leaf as ``_child_score`` would; the
-    quiescence step counts each reply itself).  The search keeps one per ply, made once per
-    search; ``reset`` readies it for the node at that ply."""
-
-    __slots__ = ("searcher", "stats", "board", "me", "ply", "mine", "theirs", "big", "largest",
-                 "h0", "zp", "counts", "stacked", "stacks", "seen", "lines_through",
-                 "completing", "geo", "lines", "rules", "reserve0", "reserve_w", "buried_w",
-                 "buried0", "lost", "o_wins", "qdepth", "count", "qtt", "entry",
-                 "their_counts", "hot_lines", "their_hot", "score_lines")
-
-    def __init__(self, searcher: Searcher, ply: int) -> None:
-        # what stays the same for every node at this ply during one search
-        board = searcher._board
-        rules = board.rules
-        w = weights(rules)
-        self.searcher = searcher
-        self.stats = searcher._stats
-        self.board = board
-        self.rules = rules
-        self.ply = ply
-        self.qtt = searcher._qtt
-        self.largest = rules.sizes
-        self.zp = board._z.piece
-        self.stacked = board.stacked
-        self.stacks = board.stacks
-        self.seen = board.seen
-        self.geo = board.geo
-        self.entry = rules.entry
-        self.lines_through = board.geo.lines_through
-        self.completing = completing_cache(board.geo)
-        self.hot_lines = hot_lines_cache(board.geo)
-        self.lines = line_score_cache(rules)
-        self.score_lines = line_scorer(rules)
-        self.reserve_w = w.reserve
-        self.buried_w = w.buried
-        self.lost = -(MATE - ply - 1)
-        self.o_wins = -(MATE - ply - 2)
-
-    def reset(self, qdepth: int, count: bool) -> _Frontier:
-        """Ready for the children of the node now on the board (at this object's ply)."""
-        board = self.board
-        me = board.turn
-        self.me = me
-        self.qdepth = qdepth
-        self.count = count
-        self.mine = board.tops[me]
-        self.theirs = board.tops[1 - me]
-        self.big = board.size_bb[self.largest]
-        z = board._z
-        self.h0 = board.hash ^ z.turn
-        counts = self.counts = board.reserve[me]
-        theirs = self.their_counts = board.reserve[1 - me]
-        # the reserve and buried terms from the opponent's side (the child's side to move)
-        self.reserve0 = self.reserve_w * (theirs[self.largest] - counts[self.largest])
-        self.buried0 = None  # computed on first need
-        hot = self.completing.get(self.theirs)
-        self.their_hot = completing_of(self.geo, self.theirs) if hot is None else hot
-        return self
-
-    def score(self, move: tuple, alpha: int = 0, beta: int = 0) -> int | None:
-        """The score of ``move`` for the side to move, or None when it must be searched.
-        ``alpha`` and ``beta`` (the node's window) matter only when ``qdepth`` is 0, where the
-        child's quiescence table entry may hold a searched value."""
-        size, to, frm = move
-        me = self.me
-        p = size * 2 + me
-        tbit = 1 << to
-        mine = self.mine | tbit
-        theirs = self.theirs & ~tbit
-        big = self.big
-        reserve = self.reserve0
-        revealed = False
-        src = None
-        if frm is None:
-            # (the hash is needed only for a repetition, and no position of the game or the
-            # path has as many pieces on the board as the child of an entry)
-            h = None
-            if size == self.largest:
-                big |= tbit
-                reserve += self.reserve_w
-        else:
-            fbit = 1 << frm
-            zp = self.zp
-            h = self.h0 ^ zp[to][p] ^ zp[frm][p]
-            mine ^= fbit
-            if size == self.largest:
-                big ^= fbit | tbit
-            src = self.stacks[frm]
-            if len(src) > 1:
-                if src[-2] & 1 == me:
-                    mine |= fbit
-                else:
-                    theirs |= fbit
-                    revealed = True
-        # nobody showed a line before the move, so a new line of theirs runs through ``frm``
-        # (uncovered), and wins first; a new line of mine cannot appear: the side to move
-        # here never has a win in one (the search checks before it gets here)
-        if revealed:
-            for line in self.lines_through[frm]:
-                if theirs & line == line:
-                    return self.lost
-        stats = self.stats
-        if h is not None and h in self.seen:
-            stats.rep_hits += 1
-            return 0
-        completing = self.completing
-        if revealed or theirs != self.theirs:
-            hot = completing.get(theirs)
-            if hot is None:
-                hot = completing_of(self.geo, theirs)
-        else:
-            hot = self.their_hot
-        if hot and self._wins(move, 1 - me, theirs, mine, hot):
-            return self.o_wins
-        qdepth = self.qdepth
-        if qdepth:
-            hot = completing.get(mine)
-            if hot is None:
-                hot = completing_of(self.geo, mine)
-            if hot and self._wins(move, me, mine, theirs, hot):
-                return None
-        # a quiet leaf: counted and timed as the quiescence step would be
-        if self.ply >= stats.seldepth:
-            stats.seldepth = self.ply + 1
-        if self.count:
-            stats.nodes += 1
-            searcher = self.searcher
-            if searcher._limits.nodes is not None or stats.nodes & 255 == 0:
-                searcher._tick()
-        if not qdepth:
-            # the quiescence step at depth 0 trusts its table first (the entry may come from a
-            # deeper quiescence search of this position)
-            if h is None:
-                h = child_hash(self.board, move)
-            entry = self.qtt.get(h)
-            if entry is not None:
-                s = _from_tt(entry[2], self.ply + 1)
-                flag = entry[1]
-                if flag == _EXACT or (flag == _LOWER and s >= -alpha) or (flag == _UPPER and s <= -beta):
-                    return -s
-        value = self.lines.get((theirs, mine, big))
-        if value is None:
-            value = self.score_lines(theirs, mine, big)
-        buried = self.buried0
-        if buried is None:
-            buried = self.buried0 = buried_score(self.stacks, 1 - me, self.buried_w)
-        # the buried term changes only where the move lands on a stack topped by theirs (all
-        # of it is then under my piece) or uncovers their piece (what was under my piece is
-        # now under theirs)
-        dest = self.stacks[to]
-        if dest and dest[-1] & 1 != me:
-            buried -= self.buried_w * len(dest)
-        if revealed:
-            buried += self.buried_w * (len(src) - 1)
-        return -(value + reserve + buried)
-
-    def _wins(self, move: tuple, c: int, own: int, other: int, hot: int) -> bool:
-        """True when ``c`` has a move that wins at once in the child after ``move``, whose tops
-        are ``own`` (``c``'s) and ``other``; ``hot`` is ``c``'s completing squares there.
-        (``tactics.has_winning_move`` on the child, read from the parent's stacks.)"""
-        size, to, frm = move
-        stacks = self.stacks
-        me = self.me
-        src = stacks[frm] if frm is not None else None
-        largest = self.largest
-        if c == me:
-            counts = self.counts
-            entered = frm is None
-        else:
-            counts = self.their_counts
-            entered = False
-        entry = self.entry
-        lines_through = self.lines_through
-        guarded = None  # squares on lines where the other side shows all tops but one
-        for h in squares(hot):
-            # the top at h in the child
-            if h == to:
-                k = size
-            elif h == frm:
-                k = src[-2] >> 1 if len(src) > 1 else 0
-            else:
-                st = stacks[h]
-                k = st[-1] >> 1 if st else 0
-            # an entry never uncovers anything, so any allowed entry completes the line
-            for s in range(largest, k, -1):
-                n = counts[s]
-                if entered:
-                    if s == size:
-                        n -= 1
-                    elif s == size - 1 and self.stacked:
-                        n += 1
-                if n:
-                    if not k or entry == ENTRY_FREE:
-                        return True
-                    if entry != ENTRY_EMPTY:
-                        # (the top at h is the other side's: h is a hole of c's line)
-                        if guarded is None:
-                            guarded = self.hot_lines.get(other)
-                            if guarded is None:
-                                guarded = hot_lines_of(self.geo, other)
-                        if guarded >> h & 1:
-                            return True
-                    break  # the rule does not depend on the size
-            hbit = 1 << h
-            for g in squares(own & ~hbit):
-                if g == to:
-                    if size <= k:
-                        continue
-                    st = stacks[to]
-                    under = st[-1] if st else None
-                elif g == frm:
-                    if src[-2] >> 1 <= k:
-                        continue
-                    under = src[-3] if len(src) > 2 else None
-                else:
-                    st = stacks[g]
-                    if st[-1] >> 1 <= k:
-                        continue
-                    under = st[-2] if len(st) > 1 else None
-                gbit = 1 << g
-                after = (own | hbit) & ~gbit
-                if under is not None:
-                    if under & 1 == c:
-                        after |= gbit
-                    else:
-                        # lifting uncovers the other side's piece: a line of theirs loses
-                        rest = (other & ~hbit) | gbit
-                        if any(rest & line == line for line in lines_through[g]):
-                            continue
-                for line in lines_through[h]:
-                    if after & line == line:
-                        return True
-        return False
-
-
-def child_hash(board: Board, move: tuple) -> int:
-    """The Zobrist hash of the position after ``move`` (a legal move), without playing it: the
-    value ``Board.push`` would set."""
-    size, to, frm = move
-    c = board.turn
-    z = board._z
-    p = size * 2 + c
-    h = board.hash ^ z.turn ^ z.piece[to][p]
-    if frm is None:
-        counts = board.reserve[c]
-        zr = z.reserve[c]
-        k = counts[size]
-        h ^= zr[size][k] ^ zr[size][k - 1]
-        if board.stacked and size > 1:
-            k = counts[size - 1]
-            h ^= zr[size - 1][k] ^ zr[size - 1][k + 1]
-    else:
-        h ^= z.piece[frm][p]
-    return h
-
-
 def _score_of(sm: ScoredMove) -> int:
     return sm.score
-
-
-def _to_tt(score: int, ply: int) -> int:
-    if score > MATE_BOUND:
-        return score + ply
-    if score < -MATE_BOUND:
-        return score - ply
-    return score
-
-
-def _from_tt(score: int, ply: int) -> int:
-    if score > MATE_BOUND:
-        return score - ply
-    if score < -MATE_BOUND:
-        return score + ply
-    return score
 
 
 def search(board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,

@@ -1,6 +1,9 @@
 """Small helpers shared by the rule tests: square names, moves by name, destination sets."""
 
-from engine import Board, Move
+import random
+from collections.abc import Iterator
+
+from engine import Board, Move, variant
 
 
 def sq(board: Board, name: str) -> int:
@@ -40,3 +43,18 @@ def play_all(board: Board, texts: str) -> None:
     """Play moves given as space-separated move texts (each checked by the engine)."""
     for text in texts.split():
         board.play(board.parse_move(text))
+
+
+def random_positions(name: str, games: int, seed: int, plies: int) -> Iterator[Board]:
+    """The positions of ``games`` seeded random games of variant ``name``, each up to a random
+    number of plies (at most ``plies``) or its end; the same board object is yielded after
+    each move, so copy it to keep it."""
+    rules = variant(name)
+    rng = random.Random(seed)
+    for _ in range(games):
+        board = Board(rules)
+        for _ in range(rng.randint(0, plies)):
+            if board.outcome() is not None:
+                break
+            yield board
+            board.push(rng.choice(board.legal_moves()))

@@ -4,10 +4,12 @@ agree with playing it: replies to threats, their targets, wins and scores of unp
 import random
 
 import pytest
+from helpers import random_positions
 
-from engine import Board, variant
+from engine import Board
 from engine.movegen import moves_to
-from engine.search import QDEPTH, Searcher, SearchLimits, _Frontier
+from engine.search import Searcher, SearchLimits
+from engine.search_frontier import Frontier
 from engine.tactics import (
     candidate_moves_to,
     completing_squares,
@@ -21,15 +23,7 @@ VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
 
 
 def _positions(name, games, seed, plies=30):
-    rules = variant(name)
-    rng = random.Random(seed)
-    for _ in range(games):
-        board = Board(rules)
-        for _ in range(rng.randint(0, plies)):
-            if board.outcome() is not None:
-                break
-            yield board
-            board.push(rng.choice(board.legal_moves()))
+    return random_positions(name, games, seed, plies)
 
 
 def _targets(board, rng):
@@ -60,16 +54,16 @@ def test_threat_targets_are_the_lines_and_sources_of_the_wins(name):
             assert threat_targets(board, colour) == expected, board.text()
 
 
-def _frontier(board, qdepth=QDEPTH):
+def _frontier(board):
     searcher = Searcher()
     searcher.search(board, SearchLimits(time=None, depth=1))  # sets up the searcher's state
     searcher._board = board
-    return _Frontier(searcher, 1).reset(qdepth, False)
+    return Frontier(searcher, 1).reset()
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_unplayed_children_know_who_wins_at_once(name):
-    # ``_Frontier._wins`` says what ``has_winning_move`` says on the child
+    # ``Frontier._wins`` says what ``has_winning_move`` says on the child
     checked = 0
     for board in _positions(name, 12, 23, plies=40):
         if board.outcome() is not None or winning_moves(board):
