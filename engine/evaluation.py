@@ -55,25 +55,10 @@ def weights(rules: Rules) -> Weights:
     return _weights(rules.line)
 
 
-def line_score_cache(rules: Rules) -> dict[tuple[int, int, int], int]:
-    """The memo of ``line_score`` for the geometry of ``rules``, keyed ``(mine, theirs, big)``
-    (the search reads it directly at the frontier, where a call per leaf is too dear)."""
-    cache = _LINE_SCORES.get((rules.board, rules.line))
-    if cache is None:
-        cache = _LINE_SCORES.setdefault((rules.board, rules.line), {})
-    return cache
-
-
 def line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
     """The line part of the evaluation (tempo included) for the side whose tops are ``mine``,
     against ``theirs``, with ``big`` the squares showing a largest piece; memoised."""
     return _line_scorer(rules.board, rules.line)(mine, theirs, big)
-
-
-def line_scorer(rules: Rules) -> Callable[[int, int, int], int]:
-    """``line_score`` under ``rules`` as a function of ``(mine, theirs, big)``, with the same
-    memo (for the search, which calls it on every leaf the memo does not know)."""
-    return _line_scorer(rules.board, rules.line)
 
 
 @cache
