@@ -5,9 +5,10 @@ Each table answers ``table[bb]`` for any bitboard ``bb`` of one geometry: the se
 the search reads most are, up to 16 squares (3x3 and 4x4 boards), flat lists over every
 bitboard, filled once (about 25 ms for 4x4); otherwise a table is a dict that fills itself on
 a miss and starts afresh when it grows too large.  Either way ``table[bb]`` costs an index,
-not a call: the search makes millions of these look-ups a second.  The values are those of
-``movegen.squares``, ``tactics.completing_of``, ``tactics.hot_lines_of`` and the union of
-``tactics.threat_lines``.
+not a call: the search makes millions of these look-ups a second.  These tables are the
+project's one source of completing squares and hot lines (``tactics.completing_squares``,
+``tactics.hot_lines_of`` and ``Board._hot_lines`` read them); the threat-lines table is the
+union of ``tactics.threat_lines``.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def completing_table(size: int, line_length: int) -> Sequence[int]:
 @cache
 def hot_lines_table(size: int, line_length: int) -> Sequence[int]:
     """``[bb]``: the squares of every line in which tops ``bb`` show all squares but one, or
-    all of them (a memo at every size: the search reads it far less often)."""
+    all of them (a memo at every size: it is read far less often)."""
     geo = geometry(size, line_length)
     return _Memo(lambda bb: _hot_lines(geo, bb))
 

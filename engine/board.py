@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
+from .bitboard_tables import hot_lines_table
 from .geometry import Geometry, geometry, squares_of
 from .rules import (
     BLACK,
@@ -327,16 +328,8 @@ class Board:
         return below
 
     def _hot_lines(self, opponent: int) -> int:
-        """Squares on lines in which ``opponent`` shows all but one of the tops."""
-        bb = self.tops[opponent]
-        need = self.rules.line - 1
-        if bb.bit_count() < need:
-            return 0
-        hot = 0
-        for line in self.geo.lines:
-            if (bb & line).bit_count() >= need:
-                hot |= line
-        return hot
+        """Squares on lines in which ``opponent`` shows all but one of the tops (or all)."""
+        return hot_lines_table(self.rules.board, self.rules.line)[self.tops[opponent]]
 
     def entry_targets(self, size: int, below: list[int], mover: int) -> int:
         """Squares where ``mover`` may enter a piece of ``size`` (``below`` from

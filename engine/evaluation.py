@@ -46,13 +46,21 @@ def _weights(line_length: int) -> Weights:
     return Weights(_LINE_VALUES[line_length], big=3, buried=6, reserve=4)
 
 
-# line scores by (mine, theirs, largest tops) per geometry: the same tops recur all the time
-_LINE_SCORES: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
+# line scores per geometry, keyed ``mine | theirs << n | big << 2 * n`` on a board of n
+# squares: the same tops recur all the time (``line_score_memo``)
+_LINE_SCORES: dict[tuple[int, int], dict[int, int]] = {}
 
 
 def weights(rules: Rules) -> Weights:
     """The evaluation weights used under ``rules``."""
     return _weights(rules.line)
+
+
+def line_score_memo(rules: Rules) -> dict[int, int]:
+    """The memo of ``line_score`` for the geometry of ``rules``, keyed
+    ``mine | theirs << n | big << 2 * n`` on a board of ``n`` squares (one int: cheaper to make
+    and to find than a tuple).  The search's frontier reads and fills it directly."""
+    return _LINE_SCORES.setdefault((rules.board, rules.line), {})
 
 
 def line_score(rules: Rules, mine: int, theirs: int, big: int) -> int:
@@ -66,13 +74,14 @@ def _line_scorer(board: int, line_length: int) -> Callable[[int, int, int], int]
     geo = geometry(board, line_length)
     w = _weights(line_length)
     memo = _LINE_SCORES.setdefault((board, line_length), {})
+    shift = board * board
     lines = geo.lines
     line_values = w.line
     big_w = w.big
     threat = line_length - 1
 
     def score_lines(mine: int, theirs: int, big: int) -> int:
-        key = (mine, theirs, big)
+        key = mine | theirs << shift | big << 2 * shift
         score = memo.get(key)
         if score is not None:
             return score

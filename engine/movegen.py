@@ -12,12 +12,12 @@ and size.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 from .bitboard_tables import square_table, threat_lines_table
 from .board import Board
 from .rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
-from .tactics import threat_lines
+from .tactics import candidate_moves_to, threat_lines
 
 BLOCK_BONUS = 1 << 32
 KILLER_BONUS = 1 << 30
@@ -130,42 +130,10 @@ def moves_to(board: Board, targets: int) -> list[tuple]:
     """The legal moves of the side to move onto the squares of ``targets`` (a bitboard),
     largest piece first, then by destination, entries before board moves, then by source:
     ``tactics.candidate_moves_to`` for the side to move, stably sorted by size, as tuples.
-    The board must not be over."""
-    out: list[tuple] = []
-    if not targets:
-        return out
-    c = board.turn
-    stacks = board.stacks
-    size_bb = board.size_bb
-    mine = board.tops[c]
-    theirs = board.tops[1 - c]
-    counts = board.reserve[c]
-    entry = board.rules.entry
-    dests = [(to, stacks[to][-1] >> 1 if stacks[to] else 0) for to in squares(targets)]
-    hot = None
-    for s in range(board.rules.sizes, 0, -1):
-        can_enter = counts[s]
-        own = mine & size_bb[s]
-        if not can_enter and not own:
-            continue
-        froms = squares(own)
-        for to, top in dests:
-            if top >= s:
-                continue
-            if can_enter:
-                if not top or entry == ENTRY_FREE:
-                    out.append((s, to, None))
-                elif entry != ENTRY_EMPTY:
-                    if hot is None:
-                        hot = 0
-                        for line in threat_lines(board, 1 - c):
-                            hot |= line
-                    if hot >> to & 1 and (entry != ENTRY_DEFENSIVE or theirs >> to & 1):
-                        out.append((s, to, None))
-            for frm in froms:
-                if frm != to:
-                    out.append((s, to, frm))
-    return out
+    (The search's quiescence step makes the same moves lazily, ``threat_replies``; this is
+    the plain form its tests and slow path compare with.)  The board must not be over."""
+    moves = sorted(candidate_moves_to(board, board.turn, targets), key=attrgetter("size"), reverse=True)
+    return [tuple(m) for m in moves]
 
 
 def is_legal_now(board: Board, move: tuple) -> bool:

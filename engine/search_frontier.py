@@ -34,6 +34,7 @@ from .evaluation import (
     TERM_SHIFT,
     THREAT,
     buried_score,
+    line_score_memo,
     line_terms,
     weights,
 )
@@ -43,13 +44,6 @@ from .search_scores import EXACT, LOWER, MATE, UPPER, from_tt
 
 if TYPE_CHECKING:
     from .search import Searcher
-
-
-# The line part of the evaluation (``evaluation.line_score``) of the children scored here,
-# remembered per geometry (board size, line length) under one int key,
-# ``theirs | mine << n | big << 2 * n`` for a board of ``n`` squares: cheaper to make and to
-# find than the evaluation memo's tuple.
-_LINE_SCORES: dict[tuple[int, int], dict[int, int]] = {}
 
 
 class Frontier:
@@ -81,7 +75,8 @@ class Frontier:
         self.completing = completing_table(rules.board, rules.line)
         self.hot_lines = hot_lines_table(rules.board, rules.line)
         self.squares = square_table(rules.squares)
-        self.lines = _LINE_SCORES.setdefault((rules.board, rules.line), {})
+        # line scores of children, shared with ``evaluate`` (the child's mover is ``theirs``)
+        self.lines = line_score_memo(rules)
         self.own_terms, self.opp_terms = line_terms(rules)
         self.all_lines = board.geo.lines
         self.touched = lines_touched(board.geo.lines_through)

@@ -7,6 +7,7 @@ The search and the hints use these on every node, so they read the board's inter
 
 from __future__ import annotations
 
+from .bitboard_tables import completing_table, hot_lines_table
 from .board import Board, Move
 from .geometry import Geometry, squares_of
 from .rules import ENTRY_EMPTY, ENTRY_FREE
@@ -47,9 +48,6 @@ def move_result(board: Board, move: Move, colour: int | None = None) -> int:
 # facts about the lines of a tops bitboard, memoised per geometry: a tops bitboard recurs very
 # often in a search, and the lines loop costs far more than a dict look-up
 _MEMO_LIMIT = 1 << 18
-_COMPLETING: dict[tuple[int, int], dict[int, int]] = {}
-
-
 def _memo(store: dict, geo: Geometry) -> dict:
     """``store``'s memo for ``geo`` (made empty on first use)."""
     cache = store.get((geo.size, geo.line_length))
@@ -69,60 +67,19 @@ def _remember(cache: dict, bb: int, value):
 def completing_squares(board: Board, colour: int) -> int:
     """Squares that would complete a line of ``colour``: the one square missing from each line
     in which ``colour`` shows all tops but one."""
-    bb = board.tops[colour]
-    out = _memo(_COMPLETING, board.geo).get(bb)
-    return completing_of(board.geo, bb) if out is None else out
-
-
-def completing_cache(geo: Geometry) -> dict[int, int]:
-    """The memo of ``completing_of`` for ``geo``, keyed by tops bitboard (the search reads it
-    directly in its hottest loop; on a miss, call ``completing_of``)."""
-    return _memo(_COMPLETING, geo)
+    geo = board.geo
+    return completing_table(geo.size, geo.line_length)[board.tops[colour]]
 
 
 def completing_of(geo: Geometry, bb: int) -> int:
-    """``completing_squares`` for a tops bitboard ``bb`` (memoised)."""
-    cache = completing_cache(geo)
-    out = cache.get(bb)
-    if out is None:
-        out = 0
-        for line in _short_by_one(geo, bb, full_too=False):
-            out |= line & ~bb
-        _remember(cache, bb, out)
-    return out
-
-
-_HOT_LINES: dict[tuple[int, int], dict[int, int]] = {}
-
-
-def hot_lines_cache(geo: Geometry) -> dict[int, int]:
-    """The memo of ``hot_lines_of`` for ``geo``, keyed by tops bitboard (read directly by the
-    search; on a miss, call ``hot_lines_of``)."""
-    return _memo(_HOT_LINES, geo)
+    """``completing_squares`` for a tops bitboard ``bb``."""
+    return completing_table(geo.size, geo.line_length)[bb]
 
 
 def hot_lines_of(geo: Geometry, bb: int) -> int:
     """The squares of every line in which the tops ``bb`` show all but one (or all) of the
-    line: where a defensive entry against them is allowed (``Board._hot_lines``); memoised."""
-    cache = hot_lines_cache(geo)
-    out = cache.get(bb)
-    if out is None:
-        out = 0
-        for line in _short_by_one(geo, bb, full_too=True):
-            out |= line
-        _remember(cache, bb, out)
-    return out
-
-
-def _short_by_one(geo: Geometry, bb: int, full_too: bool) -> list[int]:
-    """The lines in which the tops ``bb`` show all squares but one (and, with ``full_too``,
-    those they fill).  Only memo misses call this."""
-    need = geo.line_length - 1
-    if bb.bit_count() < need:
-        return []
-    if full_too:
-        return [line for line in geo.lines if (bb & line).bit_count() >= need]
-    return [line for line in geo.lines if (bb & line).bit_count() == need]
+    line: where a defensive entry against them is allowed (``Board._hot_lines``)."""
+    return hot_lines_table(geo.size, geo.line_length)[bb]
 
 
 _THREAT_LINES: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}
@@ -235,47 +192,18 @@ def has_winning_move(board: Board, colour: int | None = None) -> bool:
 def threat_targets(board: Board, colour: int) -> int:
     """The squares a move must reach to stop every win in one of ``colour`` (a bitboard): its
     threatened lines and the sources of its winning board moves; 0 when ``colour`` has no
-    winning move.  (``has_winning_move``, ``threat_lines`` and the sources of ``winning_moves``
-    in one pass.)"""
-    hot = completing_squares(board, colour)
-    if not hot:
+    winning move.  (The search reads the same from ``threat_replies``; this is the plain form
+    its tests and its slow path compare with.)"""
+    wins = winning_moves(board, colour)
+    if not wins:
         return 0
-    stacks = board.stacks
-    size_bb = board.size_bb
-    sizes = board.rules.sizes
-    entry = board.rules.entry
-    counts = board.reserve[colour]
-    own = board.tops[colour]
-    wins = False
-    sources = 0
-    below = None
-    for to in squares_of(hot):
-        stack = stacks[to]
-        top = stack[-1] >> 1 if stack else 0
-        if not wins:
-            for s in range(sizes, top, -1):
-                if counts[s]:
-                    if not top or entry == ENTRY_FREE:
-                        wins = True
-                    elif entry != ENTRY_EMPTY:
-                        if below is None:
-                            below = board.below_masks()
-                        if board.entry_targets(s, below, colour) >> to & 1:
-                            wins = True
-                    if wins:
-                        break
-        bigger = 0
-        for s in range(top + 1, sizes + 1):
-            bigger |= size_bb[s]
-        for frm in squares_of(own & bigger & ~(1 << to) & ~sources):
-            if move_result(board, (stacks[frm][-1] >> 1, to, frm), colour) == WINS:
-                sources |= 1 << frm
-    if not wins and not sources:
-        return 0
-    lines = 0
+    out = 0
     for line in threat_lines(board, colour):
-        lines |= line
-    return lines | sources
+        out |= line
+    for m in wins:
+        if m.frm is not None:
+            out |= 1 << m.frm
+    return out
 
 
 def winning_moves(board: Board, colour: int | None = None) -> list[Move]:

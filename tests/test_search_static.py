@@ -1,21 +1,16 @@
 """The search's shortcuts that read a child from the parent's bitboards without playing the move
-agree with playing it: replies to threats, their targets, wins and scores of unplayed children."""
-
-import random
+agree with playing it: wins and scores of unplayed children.  (The replies to threats and
+their targets are checked in ``test_search_tables.py``.)"""
 
 import pytest
 from helpers import random_positions
 
 from engine import Board
-from engine.movegen import moves_to
 from engine.search import Searcher, SearchLimits
 from engine.search_frontier import Frontier
 from engine.tactics import (
-    candidate_moves_to,
     completing_squares,
     has_winning_move,
-    threat_lines,
-    threat_targets,
     winning_moves,
 )
 
@@ -24,34 +19,6 @@ VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
 
 def _positions(name, games, seed, plies=30):
     return random_positions(name, games, seed, plies)
-
-
-def _targets(board, rng):
-    full = board.geo.full
-    return [rng.getrandbits(board.rules.squares) & full for _ in range(3)] + [full]
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_moves_to_is_the_sorted_candidates(name):
-    rng = random.Random(1)
-    for board in _positions(name, 10, 21):
-        for targets in _targets(board, rng):
-            expected = sorted(candidate_moves_to(board, board.turn, targets), key=lambda m: m.size, reverse=True)
-            assert moves_to(board, targets) == [tuple(m) for m in expected], board.text()
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_threat_targets_are_the_lines_and_sources_of_the_wins(name):
-    for board in _positions(name, 12, 25, plies=40):
-        for colour in (0, 1):
-            expected = 0
-            if has_winning_move(board, colour):
-                for m in winning_moves(board, colour):
-                    if m.frm is not None:
-                        expected |= 1 << m.frm
-                for line in threat_lines(board, colour):
-                    expected |= line
-            assert threat_targets(board, colour) == expected, board.text()
 
 
 def _frontier(board):

@@ -23,7 +23,7 @@ from engine.movegen import (
     ordered_moves,
 )
 from engine.rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
-from engine.tactics import completing_of, hot_lines_of, threat_lines, threat_targets
+from engine.tactics import threat_lines, threat_targets
 from engine.threat_replies import threat_replies
 
 VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
@@ -33,11 +33,17 @@ def _positions(name, games, seed, plies=36):
     return random_positions(name, games, seed, plies)
 
 
-def _threat_squares(geo, bb):
+def _lines_showing(geo, bb, at_least):
+    """The lines in which the tops ``bb`` show ``at_least`` squares (all but one: exactly)."""
+    need = geo.line_length - 1
+    return [line for line in geo.lines
+            if (bb & line).bit_count() >= need and (at_least or (bb & line).bit_count() == need)]
+
+
+def _union(lines):
     out = 0
-    for line in geo.lines:
-        if (bb & line).bit_count() == geo.line_length - 1:
-            out |= line
+    for line in lines:
+        out |= line
     return out
 
 
@@ -51,9 +57,10 @@ def test_bitboard_tables_give_what_the_functions_compute(size, line):
     hot, threat = hot_lines_table(size, line), threat_lines_table(size, line)
     for bb in boards:
         assert sq[bb] == tuple(squares_of(bb))
-        assert co[bb] == completing_of(geo, bb)
-        assert hot[bb] == hot_lines_of(geo, bb)
-        assert threat[bb] == _threat_squares(geo, bb)
+        short = _lines_showing(geo, bb, at_least=False)
+        assert co[bb] == _union(short) & ~bb
+        assert hot[bb] == _union(_lines_showing(geo, bb, at_least=True))
+        assert threat[bb] == _union(short)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
