@@ -137,6 +137,7 @@ class Recogniser:
         self.ref_white = _whiteness(*ref_ch) if cal.pieces.clear else None
         self.ref_lab = cal.reference
         self.centres_mm = np.array([cal.board.square_centre(i) for i in range(cal.board.squares)])
+        self.centres_px = self.canvas.to_px(self.centres_mm)  # the squares' centres on the view
         self.offsets_mm = []
         # the radius of the edge seen around the top: an opaque cup's rounded top edge shows
         # its full outer diameter; a clear cup shows the edge of its wood plug
@@ -194,7 +195,7 @@ class Recogniser:
         # that is no change on the board, nor a way in for an arm
         self._ref_seen = _seen_small(cal.reference.max(axis=2) > 0, (sh, sw))
         self._seen = self._ref_seen
-        mid = self.canvas.to_px(self.centres_mm) * HAND_SCALE
+        mid = self.centres_px * HAND_SCALE
         disc = _disc(0.3 * self.board.square_mm * self.canvas.ppm * HAND_SCALE)
         pts = np.rint(mid[:, None, :] + disc[None, :, :]).astype(np.int64)
         self._middle_idx = (np.clip(pts[..., 1], 0, sh - 1) * sw + np.clip(pts[..., 0], 0, sw - 1)).ravel()
@@ -366,7 +367,18 @@ class Recogniser:
         sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
         return per_ring.mean(axis=2), sign, per_ring
 
-    def _hypotheses(self, cur: list[np.ndarray], H: float, n_px: np.ndarray) -> _Hypotheses:
+    def _ring_border(self, H: float, n_px: np.ndarray, beyond_px: float) -> int:
+        """Pixels of border the view needs so that every ring searched round any square's top
+        (the tallest size's, at the far end of its reach, ``beyond_px`` outside its edge) lies
+        on it: sample positions then need no clipping."""
+        k_top = height_scale(H, self.cal.sizes[-1].height_mm)
+        far = n_px + (self.centres_px - n_px) * k_top
+        spill = max(0.0, float(-far.min()), float((far - [self.canvas.width, self.canvas.height]).max()))
+        reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
+        return int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + beyond_px + 4))
+
+    def _hypotheses(self, cur: list[np.ndarray], H: float, n_px: np.ndarray,
+                    far_dir: tuple[np.ndarray, np.ndarray]) -> _Hypotheses:
         """For every square and size class, the best-supported top centre and its score.
         Candidate centres lie on whole pixels, so each ring sample is one integer add away."""
         cv = self.canvas
@@ -376,26 +388,18 @@ class Recogniser:
             # only the change since the empty board counts, and the ring's radial gradient
             # is linear in the gradients: their difference is all that needs sampling
             cols = [cur[0] - self.ref_g[0], cur[1] - self.ref_g[1]]
-        centres = cv.to_px(self.centres_mm)
+        centres = self.centres_px
         nsq = len(centres)
         sizes = self.cal.sizes
         # a border of no gradient wide enough for every ring
-        k_top = height_scale(H, sizes[-1].height_mm)
-        far = n_px + (centres - n_px) * k_top
-        spill = max(0.0, float(-far.min()), float((far - [cv.width, cv.height]).max()))
-        reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
-        pad = int(np.ceil(spill + reach_mm * k_top * cv.ppm + max(RADII) + 4))
+        pad = self._ring_border(H, n_px, max(RADII))
         wp = cv.width + 2 * pad
         planes = [self._padded(f"ring{i}", c, pad, cv2.BORDER_CONSTANT).ravel() for i, c in enumerate(cols)]
         score = np.zeros((nsq, len(sizes)), np.float32)
         sign = np.zeros((nsq, len(sizes)), np.float32)
         best_c = np.zeros((nsq, len(sizes), 2), np.float32)
         edges = np.zeros((nsq, len(sizes), 2), np.float32)
-        # turn each square's ring so that angle 0 points away from the nadir: the far arc
-        # (the top's edge against the board, never hidden by the cup's own wall)
-        away = centres - n_px
-        phi = np.arctan2(away[:, 1], away[:, 0])
-        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
+        cs, sn = far_dir
         fine = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)
         idx = np.arange(nsq)
         for s, sc in enumerate(sizes):
@@ -433,16 +437,12 @@ class Recogniser:
         plug's colour.  The score is the rim's lead over the brighter of its two sides, on the
         weaker ``RIM_KEEP`` of the angles (a glare arc or a neighbour crossing part of the ring
         does not make a rim)."""
-        centres = self.canvas.to_px(self.centres_mm)
+        centres = self.centres_px
         nsq, nsz = len(centres), len(self.cal.sizes)
         score = np.zeros((nsq, nsz), np.float32)
         best = np.zeros((nsq, nsz, 2), np.float32)
         # a border wide enough for every ring, so sample positions need no clipping
-        k_top = height_scale(H, self.cal.sizes[-1].height_mm)
-        far = n_px + (centres - n_px) * k_top
-        spill = max(0.0, float(-far.min()), float((far - [self.canvas.width, self.canvas.height]).max()))
-        reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
-        pad = int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + RIM_SIDE_PX + 4))
+        pad = self._ring_border(H, n_px, RIM_SIDE_PX)
         Dp = self._padded("rim", D.astype(np.float32), pad, cv2.BORDER_REPLICATE)
         wp = Dp.shape[1]
         Df = Dp.ravel()
@@ -500,7 +500,7 @@ class Recogniser:
         return score, best
 
     def _profiles(self, cur_log: np.ndarray, D: np.ndarray, off: float, centres: np.ndarray, H: float,
-                  n_px: np.ndarray) -> np.ndarray:
+                  far_dir: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
         sizes, 5) = (plug step, rim step, texture loss, mean absolute change inside the top,
         outline depth).
@@ -512,13 +512,8 @@ class Recogniser:
         point near the rim against the board just outside, median over the far arc) and the plug hides
         the board's grain (texture loss: the reference's spread inside the disc less the
         current one's)."""
-        w, h = self.canvas.width, self.canvas.height
         nsq, nsz = centres.shape[:2]
         out = np.zeros((nsq, nsz, 5), np.float32)
-        # angle 0 of each square's rings points away from the nadir (the far arc)
-        away = self.canvas.to_px(self.centres_mm) - n_px
-        phi = np.arctan2(away[:, 1], away[:, 0])
-        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
         for s, sc in enumerate(self.cal.sizes):
             k = height_scale(H, sc.height_mm)
             r_in = self.edges_mm[s][0] * k * self.canvas.ppm
@@ -529,20 +524,13 @@ class Recogniser:
             }
             vals = {}
             for name, p in pts.items():
-                px = p[None, :, 0] * cs - p[None, :, 1] * sn
-                py = p[None, :, 0] * sn + p[None, :, 1] * cs
-                xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
-                yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+                yi, xi = _sample_at(centres[:, s], p, far_dir, D.shape)
                 vals[name] = (D[yi, xi] - off, cur_log[yi, xi], self.ref_log[yi, xi])
             d_out = np.median(vals["out"][0], axis=1)
             out[:, s, 0] = np.median(vals["plug"][0], axis=1) - d_out
             # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
             ring_r = np.arange(r_in - 0.5, r_out + 0.9, 0.7)
-            p = _ring(list(ring_r), _FAR)
-            px = p[None, :, 0] * cs - p[None, :, 1] * sn
-            py = p[None, :, 0] * sn + p[None, :, 1] * cs
-            xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
-            yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+            yi, xi = _sample_at(centres[:, s], _ring(list(ring_r), _FAR), far_dir, D.shape)
             peak = D[yi, xi].reshape(nsq, len(ring_r), len(_FAR)).max(axis=1)
             o = (vals["out"][0] + off).reshape(nsq, 2, len(_FAR)).mean(axis=1)
             out[:, s, 1] = np.median(peak - o, axis=1)
@@ -551,17 +539,13 @@ class Recogniser:
             # the thin dark line round a clear cup's plug (or an opaque top's shoulder): per
             # ray, how far the darkest point on the edge dips below the darker of its sides
             line = np.array([r_in - 2.5, r_in - 0.7, r_in, r_in + 0.7, r_in + 2.5])
-            p = _ring(list(line), _FAR)
-            px = p[None, :, 0] * cs - p[None, :, 1] * sn
-            py = p[None, :, 0] * sn + p[None, :, 1] * cs
-            xi = np.clip(np.rint(centres[:, s, None, 0] + px).astype(np.int32), 0, w - 1)
-            yi = np.clip(np.rint(centres[:, s, None, 1] + py).astype(np.int32), 0, h - 1)
+            yi, xi = _sample_at(centres[:, s], _ring(list(line), _FAR), far_dir, D.shape)
             v = D[yi, xi].reshape(nsq, len(line), len(_FAR))
             out[:, s, 4] = np.median(np.minimum(v[:, 0], v[:, -1]) - v[:, 1:-1].min(axis=1), axis=1)
         return out
 
     def _polar(self, white: np.ndarray, lum_change: np.ndarray, centres: np.ndarray, H: float,
-               n_px: np.ndarray) -> np.ndarray:
+               far_dir: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Clear sets: the radial profile around each square's top per size class, (squares,
         sizes, 2 channels x radii x 2): the change of whiteness, then of log-brightness, at
         ``POLAR_RADII`` times the size's outer radius, far arc, median and a low percentile.
@@ -569,22 +553,24 @@ class Recogniser:
         The right size's profile has its plug inside, the white rim just inside 1 and the
         board outside; a wrong size's is stretched or squeezed.  The square model learns that
         shape, where the ring, rim and profile steps each test one radius."""
-        h, w = white.shape
         nsq, nsz = centres.shape[:2]
-        away = self.canvas.to_px(self.centres_mm) - n_px
-        phi = np.arctan2(away[:, 1], away[:, 0])
-        cs, sn = np.cos(phi)[:, None], np.sin(phi)[:, None]
         out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
         for s, sc in enumerate(self.cal.sizes):
             r = self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
-            p = _ring(list(POLAR_RADII * r), _FAR)
-            xi = np.clip(np.rint(centres[:, s, None, 0] + p[None, :, 0] * cs - p[None, :, 1] * sn).astype(np.int32), 0, w - 1)
-            yi = np.clip(np.rint(centres[:, s, None, 1] + p[None, :, 0] * sn + p[None, :, 1] * cs).astype(np.int32), 0, h - 1)
+            yi, xi = _sample_at(centres[:, s], _ring(list(POLAR_RADII * r), _FAR), far_dir, white.shape)
             for j, D in enumerate((white, lum_change)):
                 v = np.sort(D[yi, xi].reshape(nsq, len(POLAR_RADII), len(_FAR)), axis=2)
                 out[:, s, j, :, 0] = 0.5 * (v[..., (len(_FAR) - 1) // 2] + v[..., len(_FAR) // 2])
                 out[:, s, j, :, 1] = v[..., POLAR_LOW]
         return out.reshape(nsq, nsz, -1)
+
+    def _far_arc(self, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per square, (cos, sin) each (squares, 1), of the direction away from the camera's
+        nadir ``n_px``: angle 0 of every ring read round a square's top points along it, to
+        the far arc (the top's edge against the board, never hidden by the cup's own wall)."""
+        away = self.centres_px - n_px
+        phi = np.arctan2(away[:, 1], away[:, 0])
+        return np.cos(phi)[:, None], np.sin(phi)[:, None]
 
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
         r = max(1.5, radius * 0.55)
@@ -650,11 +636,12 @@ class Recogniser:
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
         lum, chroma = _channels(view, self.use_chroma or self.cal.pieces.clear)
-        hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px)
+        far_dir = self._far_arc(n_px)
+        hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px, far_dir)
         # the change of log-brightness since the empty board, and its typical level (the light's)
         lum_change = lum - self.ref_log
         lum_off = float(np.median(lum_change.ravel()[self._area_7]))
-        prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, n_px)
+        prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, far_dir)
         nsz = len(self.cal.sizes)
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         polar = np.zeros((nsq, nsz, N_POLAR), np.float32)
@@ -664,18 +651,17 @@ class Recogniser:
             rim_score, rim_centre = self._rim_search(D, H, n_px)
             # profiles around where each size's rim was found (its edges wander on light wood)
             at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
-            polar = self._polar(D, lum_change - lum_off, at, H, n_px)
+            polar = self._polar(D, lum_change - lum_off, at, H, far_dir)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
         changed &= self._seen
         explained = np.zeros_like(changed)
-        centres_px = self.canvas.to_px(self.centres_mm)
         offset = np.zeros((nsq, nsz))
         gap = np.zeros((nsq, nsz))
         for s in range(nsz):
             k = height_scale(H, self.cal.sizes[s].height_mm)
-            expected = n_px + (centres_px - n_px) * k
+            expected = n_px + (self.centres_px - n_px) * k
             reach = max(self.offsets_mm[s] * k * self.canvas.ppm, 1.0)
             offset[:, s] = np.linalg.norm(hyp.centre[:, s] - expected, axis=1) / reach
             if rim_centre is not None:
@@ -750,6 +736,20 @@ def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
     """Sample offsets (px) on circles of ``radii`` at the angles ``_ANG[idx]``, angle 0 along +x."""
     return np.concatenate([_U[idx] * r for r in radii])
+
+
+def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarray, np.ndarray],
+               shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices, (squares, samples) clipped to ``shape``, of the sample
+    ``offsets`` (px, angle 0 along +x) around each square's ``centres`` (squares, 2), turned
+    so that angle 0 points along the square's ``far_dir`` (cos, sin; ``Recogniser._far_arc``)."""
+    cs, sn = far_dir
+    h, w = shape[:2]
+    px = offsets[None, :, 0] * cs - offsets[None, :, 1] * sn
+    py = offsets[None, :, 0] * sn + offsets[None, :, 1] * cs
+    xi = np.clip(np.rint(centres[:, None, 0] + px).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(centres[:, None, 1] + py).astype(np.int32), 0, h - 1)
+    return yi, xi
 
 
 def _disc(radius: float) -> np.ndarray:
