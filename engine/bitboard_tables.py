@@ -71,7 +71,8 @@ def completing_table(size: int, line_length: int) -> Sequence[int]:
     geo = geometry(size, line_length)
     if geo.size * geo.size > FLAT_LIMIT:
         pairs = _short_lines(geo)
-        return _Memo(lambda bb: _completing(pairs, bb))
+        # the hole of each line short by one is that line less the tops
+        return _Memo(lambda bb: _threat_lines(pairs, bb) & ~bb)
     table = [0] * (1 << geo.size * geo.size)
     for line, hole in _short_lines(geo):
         rest = line ^ hole
@@ -102,14 +103,6 @@ def _supersets(geo: Geometry, required: int, fixed: int) -> list[int]:
     out = [required]
     for bit in free:
         out += [bb | bit for bb in out]
-    return out
-
-
-def _completing(pairs: list[tuple[int, int]], bb: int) -> int:
-    out = 0
-    for line, hole in pairs:
-        if bb & line == line ^ hole:
-            out |= hole
     return out
 
 
