@@ -35,6 +35,20 @@ def test_hands_hide_squares_instead_of_misreading_them():
     assert res.wrong_under_hand <= 2, res
 
 
+def test_frame_times_are_taken_on_one_thread():
+    """The CPU time per frame is all the frame's work as on one core: OpenCV works on the
+    measuring thread while frames are read, and gets its threads back afterwards."""
+    import cv2
+
+    threads_seen = []
+    before = cv2.getNumThreads()
+    res = evaluate("gobblet-jr", boards=2, seed=3,
+                   observer=lambda rec, obs, truth: threads_seen.append(cv2.getNumThreads()))
+    assert threads_seen == [1, 1]
+    assert cv2.getNumThreads() == before
+    assert len(res.cpu_ms) == 2 and min(res.cpu_ms) > 0
+
+
 def test_part_of_the_view_without_picture_is_no_hand():
     """A board nudged towards the edge of a low camera's field leaves a corner of the view
     black where the empty board had picture; that corner, joined to the grid lines the nudge

@@ -9,10 +9,12 @@ table and the board's wood stay those of the calibration: they are the same furn
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from calibration import calibrate
@@ -91,6 +93,22 @@ def _label(top, sizes: int) -> str:
     return f"{'LD'[top[0]]}{top[1] + 1}"
 
 
+def _on_one_thread(fn):
+    """``fn`` run with OpenCV's work on the calling thread only, so that the thread's CPU time
+    per frame is all of a frame's work, as on one core (by default OpenCV spreads some
+    functions over worker threads, whose time ``time.thread_time`` does not see)."""
+    @functools.wraps(fn)
+    def on_one_thread(*args, **kwargs):
+        threads = cv2.getNumThreads()
+        cv2.setNumThreads(1)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            cv2.setNumThreads(threads)
+    return on_one_thread
+
+
+@_on_one_thread
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
              nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped",
