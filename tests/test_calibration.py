@@ -2,9 +2,13 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from calibration import CalibrationError, calibrate, load_calibration, save_calibration
+from calibration.locate import detect_markers
+from hardware.camera_model import project
+from hardware.markers import marker_corners_world
 from hardware.pieces import load_board, load_piece_set
 from hardware.synthetic import empty_scene, random_scene, render_scene
 
@@ -71,3 +75,25 @@ def test_no_markers_is_a_clear_error():
     ps = load_piece_set("gobblet")
     with pytest.raises(CalibrationError, match="no board markers"):
         calibrate([np.full((720, 1280, 3), 128, np.uint8)], ps, load_board("gobblet-4x4"))
+
+
+@pytest.mark.parametrize("seed", [4, 9, 30, 41])
+def test_markers_of_known_size_are_found_with_fewer_thresholds(seed):
+    """Re-locating the board looks near the last markers, at their known size, without
+    OpenCV's largest threshold window: it finds the same markers as all three over the whole
+    frame, with the same corners."""
+    ps = load_piece_set("gobblet")
+    b = load_board(ps.default_board)
+    scene = random_scene(ps, b, seed)
+    image, _ = render_scene(scene, seed)
+    expected = {i: project(c, scene.intrinsics, scene.pose) for i, c in marker_corners_world(b).items()}
+    rois = []
+    for c in expected.values():
+        (x0, y0), (x1, y1) = c.min(axis=0), c.max(axis=0)
+        rois.append((int(x0 - 30), int(y0 - 30), int(x1 - x0 + 60), int(y1 - y0 + 60)))
+    side = float(np.median([np.linalg.norm(c[1] - c[0]) for c in expected.values()]))
+    everywhere = detect_markers(image, b)
+    near = detect_markers(image, b, rois, marker_px=side)
+    assert sorted(near) == sorted(everywhere) == [0, 1, 2, 3]
+    for i in near:
+        assert np.abs(near[i] - everywhere[i]).max() < 0.05

@@ -222,13 +222,14 @@ class Recogniser:
             # look where every marker should be, not only those seen last time: a marker a
             # hand hid comes back where it was, and a pose from the few left is off by pixels
             expected = {i: project(c, self.cal.intrinsics, self.pose) for i, c in self._marker_world.items()}
-            rois = []
+            rois, sides = [], []
             for c in {**expected, **self.last_markers}.values():
                 x0, y0 = c.min(axis=0)
                 x1, y1 = c.max(axis=0)
                 pad = max(30.0, (x1 - x0) * 0.8)
                 rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
-            markers = detect_markers(image, self.board, rois)
+                sides.append(float(np.linalg.norm(c[1] - c[0])))
+            markers = detect_markers(image, self.board, rois, marker_px=float(np.median(sides)))
         if len(markers) < len(self.last_markers) or not markers:
             markers = detect_markers(image, self.board)
         fix = estimate_pose(markers, self.board, self.cal.intrinsics,
