@@ -346,7 +346,12 @@ class Recogniser:
         shape = (S_, C_, len(radii_px), len(offsets), A)
 
         def radial(k: int) -> np.ndarray:
-            return (np.take(planes[k], idx) * ux + np.take(planes[k + 1], idx) * uy).reshape(shape)
+            along = np.take(planes[k], idx)
+            along *= ux
+            across = np.take(planes[k + 1], idx)
+            across *= uy
+            along += across
+            return along.reshape(shape)
 
         p_cur = radial(0)
         if len(planes) == 8:
@@ -363,6 +368,8 @@ class Recogniser:
         # the weaker half of the far arc must still show the edge: a neighbour's edge
         # crossing part of the ring does not make a closed arc
         sc_r = np.partition(sg[..., None] * p_cur, A // 2, axis=4)[..., :A // 2].mean(axis=4)
+        if len(offsets) == 1:
+            return sc_r[..., 0].mean(axis=2), sg[:, :, 0, 0], sc_r[..., 0]
         ri = sc_r.argmax(axis=3)
         per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
         sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
@@ -457,7 +464,10 @@ class Recogniser:
         def lead_of(v: np.ndarray, n_radii: int, n_ang: int) -> np.ndarray:
             # radii: inside, one or more on the rim (the brightest counts), outside
             v = v.reshape(v.shape[:2] + (n_radii, n_ang))
-            lead = v[:, :, 1:-1].max(axis=2) - np.maximum(v[:, :, 0], v[:, :, -1])
+            rim = v[:, :, 1]
+            for i in range(2, n_radii - 1):
+                rim = np.maximum(rim, v[:, :, i])
+            lead = rim - np.maximum(v[:, :, 0], v[:, :, -1])
             keep = int(n_ang * RIM_KEEP)
             return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
 
