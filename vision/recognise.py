@@ -202,6 +202,9 @@ class Recogniser:
         # the last frame's evidence per square (what the square model decided on)
         self.last_evidence: SquareEvidence | None = None
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
+        # log(R/B) of the cooler player colour, and the distance between the two colours
+        self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
+        self._players_apart = float(_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0])
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -535,14 +538,14 @@ class Recogniser:
             }
             vals = {}
             for name, p in pts.items():
-                yi, xi = _sample_at(centres[:, s], p, far_dir, D.shape)
-                vals[name] = (D[yi, xi] - off, cur_log[yi, xi], self.ref_log[yi, xi])
+                at = _sample_at(centres[:, s], p, far_dir, D.shape)
+                vals[name] = (D.take(at) - off, cur_log.take(at), self.ref_log.take(at))
             d_out = np.median(vals["out"][0], axis=1)
             out[:, s, 0] = np.median(vals["plug"][0], axis=1) - d_out
             # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
             ring_r = np.arange(r_in - 0.5, r_out + 0.9, 0.7)
-            yi, xi = _sample_at(centres[:, s], _ring(list(ring_r), _FAR), far_dir, D.shape)
-            peak = D[yi, xi].reshape(nsq, len(ring_r), len(_FAR)).max(axis=1)
+            at = _sample_at(centres[:, s], _ring(list(ring_r), _FAR), far_dir, D.shape)
+            peak = D.take(at).reshape(nsq, len(ring_r), len(_FAR)).max(axis=1)
             o = (vals["out"][0] + off).reshape(nsq, 2, len(_FAR)).mean(axis=1)
             out[:, s, 1] = np.median(peak - o, axis=1)
             out[:, s, 2] = vals["plug"][2].std(axis=1) - vals["plug"][1].std(axis=1)
@@ -550,8 +553,8 @@ class Recogniser:
             # the thin dark line round a clear cup's plug (or an opaque top's shoulder): per
             # ray, how far the darkest point on the edge dips below the darker of its sides
             line = np.array([r_in - 2.5, r_in - 0.7, r_in, r_in + 0.7, r_in + 2.5])
-            yi, xi = _sample_at(centres[:, s], _ring(list(line), _FAR), far_dir, D.shape)
-            v = D[yi, xi].reshape(nsq, len(line), len(_FAR))
+            at = _sample_at(centres[:, s], _ring(list(line), _FAR), far_dir, D.shape)
+            v = D.take(at).reshape(nsq, len(line), len(_FAR))
             out[:, s, 4] = np.median(np.minimum(v[:, 0], v[:, -1]) - v[:, 1:-1].min(axis=1), axis=1)
         return out
 
@@ -568,9 +571,9 @@ class Recogniser:
         out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
         for s, sc in enumerate(self.cal.sizes):
             r = self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
-            yi, xi = _sample_at(centres[:, s], _ring(list(POLAR_RADII * r), _FAR), far_dir, white.shape)
+            at = _sample_at(centres[:, s], _ring(list(POLAR_RADII * r), _FAR), far_dir, white.shape)
             for j, D in enumerate((white, lum_change)):
-                v = np.sort(D[yi, xi].reshape(nsq, len(POLAR_RADII), len(_FAR)), axis=2)
+                v = np.sort(D.take(at).reshape(nsq, len(POLAR_RADII), len(_FAR)), axis=2)
                 out[:, s, j, :, 0] = 0.5 * (v[..., (len(_FAR) - 1) // 2] + v[..., len(_FAR) // 2])
                 out[:, s, j, :, 1] = v[..., POLAR_LOW]
         return out.reshape(nsq, nsz, -1)
@@ -590,13 +593,14 @@ class Recogniser:
         patch = view[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(np.float64)
         if len(patch) == 0:
             return 0, 0.0
-        yy, xx = np.mgrid[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+        yy = np.arange(max(y0, 0), max(y1, 0))[:, None]
+        xx = np.arange(max(x0, 0), max(x1, 0))
         m = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= r * r).ravel()
         px = patch[m] if m.any() else patch
         v = np.log(np.maximum(px, 1.0) / np.maximum(board_now, 1.0))
         # glare and a clear cup's rim are white: cooler (less red against blue) than either
         # player's wood, so they say nothing about the colour
-        warm = v[:, 2] - v[:, 0] >= float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min()) - GLARE_TINT
+        warm = v[:, 2] - v[:, 0] >= self._coolest_player - GLARE_TINT
         if np.count_nonzero(warm) >= max(4, len(v) // 4):
             v = v[warm]
         # glare only ever brightens, and a spot blurred into a dark plug leaves pixels of
@@ -609,7 +613,7 @@ class Recogniser:
         d_dark = _colour_distance(v, self.colour_refs[1])
         vote = float(np.median(d_dark - d_light))
         c = 0 if vote >= 0 else 1
-        margin = abs(vote) / (_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0] + 1e-6)
+        margin = abs(vote) / (self._players_apart + 1e-6)
         return c, float(margin)
 
     @property
@@ -750,17 +754,18 @@ def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
 
 
 def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarray, np.ndarray],
-               shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices, (squares, samples) clipped to ``shape``, of the sample
-    ``offsets`` (px, angle 0 along +x) around each square's ``centres`` (squares, 2), turned
-    so that angle 0 points along the square's ``far_dir`` (cos, sin; ``Recogniser._far_arc``)."""
+               shape: tuple[int, ...]) -> np.ndarray:
+    """Flat indices into an image of ``shape`` (for ``take``), (squares, samples), of the
+    sample ``offsets`` (px, angle 0 along +x) around each square's ``centres`` (squares, 2),
+    clipped to the image and turned so that angle 0 points along the square's ``far_dir``
+    (cos, sin; ``Recogniser._far_arc``)."""
     cs, sn = far_dir
     h, w = shape[:2]
     px = offsets[None, :, 0] * cs - offsets[None, :, 1] * sn
     py = offsets[None, :, 0] * sn + offsets[None, :, 1] * cs
     xi = np.clip(np.rint(centres[:, None, 0] + px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(centres[:, None, 1] + py).astype(np.int32), 0, h - 1)
-    return yi, xi
+    return yi * w + xi
 
 
 def _disc(radius: float) -> np.ndarray:
