@@ -6,15 +6,16 @@ bitboards directly, scores each move as it makes it and returns ``(size, to, frm
 (equal to, and hashing like, the ``Move`` with the same fields; ``Board.push`` takes either).
 
 Order: moves onto a line where the opponent shows all tops but one (blocks and gobbles there),
-then the killer moves of the ply, then by the history heuristic, gobbling an opponent piece
-and size.
+then the killer moves of the ply, then (when the search asks, above its frontier) moves that
+make a new line of the mover's one top short, then by the history heuristic, gobbling an
+opponent piece and size.
 """
 
 from __future__ import annotations
 
 from operator import attrgetter, itemgetter
 
-from .bitboard_tables import square_table, threat_lines_table
+from .bitboard_tables import completing_table, square_table, threat_lines_table
 from .board import Board
 from .rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
 from .tactics import candidate_moves_to, threat_lines
@@ -22,6 +23,10 @@ from .tactics import candidate_moves_to, threat_lines
 BLOCK_BONUS = 1 << 32
 KILLER_BONUS = 1 << 30
 CAPTURE_BONUS = 1 << 25
+# Above the search's frontier a refutation that threatens a win is cheap to search: most of the
+# opponent's replies then lose at once, which the search sees without searching them.  (At the
+# frontier itself a threatening child costs a quiescence search, so there it is not preferred.)
+THREAT_BONUS = 1 << 28
 
 _SQUARES: dict[int, tuple[int, ...]] = {}
 
@@ -44,9 +49,12 @@ def squares(bb: int) -> tuple[int, ...]:
     return out
 
 
-def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> list[tuple]:
+def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
+                  threats: bool = False) -> list[tuple]:
     """The legal moves of the side to move, best first, without those in ``tried`` (moves
-    already searched).  The board must not be over."""
+    already searched).  With ``threats``, a move after which the mover's tops show all but one
+    square of a line they did not before (``THREAT_BONUS``; the hole may be out of reach: it is
+    only an ordering) comes before the captures.  The board must not be over."""
     c = board.turn
     tops = board.tops
     size_bb = board.size_bb
@@ -78,6 +86,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
     append = scored.append
     entry = rules.entry
     counts = board.reserve[c]
+    co = completing_table(rules.board, rules.line) if threats else None
     for s in range(sizes, 0, -1):
         if not counts[s]:
             continue
@@ -92,6 +101,8 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
         for to in sq[targets]:
             mv = (s, to, None)
             v = get(mv, 0) + s
+            if co is not None and co[mine | 1 << to] & ~co[mine]:
+                v += THREAT_BONUS
             if special >> to & 1:
                 if marked >> to & 1:
                     if mv in tried:
@@ -111,6 +122,8 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict) -> l
         for to in sq[below[s] & ~(1 << frm)]:
             mv = (s, to, frm)
             v = get(mv, 0) + s
+            if co is not None and co[(mine | 1 << to) & ~(1 << frm)] & ~co[mine]:
+                v += THREAT_BONUS
             if special >> to & 1:
                 if marked >> to & 1:
                     if mv in tried:

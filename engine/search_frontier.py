@@ -457,18 +457,20 @@ def lines_touched(lines_through: tuple[tuple[int, ...], ...]) -> tuple[tuple[tup
     return out
 
 
-def staged_moves(board: Board, first: list, killers: list, history: dict) -> Iterator[tuple | None]:
-    """The moves of a negamax node in the search's order: ``first`` (the table's move, if
-    any), then the killers legal here, then the others from ``ordered_moves``, each stage made
-    only when the one before has been searched; None alone when there is no legal move."""
+def staged_moves(board: Board, first: list, killers: list, history: dict,
+                 threats: bool = False) -> Iterator[tuple | None]:
+    """The moves of a negamax node in the search's order: ``first`` (the table's move and
+    maybe a killer before it, each legal here), then the other killers legal here, then the
+    others from ``ordered_moves`` (with ``threats``: moves that make a threat early), each
+    stage made only when the one before has been searched; None alone when there is no legal
+    move."""
     yield from first
     tried = list(first)
-    tt_move = first[0] if first else None
     for k in killers:
-        if k is not None and k != tt_move and is_legal_now(board, k):
+        if k is not None and k not in first and is_legal_now(board, k):
             tried.append(k)
     yield from tried[len(first):]
-    rest = ordered_moves(board, tuple(tried), killers, history)
+    rest = ordered_moves(board, tuple(tried), killers, history, threats)
     if not rest and not tried:
         yield None
     yield from rest

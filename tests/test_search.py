@@ -7,7 +7,8 @@ import pytest
 
 from engine import Board, Move
 from engine.movegen import is_legal_now, ordered_moves
-from engine.search import MATE, Searcher, SearchLimits, child_hash, search
+from engine.search import INF, MATE, Searcher, SearchLimits, child_hash, search
+from engine.search_frontier import staged_moves
 from engine.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
 
 WIN_IN_3 = "gobblet B4,.,.,./.,.,W3,./.,W4,.,B4/.,W4,W3,. w 4,2,2 4,3,3 5"
@@ -225,3 +226,50 @@ def test_rescoring_keeps_to_the_time_limit():
     r = Searcher().search(board, SearchLimits(time=0.4), rescore=3)
     assert time.perf_counter() - start < 0.4 + 0.4
     assert r.ranked[0].exact and r.move in board.legal_moves()
+
+
+def test_generated_moves_put_threats_first_above_the_frontier():
+    # White shows a1 and b1: an entry on c1 or d1 makes row 1 one top short of complete
+    board = Board()
+    for text in ["4a1", "4d4", "4b1", "4c3"]:
+        board.play(board.parse_move(text))
+    threats = {tuple(board.parse_move(t)) for t in ["4c1", "4d1", "3c1", "3d1"]}
+    with_threats = ordered_moves(board, (), [None, None], {}, True)
+    assert set(with_threats[:len(threats)]) == threats
+    plain = ordered_moves(board, (), [None, None], {})
+    assert set(plain) == set(with_threats) and len(plain) == len(with_threats)
+    assert set(plain[:len(threats)]) != threats
+
+
+def test_staged_moves_try_the_killer_before_the_table_move_and_each_move_once():
+    board = Board.from_text(MIDGAME)
+    legal = [tuple(m) for m in board.legal_moves()]
+    tt_move, killer, other = legal[3], legal[7], legal[11]
+    staged = list(staged_moves(board, [killer, tt_move], [killer, other], {}, True))
+    assert staged[:3] == [killer, tt_move, other]
+    assert len(staged) == len(legal) and set(staged) == set(legal)
+
+
+def test_the_killer_goes_before_the_table_move_only_above_the_frontier():
+    # plant a table move and a different legal killer; the first move a node plays is the
+    # table's at depth 1 and the killer above it
+    board = Board.from_text(MIDGAME)
+    legal = [tuple(m) for m in board.legal_moves()]
+    tt_move, killer = legal[5], legal[9]
+    for depth, expected in ((1, tt_move), (2, killer)):
+        searcher = Searcher(_fast_frontier=False)
+        searcher.search(board, SearchLimits(time=None, depth=1))  # sets up the search state
+        searcher.tt.clear()
+        searcher.tt[board.hash] = (0, 0, 0, tt_move)  # too shallow to settle the node
+        searcher._killers[1] = [killer, None]
+        inner = searcher._board
+        played = []
+        push = inner.push
+
+        def spy(move, played=played, push=push):
+            played.append(tuple(move))
+            push(move)
+
+        inner.push = spy
+        searcher._negamax(depth, -INF, INF, 1)
+        assert played[0] == expected

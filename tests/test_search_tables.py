@@ -19,6 +19,7 @@ from engine.movegen import (
     BLOCK_BONUS,
     CAPTURE_BONUS,
     KILLER_BONUS,
+    THREAT_BONUS,
     moves_to,
     ordered_moves,
 )
@@ -79,8 +80,22 @@ def test_threat_targets_and_replies_agree_with_tactics_and_movegen(name):
     assert checked > 100
 
 
-def _reference_order(board, tried, killers, history):
-    """The move order the search had before ``ordered_moves`` was tuned (written plainly)."""
+def _makes_threat(board, mv):
+    """True when the mover's tops after ``mv`` (what a lift uncovers left out) have a square
+    completing a line that the tops before did not have."""
+    geo = board.geo
+    mine = board.tops[board.turn]
+    after = (mine | 1 << mv[1]) & ~(0 if mv[2] is None else 1 << mv[2])
+
+    def holes(bb):
+        return _union(_lines_showing(geo, bb, at_least=False)) & ~bb
+
+    return bool(holes(after) & ~holes(mine))
+
+
+def _reference_order(board, tried, killers, history, threats=False):
+    """The move order the search had before ``ordered_moves`` was tuned (written plainly);
+    with ``threats``, moves that make a new threat get ``THREAT_BONUS``."""
     c = board.turn
     mine, theirs = board.tops[c], board.tops[1 - c]
     empty = board.geo.full ^ (mine | theirs)
@@ -113,6 +128,7 @@ def _reference_order(board, tried, killers, history):
         v = history.get(mv, 0) + mv[0]
         v += BLOCK_BONUS if hot >> mv[1] & 1 else 0
         v += CAPTURE_BONUS if theirs >> mv[1] & 1 else 0
+        v += THREAT_BONUS if threats and _makes_threat(board, mv) else 0
         return v + (KILLER_BONUS if mv in kill else 0)
 
     return sorted((mv for mv in moves if mv not in tried), key=value, reverse=True)
@@ -129,6 +145,8 @@ def test_ordered_moves_keep_the_reference_order(name):
             killers = [rng.choice(legal + [None]), rng.choice(legal + [None])]
             expected = _reference_order(board, tried, killers, history)
             assert ordered_moves(board, tried, killers, history) == expected
+            expected = _reference_order(board, tried, killers, history, threats=True)
+            assert ordered_moves(board, tried, killers, history, threats=True) == expected
 
 
 @pytest.mark.parametrize("name", VARIANTS + ["gobblet[board=5,line=4]"])
