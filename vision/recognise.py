@@ -371,7 +371,7 @@ class Recogniser:
         # the weaker half of the far arc must still show the edge: a neighbour's edge
         # crossing part of the ring does not make a closed arc
         sc_r = np.partition(sg[..., None] * p_cur, A // 2, axis=4)[..., :A // 2].mean(axis=4)
-        if len(offsets) == 1:
+        if len(offsets) == 1:  # one radius per edge: no radius to choose
             return sc_r[..., 0].mean(axis=2), sg[:, :, 0, 0], sc_r[..., 0]
         ri = sc_r.argmax(axis=3)
         per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
