@@ -97,6 +97,27 @@ def threat_lines_table(size: int, line_length: int) -> Sequence[int]:
     return _Memo(lambda bb: _threat_lines(pairs, bb))
 
 
+@cache
+def first_line_table(size: int, line_length: int) -> Sequence[int]:
+    """``[bb]``: the first line (in the order of ``Geometry.lines``) that tops ``bb`` show
+    completely, 0 when they show none (flat up to 16 squares, as the completing table)."""
+    geo = geometry(size, line_length)
+    if geo.size * geo.size > FLAT_LIMIT:
+        return _Memo(lambda bb: _first_line(geo, bb))
+    table = [0] * (1 << geo.size * geo.size)
+    for line in reversed(geo.lines):  # the first line in order written last
+        for bb in _supersets(geo, line, line):
+            table[bb] = line
+    return table
+
+
+def _first_line(geo: Geometry, bb: int) -> int:
+    for line in geo.lines:
+        if bb & line == line:
+            return line
+    return 0
+
+
 def _supersets(geo: Geometry, required: int, fixed: int) -> list[int]:
     """The bitboards holding ``required`` that agree with it on the squares of ``fixed``."""
     free = [1 << sq for sq in range(geo.size * geo.size) if not fixed >> sq & 1]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from .bitboard_tables import hot_lines_table
+from .bitboard_tables import first_line_table, hot_lines_table
 from .geometry import Geometry, geometry, squares_of
 from .rules import (
     BLACK,
@@ -148,6 +148,7 @@ class Board:
         self.geo: Geometry = geometry(rules.board, rules.line)
         self.stacked = rules.reserve == RESERVE_STACKS
         self._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
+        self._first_line = first_line_table(rules.board, rules.line)
         reserves = []
         for _ in (WHITE, BLACK):
             counts = [0] * (rules.sizes + 1)
@@ -182,6 +183,7 @@ class Board:
         board.geo = geometry(rules.board, rules.line)
         board.stacked = rules.reserve == RESERVE_STACKS
         board._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
+        board._first_line = first_line_table(rules.board, rules.line)
         codes, counts = _validate_setup(rules, board.geo, stacks, reserves, turn, ply)
         board._set_state(codes, counts, turn, ply)
         return board
@@ -441,16 +443,20 @@ class Board:
 
     def push(self, move: Move) -> None:
         """Play ``move`` without checking it (it must come from ``legal_moves``)."""
+        # (the search pushes and pops millions of times: everything is read once into locals)
         size, to, frm = move
         c = self.turn
         p = size * 2 + c
-        zp = self._z.piece
-        h = self.hash ^ self._z.turn
+        z = self._z
+        zp = z.piece
+        old = self.hash
+        h = old ^ z.turn
         tops = self.tops
         size_bb = self.size_bb
+        stacks = self.stacks
         if frm is None:
             counts = self.reserve[c]
-            zr = self._z.reserve[c]
+            zr = z.reserve[c]
             k = counts[size]
             h ^= zr[size][k] ^ zr[size][k - 1]
             counts[size] = k - 1
@@ -459,7 +465,7 @@ class Board:
                 h ^= zr[size - 1][k] ^ zr[size - 1][k + 1]
                 counts[size - 1] = k + 1
         else:
-            src = self.stacks[frm]
+            src = stacks[frm]
             src.pop()
             bit = 1 << frm
             tops[c] ^= bit
@@ -469,7 +475,7 @@ class Board:
                 q = src[-1]
                 tops[q & 1] |= bit
                 size_bb[q >> 1] |= bit
-        dest = self.stacks[to]
+        dest = stacks[to]
         bit = 1 << to
         if dest:
             q = dest[-1]
@@ -479,32 +485,29 @@ class Board:
         tops[c] |= bit
         size_bb[size] |= bit
         h ^= zp[to][p]
-        self._undo.append((move, self.hash))
+        self._undo.append((move, old))
         self.hash = h
         self.turn = 1 - c
-        seen = self.seen.get(h, 0) + 1
-        self.seen[h] = seen
+        seen = self.seen
+        n = seen.get(h, 0) + 1
+        seen[h] = n
         if self.decided is None:
             # Before the move nobody showed a line, so a new line of the mover runs through
-            # ``to`` and a new line of the opponent through ``frm`` (an uncovered piece): only
-            # those few lines need a look (lines_through keeps the order of geo.lines, so the
-            # line reported is the one _line_outcome would report).
+            # ``to`` and a new line of the opponent through ``frm`` (an uncovered piece): the
+            # first line either shows (``bitboard_tables.first_line_table``, in the order of
+            # geo.lines, which is the order _line_outcome reports in) is such a line.
             result = None
             if frm is not None and src and src[-1] & 1 != c:
-                bb = tops[1 - c]
-                for line in self.geo.lines_through[frm]:
-                    if bb & line == line:
-                        result = Outcome(1 - c, REVEAL, self.geo.line_squares(line))
-                        break
+                line = self._first_line[tops[1 - c]]
+                if line:
+                    result = Outcome(1 - c, REVEAL, self.geo.line_squares(line))
             if result is None:
-                bb = tops[c]
-                for line in self.geo.lines_through[to]:
-                    if bb & line == line:
-                        result = Outcome(c, LINE, self.geo.line_squares(line))
-                        break
+                line = self._first_line[tops[c]]
+                if line:
+                    result = Outcome(c, LINE, self.geo.line_squares(line))
         else:
             result = self._line_outcome(c)
-        if result is None and seen >= self.rules.repetitions:
+        if result is None and n >= self.rules.repetitions:
             result = Outcome(None, REPETITION)
         self.decided = result
 
@@ -514,17 +517,20 @@ class Board:
         self.decided = None
         if move is None:  # an action (resignation, agreement, touch-move loss)
             return None  # actions are only taken while the game goes on
-        seen = self.seen[self.hash] - 1
-        if seen:
-            self.seen[self.hash] = seen
+        seen = self.seen
+        h = self.hash
+        n = seen[h] - 1
+        if n:
+            seen[h] = n
         else:
-            del self.seen[self.hash]
+            del seen[h]
         size, to, frm = move
         c = 1 - self.turn
         p = size * 2 + c
         tops = self.tops
         size_bb = self.size_bb
-        dest = self.stacks[to]
+        stacks = self.stacks
+        dest = stacks[to]
         dest.pop()
         bit = 1 << to
         tops[c] ^= bit
@@ -539,7 +545,7 @@ class Board:
             if self.stacked and size > 1:
                 counts[size - 1] -= 1
         else:
-            src = self.stacks[frm]
+            src = stacks[frm]
             bit = 1 << frm
             if src:
                 q = src[-1]

@@ -185,6 +185,43 @@ def _line_terms(board: int, line_length: int) -> tuple[dict, dict]:
     return own, opp
 
 
+def masked_line_terms(rules: Rules) -> tuple[tuple[int, ...], dict[int, int]]:
+    """``(masks, terms)``: the packed term of each line (``line_terms``) read with one mask and
+    one look-up.  ``masks[i]`` is ``line | line << n | line << 2 * n`` for the ``i``-th line of
+    ``Geometry.lines`` on a board of ``n`` squares, and ``terms[key & masks[i]]`` is that line's
+    term for ``key = own | opp << n | big << 2 * n`` (the tops of the side to move, the
+    opponent's, and the squares showing a largest piece), 0 for a blocked or empty line.  (A
+    term depends only on how many tops and largest pieces a line holds, so two lines whose
+    masked keys coincide agree on it.)"""
+    return _masked_line_terms(rules.board, rules.line)
+
+
+@cache
+def _masked_line_terms(board: int, line_length: int) -> tuple[tuple[int, ...], dict[int, int]]:
+    geo = geometry(board, line_length)
+    own, opp = _line_terms(board, line_length)
+    n = board * board
+    masks = tuple(line | line << n | line << 2 * n for line in geo.lines)
+    terms: dict[int, int] = {}
+    for line in geo.lines:
+        # each square of the line: empty, or either side's top, largest or not
+        keys = [0]
+        for sq in geo.line_squares(line):
+            bit = 1 << sq
+            keys = [k | extra for k in keys for extra in (0, bit, bit | bit << 2 * n, bit << n, bit << n | bit << 2 * n)]
+        for key in keys:
+            a = key & line
+            b = key >> n & line
+            big = key >> 2 * n
+            if a and not b:
+                terms[key] = own[a, big]
+            elif b and not a:
+                terms[key] = opp[b, big]
+            else:
+                terms[key] = 0
+    return masks, terms
+
+
 def packed_line_score(total: int) -> int:
     """``line_score`` from the sum of the packed terms of every line (``line_terms``)."""
     value = TEMPO + (total >> TERM_SHIFT)

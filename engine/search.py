@@ -443,7 +443,9 @@ class Searcher:
                             break
         if stats.rep_hits == rep0:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
-            self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+            # (``to_tt``, written out: this runs at every node)
+            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
+            self.tt[key] = (depth, flag, stored, best_move)
         return best
 
     def _probe_child(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int | None:

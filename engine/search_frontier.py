@@ -11,7 +11,8 @@ operations away; whether a side has a winning move there is read from its comple
 and the pieces that can reach them (``Frontier._wins``); the evaluation's reserve and buried
 terms change only on the two squares the move touches, and so do its line terms: the line term
 of a child comes from a memo, or else from the node's per-line terms redone on the lines
-through those squares (``evaluation.line_terms``).  (The side to move at such a node never
+through those squares, each line's term read with one mask and one look-up
+(``evaluation.masked_line_terms``).  (The side to move at such a node never
 has a win in one: the search checks that before it gets there.)
 
 Speed is the point of this module, so ``scan`` is one loop with everything it reads bound to
@@ -35,7 +36,7 @@ from .evaluation import (
     THREAT,
     buried_score,
     line_score_memo,
-    line_terms,
+    masked_line_terms,
     weights,
 )
 from .movegen import is_legal_now, ordered_moves
@@ -52,8 +53,8 @@ class Frontier:
 
     __slots__ = ("searcher", "stats", "board", "ply", "me", "counts", "their_counts", "largest",
                  "zp", "stacked", "stacks", "seen", "lines_through", "completing", "hot_lines",
-                 "squares", "lines", "own_terms", "opp_terms", "all_lines", "touched", "entry",
-                 "reserve_w", "buried_w", "lost", "o_wins", "qtt", "bigger", "ready", "their_ready")
+                 "squares", "lines", "masks", "terms", "touched", "entry",
+                 "reserve_w", "buried_w", "lost", "o_wins", "qtt", "bigger", "ready", "their_ready", "fixed", "wins_fixed")
 
     def __init__(self, searcher: Searcher, ply: int) -> None:
         # what stays the same for every node at this ply during one search
@@ -77,13 +78,18 @@ class Frontier:
         self.squares = square_table(rules.squares)
         # line scores of children, shared with ``evaluate`` (the child's mover is ``theirs``)
         self.lines = line_score_memo(rules)
-        self.own_terms, self.opp_terms = line_terms(rules)
-        self.all_lines = board.geo.lines
+        self.masks, self.terms = masked_line_terms(rules)
         self.touched = lines_touched(board.geo.lines_through)
         self.reserve_w = w.reserve
         self.buried_w = w.buried
         self.lost = -(MATE - ply - 1)
         self.o_wins = -(MATE - ply - 2)
+        # what ``scan`` and ``_wins`` read, unpacked at once
+        self.wins_fixed = (self.stacks, self.largest, self.entry, self.lines_through, self.squares)
+        self.fixed = (searcher, board, self.stats, ply, self.largest, self.zp, board._z.turn, self.reserve_w,
+                      self.buried_w, self.stacks, self.seen, self.lines_through, self.completing, self._wins,
+                      self.lost, self.o_wins, searcher._limits.nodes is not None, searcher._tick, self.qtt,
+                      searcher._qsearch, self.masks, self.lines, self.terms, self.touched, len(self.stacks))
         self.reset()
 
     def reset(self) -> Frontier:
@@ -108,59 +114,43 @@ class Frontier:
         quiescence step's: each reply counts as a node before it is scored.  Otherwise it is a
         depth-1 node of the negamax: a quiet child counts as a node, a played one as the
         quiescence node it leads to, and a cut-off updates the killers and history."""
-        searcher = self.searcher
-        board = self.board
-        stats = self.stats
-        ply = self.ply
+        (searcher, board, stats, ply, largest, zp, z_turn, reserve_w, buried_w, stacks, seen, lines_through,
+         completing, wins, lost, o_wins, limited, tick, qtt, qsearch, masks, lines, terms, touched,
+         n_squares) = self.fixed
         me = board.turn
         tops = board.tops
         mine0 = tops[me]
         theirs0 = tops[1 - me]
-        largest = self.largest
         big0 = board.size_bb[largest]
-        h0 = board.hash ^ board._z.turn
-        zp = self.zp
-        counts = board.reserve[me]
-        their_counts = board.reserve[1 - me]
-        reserve_w = self.reserve_w
+        reserve = board.reserve
+        counts = reserve[me]
+        their_counts = reserve[1 - me]
         reserve0 = reserve_w * (their_counts[largest] - counts[largest])
-        buried_w = self.buried_w
         buried0 = None
-        stacks = self.stacks
-        seen = self.seen
-        lines_through = self.lines_through
-        completing = self.completing
-        lines = self.lines
         their_hot = completing[theirs0]
-        wins = self._wins
-        self.reset()
-        lost = self.lost
-        o_wins = self.o_wins
-        limited = searcher._limits.nodes is not None
-        tick = searcher._tick
-        qtt = self.qtt
-        qsearch = searcher._qsearch
+        # (``reset``, written out)
+        self.me = me
+        self.counts = counts
+        self.their_counts = their_counts
+        self.bigger = None
         sel = ply >= stats.seldepth  # a quiet child may raise the deepest ply visited
         nodes = stats.nodes
         best_move = None
         parent_terms = parent_total = None
-        own_terms = self.own_terms
-        opp_terms = self.opp_terms
-        all_lines = self.all_lines
-        touched = self.touched
-        n_squares = len(stacks)
         twice_n = 2 * n_squares
         # The child of a board move can repeat an earlier position only if the three moves
         # before it were board moves too: an entry adds a piece for good, the position one
         # move back cannot come back (a move cannot undo the other side's move) and the one
         # two moves back has the other side to move.  Its hash is needed only then.
         undo = board._undo
-        reps = len(undo) >= 3
-        if reps:
-            for u in undo[-3:]:
-                if u[0] is None or u[0][2] is None:
-                    reps = False
-                    break
+        reps = False
+        if len(undo) >= 3:
+            m1 = undo[-1][0]
+            m2 = undo[-2][0]
+            m3 = undo[-3][0]
+            reps = (m1 is not None and m1[2] is not None and m2 is not None and m2[2] is not None
+                    and m3 is not None and m3[2] is not None)
+        h0 = board.hash ^ z_turn if reps else 0
         for move in moves:
             if move is None:  # (from ``staged_moves``) no legal move
                 stats.nodes = nodes
@@ -261,28 +251,14 @@ class Frontier:
                                 value = lines.get(key)
                                 if value is None:
                                     # the parent's line terms, redone on the lines the move
-                                    # changed (``evaluation.line_terms``)
+                                    # changed (``evaluation.masked_line_terms``)
                                     if parent_terms is None:
-                                        parent_terms = []
-                                        for line in all_lines:
-                                            a = theirs0 & line
-                                            b = mine0 & line
-                                            if a:
-                                                parent_terms.append(0 if b else own_terms[a, a & big0])
-                                            else:
-                                                parent_terms.append(opp_terms[b, b & big0] if b else 0)
+                                        key0 = theirs0 | mine0 << n_squares | big0 << twice_n
+                                        parent_terms = [terms[key0 & m] for m in masks]
                                         parent_total = sum(parent_terms)
                                     total = parent_total
                                     for i in touched[to][n_squares if frm is None else frm]:
-                                        line = all_lines[i]
-                                        a = theirs & line
-                                        b = mine & line
-                                        if a:
-                                            if not b:
-                                                total += own_terms[a, a & big]
-                                        elif b:
-                                            total += opp_terms[b, b & big]
-                                        total -= parent_terms[i]
+                                        total += terms[key & masks[i]] - parent_terms[i]
                                     # (``evaluation.packed_line_score``, written out)
                                     value = TEMPO + (total >> TERM_SHIFT)
                                     if (total >> 6) & 63 >= 2:
@@ -337,25 +313,23 @@ class Frontier:
         are ``own`` (``c``'s) and ``other``; ``hot`` is ``c``'s completing squares there.
         (``tactics.has_winning_move`` on the child, read from the parent's stacks.)"""
         size, to, frm = move
-        stacks = self.stacks
-        me = self.me
-        src = stacks[frm] if frm is not None else None
-        largest = self.largest
-        if c == me:
-            counts = self.counts
-            entered = frm is None
-        else:
-            counts = self.their_counts
-            entered = False
-        entry = self.entry
-        lines_through = self.lines_through
-        guarded = None  # squares on lines where the other side shows all tops but one
-        squares = self.squares
+        stacks, largest, entry, lines_through, squares = self.wins_fixed
         bigger = self.bigger
         if bigger is None:
             bigger = self._bigger_tops()
-        if not entered:
-            ready = self.ready if c == me else self.their_ready
+        if frm is None:
+            src = None
+            if c == self.me:
+                entered = True
+                counts = self.counts
+            else:
+                entered = False
+                ready = self.their_ready
+        else:
+            src = stacks[frm]
+            entered = False
+            ready = self.ready if c == self.me else self.their_ready
+        guarded = None  # squares on lines where the other side shows all tops but one
         moved = 1 << to if frm is None else 1 << to | 1 << frm
         for h in squares[hot]:
             # the top at h in the child
@@ -467,9 +441,10 @@ def staged_moves(board: Board, first: list, killers: list, history: dict,
     yield from first
     tried = list(first)
     for k in killers:
+        # (each checked only when the moves before it have not cut the node off)
         if k is not None and k not in first and is_legal_now(board, k):
             tried.append(k)
-    yield from tried[len(first):]
+            yield k
     rest = ordered_moves(board, tuple(tried), killers, history, threats)
     if not rest and not tried:
         yield None

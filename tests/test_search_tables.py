@@ -9,11 +9,17 @@ from helpers import random_positions
 from engine import variant
 from engine.bitboard_tables import (
     completing_table,
+    first_line_table,
     hot_lines_table,
     square_table,
     threat_lines_table,
 )
-from engine.evaluation import line_score, line_terms, packed_line_score
+from engine.evaluation import (
+    line_score,
+    line_terms,
+    masked_line_terms,
+    packed_line_score,
+)
 from engine.geometry import geometry, squares_of
 from engine.movegen import (
     BLOCK_BONUS,
@@ -62,6 +68,10 @@ def test_bitboard_tables_give_what_the_functions_compute(size, line):
         assert co[bb] == _union(short) & ~bb
         assert hot[bb] == _union(_lines_showing(geo, bb, at_least=True))
         assert threat[bb] == _union(short)
+    first = first_line_table(size, line)
+    for bb in boards:
+        full = [ln for ln in geo.lines if bb & ln == ln]
+        assert first[bb] == (full[0] if full else 0)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -169,6 +179,28 @@ def test_packed_line_terms_sum_to_the_line_score(name):
             elif b and not a:
                 total += opp_terms[b, b & big]
         assert packed_line_score(total) == line_score(rules, own, opp, big)
+
+
+@pytest.mark.parametrize("name", VARIANTS + ["gobblet[board=5,line=4]"])
+def test_masked_line_terms_give_the_packed_terms(name):
+    # the frontier reads a line's term with one mask and one look-up (``masked_line_terms``)
+    rules = variant(name)
+    geo = geometry(rules.board, rules.line)
+    own_terms, opp_terms = line_terms(rules)
+    masks, terms = masked_line_terms(rules)
+    assert len(masks) == len(geo.lines)
+    rng = random.Random(11)
+    n = rules.squares
+    for _ in range(3000):
+        occupied = rng.getrandbits(n)
+        own = occupied & rng.getrandbits(n)
+        opp = occupied & ~own
+        big = occupied & rng.getrandbits(n) & rng.getrandbits(n)
+        key = own | opp << n | big << 2 * n
+        for line, mask in zip(geo.lines, masks):
+            a, b = own & line, opp & line
+            want = own_terms[a, a & big] if a and not b else opp_terms[b, b & big] if b and not a else 0
+            assert terms[key & mask] == want
 
 
 def test_memos_shared_across_searches_keep_geometries_apart():
