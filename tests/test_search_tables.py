@@ -159,18 +159,22 @@ def test_ordered_moves_keep_the_reference_order(name):
             assert ordered_moves(board, tried, killers, history, threats=True) == expected
 
 
+def _random_tops(squares: int, seed: int, count: int = 3000):
+    """``count`` random (own tops, opponent's tops, largest pieces among them) bitboards."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        occupied = rng.getrandbits(squares)
+        own = occupied & rng.getrandbits(squares)
+        big = occupied & rng.getrandbits(squares) & rng.getrandbits(squares)
+        yield own, occupied & ~own, big
+
+
 @pytest.mark.parametrize("name", VARIANTS + ["gobblet[board=5,line=4]"])
 def test_packed_line_terms_sum_to_the_line_score(name):
     rules = variant(name)
     geo = geometry(rules.board, rules.line)
     own_terms, opp_terms = line_terms(rules)
-    rng = random.Random(9)
-    n = rules.squares
-    for _ in range(3000):
-        occupied = rng.getrandbits(n)
-        own = occupied & rng.getrandbits(n)
-        opp = occupied & ~own
-        big = occupied & rng.getrandbits(n) & rng.getrandbits(n)
+    for own, opp, big in _random_tops(rules.squares, 9):
         total = 0
         for line in geo.lines:
             a, b = own & line, opp & line
@@ -189,13 +193,8 @@ def test_masked_line_terms_give_the_packed_terms(name):
     own_terms, opp_terms = line_terms(rules)
     masks, terms = masked_line_terms(rules)
     assert len(masks) == len(geo.lines)
-    rng = random.Random(11)
     n = rules.squares
-    for _ in range(3000):
-        occupied = rng.getrandbits(n)
-        own = occupied & rng.getrandbits(n)
-        opp = occupied & ~own
-        big = occupied & rng.getrandbits(n) & rng.getrandbits(n)
+    for own, opp, big in _random_tops(n, 11):
         key = own | opp << n | big << 2 * n
         for line, mask in zip(geo.lines, masks):
             a, b = own & line, opp & line
