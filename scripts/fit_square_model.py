@@ -6,9 +6,9 @@
 The boards come from the same random cameras, lights and placements as ``vision-eval`` but
 from other seeds: the evaluation uses seed 0, the tests seed 3, and cameras are seeded
 ``seed * 1000003 + camera * 7919`` (frames a few hundred above), so seeds 21 and 22 share no
-camera or frame with seed 0 up to 5,000 boards nor with seed 3 (checked for up to 4,000
-training boards).  Seed ``--seed`` trains, seed ``--seed + 1`` is held out: it is reported
-and sets the model's temperature (how sure its probabilities are), nothing else.  With
+camera or frame with seed 0 up to 5,000 boards nor with seed 3 up to 4,000 (checked for up
+to 8,800 training boards).  Seed ``--seed`` trains, seed ``--seed + 1`` is held out: it is
+reported and sets the model's temperature (how sure its probabilities are), nothing else.  With
 ``--cache DIR`` the evidence is kept in parts of ``CHUNK`` boards, so a run with more boards
 renders only the new parts.  Deterministic for given arguments: the fit is full-batch with
 a seeded start, whatever ``--jobs``.
