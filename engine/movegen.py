@@ -87,6 +87,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
     entry = rules.entry
     counts = board.reserve[c]
     co = completing_table(rules.board, rules.line) if threats else None
+    holes = co[mine] if threats else 0  # the squares completing the mover's lines now
     for s in range(sizes, 0, -1):
         if not counts[s]:
             continue
@@ -101,7 +102,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
         for to in sq[targets]:
             mv = (s, to, None)
             v = get(mv, 0) + s
-            if co is not None and co[mine | 1 << to] & ~co[mine]:
+            if co is not None and co[mine | 1 << to] & ~holes:
                 v += THREAT_BONUS
             if special >> to & 1:
                 if marked >> to & 1:
@@ -122,7 +123,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
         for to in sq[below[s] & ~(1 << frm)]:
             mv = (s, to, frm)
             v = get(mv, 0) + s
-            if co is not None and co[(mine | 1 << to) & ~(1 << frm)] & ~co[mine]:
+            if co is not None and co[(mine | 1 << to) & ~(1 << frm)] & ~holes:
                 v += THREAT_BONUS
             if special >> to & 1:
                 if marked >> to & 1:

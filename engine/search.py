@@ -20,9 +20,9 @@ that make a threat come before the other generated moves, since a refutation tha
 win leaves the opponent few replies that do not lose at once (those are scored without a
 search).  At depth 1 the children are leaves and a threatening one costs a quiescence search,
 so the plain order stays.  Wins in one are found before any move is tried, and a move after
-which the opponent wins at once is scored without a search.  At the horizon, when the opponent threatens a line, the quiescence
-step searches the replies that can stop it (a few plies deep) instead of trusting the static
-evaluation.
+which the opponent wins at once is scored without a search.  At the horizon, when the
+opponent threatens a line, the quiescence step searches the replies that can stop it (a few
+plies deep) instead of trusting the static evaluation.
 
 Speed: at depth 1 the children are leaves, and ``search_frontier.Frontier`` scores most of them
 from the move and the parent's bitboards without playing them: settled, lost (it reads whether
@@ -31,8 +31,9 @@ them) or quiet (the static evaluation, whose terms change only on the two square
 touches); only a child in which the mover threatens a win is played and goes to the quiescence
 step.  The quiescence step scores its replies the same way, so only a reply that stops the
 threat with a threat of its own is played; where a threat can be stopped and the replies that
-go there come from ``engine.threat_replies``.  A child whose table entry already settles it is scored
-without playing it either (``_probe_child``); quiescence values have their own table.  Each
+go there come from ``engine.threat_replies``.  A child whose table entry already settles it
+is scored without playing it either (``_probe_child``); quiescence values have their own
+table.  Each
 shortcut gives exactly what playing the move would (``Searcher(_fast_frontier=False)`` plays
 every move, for the tests to compare).  None of this prunes: every move is searched to the
 nominal depth unless alpha-beta proves it irrelevant.
@@ -443,9 +444,7 @@ class Searcher:
                             break
         if stats.rep_hits == rep0:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
-            # (``to_tt``, written out: this runs at every node)
-            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
-            self.tt[key] = (depth, flag, stored, best_move)
+            self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
         return best
 
     def _probe_child(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int | None:

@@ -93,8 +93,8 @@ class Frontier:
         self.reset()
 
     def reset(self) -> Frontier:
-        """Ready ``_wins`` for the children of the node now on the board (``scan`` does it
-        itself)."""
+        """Ready ``_wins`` for the children of the node now on the board (``scan`` calls it
+        for each node it scans)."""
         board = self.board
         me = board.turn
         self.me = me
@@ -117,22 +117,16 @@ class Frontier:
         (searcher, board, stats, ply, largest, zp, z_turn, reserve_w, buried_w, stacks, seen, lines_through,
          completing, wins, lost, o_wins, limited, tick, qtt, qsearch, masks, lines, terms, touched,
          n_squares) = self.fixed
-        me = board.turn
+        self.reset()
+        me = self.me
+        counts = self.counts
         tops = board.tops
         mine0 = tops[me]
         theirs0 = tops[1 - me]
         big0 = board.size_bb[largest]
-        reserve = board.reserve
-        counts = reserve[me]
-        their_counts = reserve[1 - me]
-        reserve0 = reserve_w * (their_counts[largest] - counts[largest])
+        reserve0 = reserve_w * (self.their_counts[largest] - counts[largest])
         buried0 = None
         their_hot = completing[theirs0]
-        # (``reset``, written out)
-        self.me = me
-        self.counts = counts
-        self.their_counts = their_counts
-        self.bigger = None
         sel = ply >= stats.seldepth  # a quiet child may raise the deepest ply visited
         nodes = stats.nodes
         best_move = None

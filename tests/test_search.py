@@ -1,9 +1,9 @@
 """The search on 4x4 and 5x5 positions: wins, blocks, reveal traps, limits, determinism."""
 
-import random
 import time
 
 import pytest
+from helpers import random_positions
 
 from engine import Board, Move
 from engine.movegen import is_legal_now, ordered_moves
@@ -119,23 +119,9 @@ def test_a_repeated_position_scores_as_a_draw():
     assert any(v != 0 for v in scores.values())
 
 
-def _random_positions(name, games, seed):
-    from engine import variant
-
-    rules = variant(name)
-    rng = random.Random(seed)
-    for _ in range(games):
-        board = Board(rules)
-        for _ in range(rng.randint(0, 30)):
-            if board.outcome() is not None:
-                break
-            yield board
-            board.push(rng.choice(board.legal_moves()))
-
-
 @pytest.mark.parametrize("name", ["gobblet", "gobblet-jr", "storer", "goblet-5"])
 def test_search_move_generation_agrees_with_the_board(name):
-    for board in _random_positions(name, 12, 3):
+    for board in random_positions(name, 12, 3, 30):
         legal = set(board.legal_moves())
         generated = ordered_moves(board, (), [None, None], {})
         assert len(generated) == len(legal) and set(generated) == legal, board.text()
@@ -147,7 +133,7 @@ def test_search_move_generation_agrees_with_the_board(name):
 
 @pytest.mark.parametrize("name", ["gobblet", "storer", "gobblet-jr"])
 def test_killer_legality_check_agrees_with_the_board(name):
-    for board in _random_positions(name, 4, 5):
+    for board in random_positions(name, 4, 5, 30):
         rules_squares = board.rules.squares
         legal = set(board.legal_moves())
         for size in range(1, board.rules.sizes + 1):
@@ -186,7 +172,7 @@ def test_the_clock_never_stops_the_first_iterations():
 def test_scoring_frontier_children_unplayed_gives_the_same_search(name):
     # the frontier's shortcut (hash, lines and evaluation of a child from the move alone) must
     # change nothing: same moves, scores, bounds, node counts and principal variations
-    for k, board in enumerate(_random_positions(name, 6, 11)):
+    for k, board in enumerate(random_positions(name, 6, 11, 30)):
         if k % 3 or board.outcome() is not None or winning_moves(board):
             continue
         for limits in (SearchLimits(time=None, depth=3), SearchLimits(time=None, nodes=3000, deterministic=True)):
@@ -198,7 +184,7 @@ def test_scoring_frontier_children_unplayed_gives_the_same_search(name):
 
 @pytest.mark.parametrize("name", ["gobblet", "gobblet-jr", "goblet-5"])
 def test_child_hash_is_the_hash_after_the_move(name):
-    for board in _random_positions(name, 4, 13):
+    for board in random_positions(name, 4, 13, 30):
         for move in board.legal_moves():
             expected_after = child_hash(board, move)
             board.push(move)

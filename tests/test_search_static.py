@@ -6,6 +6,7 @@ import pytest
 from helpers import random_positions
 
 from engine import Board
+from engine.rules import VARIANTS
 from engine.search import Searcher, SearchLimits
 from engine.search_frontier import Frontier
 from engine.tactics import (
@@ -13,12 +14,6 @@ from engine.tactics import (
     has_winning_move,
     winning_moves,
 )
-
-VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
-
-
-def _positions(name, games, seed, plies=30):
-    return random_positions(name, games, seed, plies)
 
 
 def _frontier(board):
@@ -28,11 +23,11 @@ def _frontier(board):
     return Frontier(searcher, 1).reset()
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_unplayed_children_know_who_wins_at_once(name):
     # ``Frontier._wins`` says what ``has_winning_move`` says on the child
     checked = 0
-    for board in _positions(name, 12, 23, plies=40):
+    for board in random_positions(name, 12, 23, 40):
         if board.outcome() is not None or winning_moves(board):
             continue
         leaf = _frontier(board)
@@ -53,9 +48,9 @@ def test_unplayed_children_know_who_wins_at_once(name):
     assert checked > 100
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_a_searcher_scores_the_same_with_and_without_unplayed_children(name):
-    for k, board in enumerate(_positions(name, 6, 24, plies=24)):
+    for k, board in enumerate(random_positions(name, 6, 24, 24)):
         if k % 4 or board.outcome() is not None or winning_moves(board):
             continue
         for limits in (SearchLimits(time=None, depth=3), SearchLimits(time=None, nodes=4000, deterministic=True)):

@@ -29,15 +29,9 @@ from engine.movegen import (
     moves_to,
     ordered_moves,
 )
-from engine.rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE
+from engine.rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE, VARIANTS
 from engine.tactics import threat_lines, threat_targets
 from engine.threat_replies import threat_replies
-
-VARIANTS = ["gobblet", "gobblet-jr", "storer", "goblet-5"]
-
-
-def _positions(name, games, seed, plies=36):
-    return random_positions(name, games, seed, plies)
 
 
 def _lines_showing(geo, bb, at_least):
@@ -74,12 +68,12 @@ def test_bitboard_tables_give_what_the_functions_compute(size, line):
         assert first[bb] == (full[0] if full else 0)
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_threat_targets_and_replies_agree_with_tactics_and_movegen(name):
     rng = random.Random(7)
     fast = threat_replies(variant(name))
     checked = 0
-    for board in _positions(name, 12, 31):
+    for board in random_positions(name, 12, 31, 36):
         for colour in (0, 1):
             assert fast.targets(board, colour) == threat_targets(board, colour), board.text()
         full = board.geo.full
@@ -144,10 +138,10 @@ def _reference_order(board, tried, killers, history, threats=False):
     return sorted((mv for mv in moves if mv not in tried), key=value, reverse=True)
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_ordered_moves_keep_the_reference_order(name):
     rng = random.Random(3)
-    for board in _positions(name, 8, 17):
+    for board in random_positions(name, 8, 17, 36):
         legal = [tuple(m) for m in board.legal_moves()]
         history = {m: rng.choice([0, 1, 4, 9, 4, 1 << 20]) for m in legal if rng.random() < 0.5}
         for _ in range(3):
@@ -169,7 +163,7 @@ def _random_tops(squares: int, seed: int, count: int = 3000):
         yield own, occupied & ~own, big
 
 
-@pytest.mark.parametrize("name", VARIANTS + ["gobblet[board=5,line=4]"])
+@pytest.mark.parametrize("name", [*VARIANTS, "gobblet[board=5,line=4]"])
 def test_packed_line_terms_sum_to_the_line_score(name):
     rules = variant(name)
     geo = geometry(rules.board, rules.line)
@@ -185,7 +179,7 @@ def test_packed_line_terms_sum_to_the_line_score(name):
         assert packed_line_score(total) == line_score(rules, own, opp, big)
 
 
-@pytest.mark.parametrize("name", VARIANTS + ["gobblet[board=5,line=4]"])
+@pytest.mark.parametrize("name", [*VARIANTS, "gobblet[board=5,line=4]"])
 def test_masked_line_terms_give_the_packed_terms(name):
     # the frontier reads a line's term with one mask and one look-up (``masked_line_terms``)
     rules = variant(name)
@@ -210,7 +204,7 @@ def test_memos_shared_across_searches_keep_geometries_apart():
     limits = SearchLimits(time=None, depth=2)
     for _ in range(2):
         for token in ["goblet-5", "gobblet[board=5,line=4]", "gobblet", "gobblet[line=3]", "gobblet-jr"]:
-            for k, board in enumerate(_positions(token, 3, 41, plies=16)):
+            for k, board in enumerate(random_positions(token, 3, 41, 16)):
                 if k % 5 or board.outcome() is not None:
                     continue
                 fast = Searcher().search(board, limits, multipv=2)
