@@ -1,15 +1,16 @@
 """Benchmark of the search and the Gobblet Jr. solver.
 
-    python bench/search.py [--positions 12] [--time 1.0] [--nodes 150000] [--cpu-depth 6]
-                           [--jr 200] [--jr-time 10]
+    python bench/search.py [--positions 12] [--time 1.0] [--helpers N] [--nodes 150000]
+                           [--cpu-depth 6] [--jr 200] [--jr-time 10]
 
 4x4: a fixed suite of middle-game positions (seeded random play that neither wins nor allows a
-win in one, 14 plies) searched for ``--time`` seconds each: median full-width depth completed
-and nodes per second; then at a fixed budget of ``--nodes`` nodes, the depth reached; then by
-CPU time (load-independent, unlike the wall clock the search obeys): the depth completed within
-``--time`` CPU seconds and the CPU seconds to complete depth ``--cpu-depth``.  3x3: ``--jr``
-positions from seeded random play of 2 to 30 plies, the time to the exact value of each with
-the cached table (built first if missing).
+win in one, 14 plies) searched for ``--time`` seconds each, as a full-strength hint searches
+(with ``--helpers`` helper processes, by default one per core beyond the first): the median
+full-width depth completed and nodes per second.  Then, in one process: at a fixed budget of
+``--nodes`` nodes, the depth reached; then by CPU time (load-independent, unlike the wall clock
+the search obeys), the depth completed within ``--time`` CPU seconds and the CPU seconds to
+complete depth ``--cpu-depth``.  3x3: ``--jr`` positions from seeded random play of 2 to 30
+plies, the time to the exact value of each with the cached table (built first if missing).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
 from engine.search import Searcher, SearchLimits  # noqa: E402
+from engine.search_parallel import default_helpers, start_helpers  # noqa: E402
 from engine.tactics import play_safe_random  # noqa: E402
 
 
@@ -49,22 +51,28 @@ def suite(rules: Rules, count: int, plies: int, first_seed: int = 0) -> list[Boa
     return out
 
 
-def bench_4x4(count: int, seconds: float) -> None:
+def bench_4x4(count: int, seconds: float, helpers: int) -> None:
+    """The suite by the wall clock, which the search obeys, as a full-strength hint searches:
+    with ``helpers`` helper processes (started and ready before the first position)."""
+    if helpers:
+        ready = start_helpers(helpers)
+        print(f"gobblet: {ready} of {helpers} helper processes ready")
     depths, rates, cpu_rates = [], [], []
     for board in suite(GOBBLET, count, 14):
         cpu = time.process_time()
-        r = Searcher().search(board, SearchLimits(time=seconds))
+        r = Searcher(helpers=helpers).search(board, SearchLimits(time=seconds))
         cpu = time.process_time() - cpu
         depths.append(r.depth)
         rates.append(r.nps)
-        cpu_rates.append(r.nodes / cpu if cpu > 0 else 0.0)
-        print(f"  {board.text()}: depth {r.depth} (sel {r.seldepth}), {r.nodes} nodes, {r.nps:,.0f} n/s "
-              f"({cpu_rates[-1]:,.0f} per CPU second)")
+        own = r.nodes - r.helper_nodes  # this process's CPU time says nothing of the helpers'
+        cpu_rates.append(own / cpu if cpu > 0 else 0.0)
+        print(f"  {board.text()}: depth {r.depth} (sel {r.seldepth}), {r.nodes} nodes "
+              f"({r.helper_nodes} by helpers), {r.nps:,.0f} n/s (main process: {cpu_rates[-1]:,.0f} per CPU second)")
     # on a shared machine the wall clock (which the search obeys) runs ahead of this process's
-    # CPU time; the CPU figure is the one to compare between versions
-    print(f"gobblet: median depth {statistics.median(depths)} in {seconds} s "
+    # CPU time; the CPU figures below (one process) are the ones to compare between versions
+    print(f"gobblet: median depth {statistics.median(depths)} in {seconds} s with {helpers} helpers "
           f"(min {min(depths)}, max {max(depths)}); median {statistics.median(rates):,.0f} nodes/s, "
-          f"{statistics.median(cpu_rates):,.0f} per CPU second")
+          f"main process {statistics.median(cpu_rates):,.0f} per CPU second")
 
 
 def bench_4x4_nodes(count: int, nodes: int) -> None:
@@ -147,11 +155,13 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=150_000, help="node budget of the load-free figure")
     parser.add_argument("--cpu-depth", type=int, default=6,
                         help="target depth of the CPU-time figure (0: skip it)")
+    parser.add_argument("--helpers", type=int, default=default_helpers(),
+                        help="helper processes of the wall-clock figure (default: as a full-strength hint)")
     parser.add_argument("--jr", type=int, default=200)
     parser.add_argument("--jr-time", type=float, default=10.0)
     args = parser.parse_args()
     if args.positions:
-        bench_4x4(args.positions, args.time)
+        bench_4x4(args.positions, args.time, args.helpers)
         if args.nodes:
             bench_4x4_nodes(args.positions, args.nodes)
         if args.cpu_depth:

@@ -229,6 +229,21 @@ class Board:
         new.seen = dict(self.seen)
         return new
 
+    def __getstate__(self) -> dict:
+        """The state ``pickle`` keeps (a search's helper processes get the position this way):
+        the tables that follow from the rules are made again on loading, not copied."""
+        state = dict(self.__dict__)
+        for derived in ("geo", "_z", "_first_line"):
+            del state[derived]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        rules = self.rules
+        self.geo = geometry(rules.board, rules.line)
+        self._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
+        self._first_line = first_line_table(rules.board, rules.line)
+
     # ----------------------------------------------------------------- queries
     @property
     def ply(self) -> int:

@@ -17,6 +17,7 @@ from . import jr
 from .board import Board, Move
 from .jr_solve import LOSS, WIN, JrSolver, JrValue
 from .search import MATE_BOUND, ScoredMove, Searcher, SearchLimits, mate_distance
+from .search_parallel import default_helpers
 from .tactics import completing_squares, threat_lines, winning_moves
 
 
@@ -106,7 +107,8 @@ def hint(board: Board, strength: str | int = "full", seconds: float = 1.0,
     """The suggested move for the side to move of ``board`` at ``strength``, thinking for about
     ``seconds``.  ``rng`` drives the randomness of weak levels (default: a fixed seed);
     ``multipv`` overrides how many of the best moves get exact scores (default: the level's,
-    3; the others get bounds such as "at most -17")."""
+    3; the others get bounds such as "at most -17").  Without a ``searcher``, the full level
+    shares its search with helper processes on the other cores (``default_helpers``)."""
     if board.is_over():
         raise ValueError("the game is over: there is nothing to suggest")
     lvl = level(strength)
@@ -114,7 +116,10 @@ def hint(board: Board, strength: str | int = "full", seconds: float = 1.0,
         return _exact_hint(board, seconds)
     if multipv is not None:
         lvl = replace(lvl, multipv=max(1, multipv))
-    return _search_hint(board, lvl, seconds, rng or random.Random(0), searcher or Searcher())
+    if searcher is None:
+        # full strength thinks for a time: the other cores help (``engine.search_parallel``)
+        searcher = Searcher(helpers=default_helpers() if lvl.depth is None else 0)
+    return _search_hint(board, lvl, seconds, rng or random.Random(0), searcher)
 
 
 # ------------------------------------------------------------------ exact (Gobblet Jr.)

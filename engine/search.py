@@ -41,6 +41,12 @@ nominal depth unless alpha-beta proves it irrelevant.
 Iterative deepening runs until a limit stops it; an unfinished iteration is not wasted: it
 searches the previous best move first with a full window, so a move it proves better goes
 first (``_merge_partial``).
+
+Cores: ``Searcher(helpers=N)`` shares a time-bound search with N helper processes
+(``engine.search_parallel``): the moves of the root and of the nodes along the first move's line
+are shared out once the first move has set the bound; the scores are those of the search
+alone, the tree is not node for node the same.  Full-strength hints use one helper per core
+beyond the first.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from .search_scores import LOWER as _LOWER
 from .search_scores import UPPER as _UPPER
 from .search_scores import from_tt as _from_tt
 from .search_scores import to_tt as _to_tt
+from .search_shared_table import SHARED_DEPTH
 from .tactics import has_winning_move, threat_targets, winning_moves
 from .threat_replies import threat_replies
 
@@ -71,6 +78,7 @@ _QSTATIC = QDEPTH + 1  # the quiescence table's depth for a value that holds at 
 RESCORE_SHARE = 0.75  # of the limits spent deepening when the next best moves get exact scores
 ASPIRATION = 30  # half-width of the first root move's window around the previous score
 _MAX_PLY = 128
+SPLIT_DEPTH = 3  # helper processes share the moves of a node this deep or more
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,7 @@ class SearchResult:
     pv: tuple[Move, ...] = ()
     ranked: tuple[ScoredMove, ...] = ()  # root moves, best first
     seldepth: int = 0  # deepest ply visited, quiescence included
+    helper_nodes: int = 0  # of ``nodes``, those searched by helper processes (``Searcher.helpers``)
 
     @property
     def mate(self) -> int | None:
@@ -140,11 +149,17 @@ class _Stop(Exception):
     """Raised inside the search when a limit is reached."""
 
 
+class _Abort(Exception):
+    """Raised inside the search of a shared node's move when a helper process has cut the node
+    off (``search_parallel``): the move no longer matters."""
+
+
 @dataclass
 class _Stats:
     nodes: int = 0
     seldepth: int = 0
     rep_hits: int = 0
+    helper_nodes: int = 0  # of ``nodes``, those searched by helper processes
 
 
 @dataclass
@@ -162,6 +177,12 @@ class Searcher:
     # score frontier children without playing them (``Frontier``) and read threats from the
     # flat tables (``ThreatReplies``); off only to test that both ways give the same search
     _fast_frontier: bool = field(default=True, repr=False)
+    # helper processes that share a time-bound search's work (``engine.search_parallel``); a
+    # search bound by nodes, deterministic or with ``multipv`` > 1 runs alone
+    helpers: int = 0
+    _split: object = field(default=None, init=False, repr=False)  # the helpers during a search
+    # the table shared with them (``search_shared_table``), during a search that has helpers
+    _shared_tt: object = field(default=None, init=False, repr=False)
 
     def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,
                rescore: int = 0) -> SearchResult:
@@ -175,6 +196,22 @@ class Searcher:
         move's bound is above the last of them (or the limits stop it: the rest keep their
         bounds).  Exact scores are ranked by value, so a re-searched move can overtake the
         best."""
+        self._begin(board, limits)
+        self._split = None
+        if self.helpers > 0 and not limits.deterministic and limits.nodes is None and multipv <= 1:
+            from .search_parallel import SplitSearch  # (imports this module)
+
+            self._split = SplitSearch.acquire(self, self.helpers)
+        try:
+            return self._deepen(limits, multipv, rescore)
+        finally:
+            if self._split is not None:
+                self._split.release()
+                self._split = None
+
+    def _begin(self, board: Board, limits: SearchLimits) -> None:
+        """Get ready to search ``board`` (copied) within ``limits``: fresh statistics, killers
+        and frontier objects; tables kept unless too full or filled under other rules."""
         self._board = board.copy()
         self._limits = limits
         self._stats = _Stats()
@@ -182,13 +219,7 @@ class Searcher:
         self._start = time.perf_counter()
         self._deadline = None if limits.deterministic or limits.time is None else self._start + limits.time
         self._node_limit = limits.nodes
-        rescore = rescore if multipv <= 1 and limits.depth is None else 0
-        hard_deadline = self._deadline
-        if rescore > 1:
-            if self._deadline is not None:
-                self._deadline = self._start + limits.time * RESCORE_SHARE
-            if limits.nodes is not None:
-                self._node_limit = int(limits.nodes * RESCORE_SHARE)
+        self._depth = 0
         self._root_len = self._board.history_length
         self._leaves = [Frontier(self, ply) for ply in range(_MAX_PLY + QDEPTH + 2)]
         self._threats = threat_replies(board.rules)
@@ -205,6 +236,16 @@ class Searcher:
             if h and max(h.values()) > 1 << 24:
                 for m in h:
                     h[m] >>= 4
+
+    def _deepen(self, limits: SearchLimits, multipv: int, rescore: int) -> SearchResult:
+        """The iterative deepening of ``search``, after ``_begin``."""
+        rescore = rescore if multipv <= 1 and limits.depth is None else 0
+        hard_deadline = self._deadline
+        if rescore > 1:
+            if self._deadline is not None:
+                self._deadline = self._start + limits.time * RESCORE_SHARE
+            if limits.nodes is not None:
+                self._node_limit = int(limits.nodes * RESCORE_SHARE)
         moves = self._board.legal_moves()
         if not moves:
             return SearchResult(None, -MATE, 0, 0, 0.0)
@@ -250,51 +291,66 @@ class Searcher:
                 pv = self._pv(completed[0].move, depth_done)
         seconds = time.perf_counter() - self._start
         best = completed[0]
+        stats = self._stats
         return SearchResult(
-            best.move, best.score, depth_done, self._stats.nodes, seconds, pv, tuple(completed), self._stats.seldepth
+            best.move, best.score, depth_done, stats.nodes, seconds, pv, tuple(completed), stats.seldepth,
+            stats.helper_nodes,
         )
 
     # ------------------------------------------------------------------ root
     def _root(self, ranked: list[ScoredMove], depth: int, multipv: int) -> list[ScoredMove]:
-        board = self._board
-        me = board.turn
         alpha = -INF
         results = self._partial  # filled as moves finish, for a stopped iteration to use
+        split = self._split if depth >= SPLIT_DEPTH else None
         for i, sm in enumerate(ranked):
-            move = sm.move
-            board.push(move)
-            res = board.decided
-            if res is not None:
-                score = 0 if res.winner is None else (MATE - 1 if res.winner == me else -(MATE - 1))
-                exact = True
-            elif board.seen[board.hash] < 2 and has_winning_move(board):
-                score = -(MATE - 2)
-                exact = True
-            else:
-                floor = alpha if len(results) >= multipv else -INF
-                prev = sm.score
-                if i == 0 and multipv == 1 and depth > 2 and abs(prev) < MATE_BOUND and ASPIRATION:
-                    # aspiration: most iterations end near the previous score
-                    lo, hi = prev - ASPIRATION, prev + ASPIRATION
-                    score = -self._negamax(depth - 1, -hi, -lo, 1)
-                    if score <= lo or score >= hi:
-                        score = -self._negamax(depth - 1, -INF, INF, 1)
-                    exact = True
-                elif i == 0 or floor == -INF:
-                    score = -self._negamax(depth - 1, -INF, -floor, 1)
-                    exact = score > floor or floor == -INF
-                else:
-                    score = -self._negamax(depth - 1, -floor - 1, -floor, 1)
-                    exact = False
-                    if score > floor:
-                        score = -self._negamax(depth - 1, -INF, -floor, 1)
-                        exact = True
-            board.pop()
-            results.append(ScoredMove(move, score, exact))
+            if split is not None and i == 1:
+                # the first move set the bound: the others are shared out (``search_parallel``)
+                split.root(ranked[1:], depth, alpha)
+                break
+            floor = alpha if len(results) >= multipv else -INF
+            score, exact = self._root_move(sm.move, depth, floor, sm.score if i == 0 and multipv == 1 else None)
+            results.append(ScoredMove(sm.move, score, exact))
             results.sort(key=lambda r: (not r.exact, -r.score))
             if len(results) >= multipv:
                 alpha = results[multipv - 1].score if results[multipv - 1].exact else alpha
         return results
+
+    def _root_move(self, move: Move, depth: int, floor: int, prev: int | None = None) -> tuple[int, bool]:
+        """The score of root ``move`` at ``depth`` and whether it is exact: a full window above
+        ``floor`` (none at -INF), or a null window at ``floor`` first, searched again if the
+        move beats it; with ``prev``, the previous iteration's score of the best move, an
+        aspiration window around it first."""
+        board = self._board
+        me = board.turn
+        board.push(move)
+        res = board.decided
+        if res is not None:
+            score = 0 if res.winner is None else (MATE - 1 if res.winner == me else -(MATE - 1))
+            exact = True
+        elif board.seen[board.hash] < 2 and has_winning_move(board):
+            score = -(MATE - 2)
+            exact = True
+        else:
+            # along the first move the helper processes, if any, share the work
+            split = self._split if depth > SPLIT_DEPTH else None
+            if prev is not None and depth > 2 and abs(prev) < MATE_BOUND and ASPIRATION:
+                # aspiration: most iterations end near the previous score
+                lo, hi = prev - ASPIRATION, prev + ASPIRATION
+                score = -self._negamax(depth - 1, -hi, -lo, 1, split)
+                if score <= lo or score >= hi:
+                    score = -self._negamax(depth - 1, -INF, INF, 1, split)
+                exact = True
+            elif prev is not None or floor == -INF:
+                score = -self._negamax(depth - 1, -INF, -floor, 1, split)
+                exact = score > floor or floor == -INF
+            else:
+                score = -self._negamax(depth - 1, -floor - 1, -floor, 1)
+                exact = False
+                if score > floor:
+                    score = -self._negamax(depth - 1, -INF, -floor, 1)
+                    exact = True
+        board.pop()
+        return score, exact
 
     def _rescore(self, ranked: list[ScoredMove], depth: int, count: int) -> list[ScoredMove]:
         """``ranked`` with exact scores at ``depth`` for the best ``count`` moves (see
@@ -353,6 +409,8 @@ class Searcher:
         pushed = 1
         while len(line) < depth and board.decided is None:
             entry = self.tt.get(board.hash)
+            if entry is None and self._shared_tt is not None:
+                entry = self._shared_tt.probe(board.hash)  # a node a helper process searched
             if entry is None or entry[3] is None or not board.is_legal(entry[3]):
                 break
             line.append(Move(*entry[3]))
@@ -375,9 +433,14 @@ class Searcher:
         if (self._deadline is not None and stats.nodes & 255 == 0 and self._depth > limits.min_depth
                 and time.perf_counter() > self._deadline):
             raise _Stop
+        if self._split is not None:
+            self._split.check()
 
     # ------------------------------------------------------------------ search
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, split=None) -> int:
+        """The node on the board searched to ``depth`` within ``(alpha, beta)``; with ``split``
+        (``search_parallel.SplitSearch``), a node of the principal variation whose moves after
+        the first are shared with the helper processes."""
         stats = self._stats
         stats.nodes += 1
         if self._limits.nodes is not None or stats.nodes & 255 == 0:
@@ -393,6 +456,8 @@ class Searcher:
             stats.seldepth = ply
         # no win in one here: every caller checked before calling
         entry = self.tt.get(key)
+        if entry is None and depth >= SHARED_DEPTH and self._shared_tt is not None:
+            entry = self._shared_tt.probe(key)  # what a helper process found
         tt_move = None
         if entry is not None:
             edepth, flag, escore, tt_move = entry
@@ -416,6 +481,10 @@ class Searcher:
         if depth == 1 and self._fast_frontier:
             # the children are leaves, most of them scored without being played
             best, best_move = self._leaves[ply].scan(moves, alpha, beta, QDEPTH, False, -INF)
+            if best is None:
+                return -(MATE - ply)
+        elif split is not None:
+            best, best_move = split.pv_moves(moves, depth, alpha, beta, ply)
             if best is None:
                 return -(MATE - ply)
         else:
@@ -445,6 +514,8 @@ class Searcher:
         if stats.rep_hits == rep0:
             flag = _UPPER if best <= a0 else _LOWER if best >= beta else _EXACT
             self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+            if depth >= SHARED_DEPTH and self._shared_tt is not None:
+                self._shared_tt.store(key, depth, flag, _to_tt(best, ply), best_move)
         return best
 
     def _probe_child(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int | None:
@@ -461,6 +532,8 @@ class Searcher:
             stats.rep_hits += 1
             return 0
         entry = self.tt.get(h)
+        if entry is None and depth > SHARED_DEPTH and self._shared_tt is not None:
+            entry = self._shared_tt.probe(h)
         if entry is None or entry[0] < depth - 1:
             return None
         flag = entry[1]
@@ -496,7 +569,26 @@ class Searcher:
         history = self.history[colour]
         history[move] = history.get(move, 0) + depth * depth
 
-    def _child_score(self, depth: int, alpha: int, beta: int, ply: int, first: bool) -> int:
+    def _move_score(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool,
+                    split=None) -> int:
+        """The score of ``move`` at the node on the board, searched as ``_negamax``'s move loop
+        searches it (written out there, where a call per move would cost); ``split`` goes to
+        the child if it is the first move of a node of the principal variation."""
+        score = self._probe_child(move, depth, alpha, beta, ply, first) if depth > 1 else None
+        if score is None:
+            board = self._board
+            me = board.turn
+            board.push(move)
+            score = _settled_score(board, me, ply, self._stats)
+            if score is None:
+                if has_winning_move(board):
+                    score = -(MATE - ply - 2)
+                else:
+                    score = self._child_score(depth, alpha, beta, ply, first, split)
+            board.pop()
+        return score
+
+    def _child_score(self, depth: int, alpha: int, beta: int, ply: int, first: bool, split=None) -> int:
         """Search the child just pushed: a frontier child goes straight to the quiescence step;
         later siblings get a null window first (PVS)."""
         stats = self._stats
@@ -506,7 +598,7 @@ class Searcher:
                 self._tick()
             return -self._qsearch(-beta, -alpha, ply + 1, QDEPTH)
         if first:
-            return -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            return -self._negamax(depth - 1, -beta, -alpha, ply + 1, split)
         score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
         if alpha < score < beta:
             score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
