@@ -6,7 +6,9 @@
 4x4: a fixed suite of middle-game positions (seeded random play that neither wins nor allows a
 win in one, 14 plies) searched for ``--time`` seconds each, as a full-strength hint searches
 (with ``--helpers`` helper processes, by default one per core beyond the first): the median
-full-width depth completed and nodes per second.  Then, in one process: at a fixed budget of
+full-width depth completed (the lower middle value; a forced result, which ends the deepening,
+counts above any depth) and nodes per second; and the wall-clock seconds to complete depth
+``--cpu-depth`` with the helpers.  Then, in one process: at a fixed budget of
 ``--nodes`` nodes, the depth reached; then by CPU time (load-independent, unlike the wall clock
 the search obeys), the depth completed within ``--time`` CPU seconds and the CPU seconds to
 complete depth ``--cpu-depth``.  3x3: ``--jr`` positions from seeded random play of 2 to 30
@@ -62,17 +64,38 @@ def bench_4x4(count: int, seconds: float, helpers: int) -> None:
         cpu = time.process_time()
         r = Searcher(helpers=helpers).search(board, SearchLimits(time=seconds))
         cpu = time.process_time() - cpu
-        depths.append(r.depth)
+        # a forced result ends the deepening: no deeper search could change it (as in the CPU
+        # figure, it counts above any depth)
+        forced = r.mate is not None and abs(r.mate) <= r.depth
+        depths.append(_MAX_DEPTH if forced else r.depth)
         rates.append(r.nps)
         own = r.nodes - r.helper_nodes  # this process's CPU time says nothing of the helpers'
         cpu_rates.append(own / cpu if cpu > 0 else 0.0)
-        print(f"  {board.text()}: depth {r.depth} (sel {r.seldepth}), {r.nodes} nodes "
+        shown = f"forced result at depth {r.depth}" if forced else f"depth {r.depth}"
+        print(f"  {board.text()}: {shown} (sel {r.seldepth}), {r.nodes} nodes "
               f"({r.helper_nodes} by helpers), {r.nps:,.0f} n/s (main process: {cpu_rates[-1]:,.0f} per CPU second)")
     # on a shared machine the wall clock (which the search obeys) runs ahead of this process's
     # CPU time; the CPU figures below (one process) are the ones to compare between versions
-    print(f"gobblet: median depth {statistics.median(depths)} in {seconds} s with {helpers} helpers "
-          f"(min {min(depths)}, max {max(depths)}); median {statistics.median(rates):,.0f} nodes/s, "
+    shown = [d if d != _MAX_DEPTH else "forced" for d in sorted(depths)]
+    print(f"gobblet: median depth {_depth_text(statistics.median_low(depths))} in {seconds} s with {helpers} "
+          f"helpers ({shown}); median {statistics.median(rates):,.0f} nodes/s, "
           f"main process {statistics.median(cpu_rates):,.0f} per CPU second")
+
+
+def bench_4x4_wall(count: int, target: int, helpers: int) -> None:
+    """The wall-clock seconds to complete depth ``target`` on the suite, with ``helpers`` helper
+    processes: unlike the depth within a time, it shows how far each position is from it."""
+    times = []
+    for board in suite(GOBBLET, count, 14):
+        start = time.perf_counter()
+        Searcher(helpers=helpers).search(board, SearchLimits(time=None, depth=target))
+        times.append(time.perf_counter() - start)
+    print(f"gobblet: median {statistics.median(times):.2f} s to depth {target} with {helpers} helpers "
+          f"({' '.join(f'{t:.2f}' for t in sorted(times))})")
+
+
+def _depth_text(depth: float) -> str:
+    return "forced" if depth == _MAX_DEPTH else f"{depth:g}"
 
 
 def bench_4x4_nodes(count: int, nodes: int) -> None:
@@ -113,7 +136,7 @@ def bench_4x4_cpu(count: int, seconds: float, target: int) -> None:
         print(f"  {board.text()}: {shown} within {seconds} CPU s; "
               f"depth {target} in {cpu_target:.2f} CPU s")
     shown = [d if d != _MAX_DEPTH else "forced" for d in sorted(depths)]
-    print(f"gobblet: median depth {statistics.median(depths)} within {seconds} CPU s ({shown}); "
+    print(f"gobblet: median depth {_depth_text(statistics.median_low(depths))} within {seconds} CPU s ({shown}); "
           f"median {statistics.median(to_target):.2f} CPU s to depth {target}")
 
 
@@ -162,6 +185,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.positions:
         bench_4x4(args.positions, args.time, args.helpers)
+        if args.cpu_depth:
+            bench_4x4_wall(args.positions, args.cpu_depth, args.helpers)
         if args.nodes:
             bench_4x4_nodes(args.positions, args.nodes)
         if args.cpu_depth:
