@@ -51,6 +51,10 @@ def test_serve_runs_and_stops(tmp_path):
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
         assert state["variant"] == "gobblet-jr"
+        helpers = _children(proc.pid, "multiprocessing.spawn")
+        if (os.cpu_count() or 1) > 1:  # full-strength hints get helper processes, started at once
+            assert "hints: full strength searches on" in out
+            assert helpers, "no search helper process"
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("POST", "/api/game/move", body=json.dumps({"move": "3b2"}),
                      headers={"X-Cupboard-Token": "tok", "Content-Type": "application/json"})
@@ -66,6 +70,8 @@ def test_serve_runs_and_stops(tmp_path):
         rest = proc.communicate(timeout=20)[0]
         assert proc.returncode == 0
         assert "stopped" in rest
+        for pid in helpers:  # the helpers end with the server
+            assert not os.path.exists(f"/proc/{pid}"), f"helper {pid} outlived the server"
         stream.close()
     finally:
         if proc.poll() is None:
@@ -76,3 +82,21 @@ def test_serve_runs_and_stops(tmp_path):
     session = GameSession.resume(tmp_path)
     assert session.board.ply == 1
     session.close()
+
+
+def _children(pid: int, marker: str) -> list[int]:
+    """The processes whose parent is ``pid`` and whose command line contains ``marker``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        if parent == pid and marker in cmdline:
+            out.append(int(entry))
+    return out

@@ -138,6 +138,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             calibration, demo_rules, cycle = live
             services.attach_live(LiveReferee(services.hub, calibration, demo_rules, cycle))
         camera.start()
+    # the helper processes of full-strength hints start now, so the first hint has them
+    from engine.search_parallel import default_helpers, start_helpers
+
+    helpers = default_helpers()
+    start_helpers(helpers, timeout=0)
     running = make_server(app, args.host, args.port, args.max_pages)
     link = page_link(args.host, running.port, services.token)
     base = link.split("?")[0]
@@ -146,6 +151,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"players, open this link (it gives control of the game): {link}")
     print(f"spectators: {base}")
     print(f"data: {data_dir}")
+    if helpers:
+        print(f"hints: full strength searches on {helpers + 1} cores")
     table = services.jr_table
     if table.process is not None:
         print(f"hints: building the exact Gobblet Jr. table in the background (a few minutes, low priority) "
