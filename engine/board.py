@@ -9,6 +9,10 @@ A piece is an int ``size * 2 + colour``.  Reserves are kept as counts: with stac
 ``reserve[c][h]`` is the number of external stacks of height ``h`` (their top has size ``h``),
 with free pieces it is the number of loose pieces of size ``h``.  Either way a piece of size
 ``s`` can enter when ``reserve[c][s] > 0``, and equal pieces are interchangeable.
+
+The board also keeps ``buried``, White's buried balance: the number of Black pieces hidden under
+White tops less the number of White pieces hidden under Black tops (the evaluation's buried
+term, which the search reads at every leaf, kept up to date by ``push`` and ``pop``).
 """
 
 from __future__ import annotations
@@ -208,6 +212,7 @@ class Board:
             for s in range(1, sizes + 1):
                 h ^= self._z.reserve[c][s][reserves[c][s]]
         self.hash = h
+        self.buried = buried_balance(stacks)
         self._undo: list[tuple] = []
         # Read-only for callers (the search reads them in its hot loop, hence plain attributes):
         # ``seen`` counts each position hash in this board's history; ``decided`` is the
@@ -469,6 +474,10 @@ class Board:
         tops = self.tops
         size_bb = self.size_bb
         stacks = self.stacks
+        # the change of the mover's buried balance: a stack it leaves topped by the other side
+        # hides all that remains of it under theirs, one it covers a top of theirs on hides
+        # all of it under the mover's (pieces under a top of their own colour do not count)
+        buried = 0
         if frm is None:
             counts = self.reserve[c]
             zr = z.reserve[c]
@@ -490,12 +499,18 @@ class Board:
                 q = src[-1]
                 tops[q & 1] |= bit
                 size_bb[q >> 1] |= bit
+                if q & 1 != c:
+                    buried = -len(src)
         dest = stacks[to]
         bit = 1 << to
         if dest:
             q = dest[-1]
             tops[q & 1] ^= bit
             size_bb[q >> 1] ^= bit
+            if q & 1 != c:
+                buried += len(dest)
+        if buried:
+            self.buried += buried if c == WHITE else -buried
         dest.append(p)
         tops[c] |= bit
         size_bb[size] |= bit
@@ -550,10 +565,13 @@ class Board:
         bit = 1 << to
         tops[c] ^= bit
         size_bb[size] ^= bit
+        buried = 0  # the change ``push`` made to the mover's buried balance, taken back
         if dest:
             q = dest[-1]
             tops[q & 1] |= bit
             size_bb[q >> 1] |= bit
+            if q & 1 != c:
+                buried = len(dest)
         if frm is None:
             counts = self.reserve[c]
             counts[size] += 1
@@ -566,9 +584,13 @@ class Board:
                 q = src[-1]
                 tops[q & 1] ^= bit
                 size_bb[q >> 1] ^= bit
+                if q & 1 != c:
+                    buried -= len(src)
             src.append(p)
             tops[c] |= bit
             size_bb[size] |= bit
+        if buried:
+            self.buried -= buried if c == WHITE else -buried
         self.hash = old_hash
         self.turn = c
         return move
@@ -729,6 +751,18 @@ def _validate_setup(
                 )
         counts.append(c)
     return codes, counts
+
+
+def buried_balance(stacks: Sequence[Sequence[int]]) -> int:
+    """White's buried balance (``Board.buried``) counted from the stacks (piece codes)."""
+    balance = 0
+    for stack in stacks:
+        if len(stack) > 1:
+            top_colour = stack[-1] & 1
+            for p in stack[:-1]:
+                if p & 1 != top_colour:
+                    balance += 1 if top_colour == WHITE else -1
+    return balance
 
 
 def perft(board: Board, depth: int, bulk: bool = True) -> int:

@@ -16,7 +16,7 @@ from functools import cache
 
 from .board import Board
 from .geometry import geometry
-from .rules import Rules
+from .rules import WHITE, Rules
 
 # Score units: a won game is far above any evaluation (see engine.search.MATE).
 THREAT = 60  # a line one top short, not blocked
@@ -120,7 +120,9 @@ def _line_scorer(board: int, line_length: int) -> Callable[[int, int, int], int]
 
 def buried_score(stacks: list[list[int]], me: int, buried: int) -> int:
     """The buried-pieces part of the evaluation for ``me``: ``buried`` per opponent piece
-    hidden under one of my tops, minus as much per piece of mine hidden under theirs."""
+    hidden under one of my tops, minus as much per piece of mine hidden under theirs.  (Counted
+    from the stacks; the board keeps the same count up to date, ``Board.buried``, which
+    ``evaluate`` reads.)"""
     score = 0
     for stack in stacks:
         if len(stack) > 1:
@@ -140,7 +142,7 @@ def evaluate(board: Board) -> int:
     largest = rules.sizes
     score = line_score(rules, tops[me], tops[1 - me], board.size_bb[largest])
     score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
-    return score + buried_score(board.stacks, me, w.buried)
+    return score + w.buried * (board.buried if me == WHITE else -board.buried)
 
 
 # The line term per line, packed for summing: a line held by one side only is worth

@@ -9,11 +9,11 @@ which is the static evaluation unless the mover then threatens a win in one: onl
 move played and the child searched.  The child's tops, largest tops and hash are a few bit
 operations away; whether a side has a winning move there is read from its completing squares
 and the pieces that can reach them (``Frontier._wins``); the evaluation's reserve and buried
-terms change only on the two squares the move touches, and so do its line terms: the line term
-of a child comes from a memo, or else from the node's per-line terms redone on the lines
-through those squares, each line's term read with one mask and one look-up
-(``evaluation.masked_line_terms``).  (The side to move at such a node never
-has a win in one: the search checks that before it gets there.)
+terms change only on the two squares the move touches (from the node's, which the board keeps
+up to date), and so do its line terms: the line term of a child comes from a memo, or else
+from the node's per-line terms redone on the lines through those squares, each line's term
+read with one mask and one look-up (``evaluation.masked_line_terms``).  (The side to move at
+such a node never has a win in one: the search checks that before it gets there.)
 
 Speed is the point of this module, so ``scan`` is one loop with everything it reads bound to
 locals, the facts about bitboards come from the flat tables of ``engine.bitboard_tables`` and
@@ -34,7 +34,6 @@ from .evaluation import (
     TEMPO,
     TERM_SHIFT,
     THREAT,
-    buried_score,
     line_score_memo,
     masked_line_terms,
     weights,
@@ -125,7 +124,8 @@ class Frontier:
         theirs0 = tops[1 - me]
         big0 = board.size_bb[largest]
         reserve0 = reserve_w * (self.their_counts[largest] - counts[largest])
-        buried0 = None
+        # the buried term for the children's side to move (``Board.buried`` is White's)
+        buried0 = buried_w * board.buried if me else -buried_w * board.buried
         their_hot = completing[theirs0]
         sel = ply >= stats.seldepth  # a quiet child may raise the deepest ply visited
         nodes = stats.nodes
@@ -262,8 +262,6 @@ class Frontier:
                                     if len(lines) > LINE_MEMO_LIMIT:
                                         lines.clear()
                                     lines[key] = value
-                                if buried0 is None:
-                                    buried0 = buried_score(stacks, 1 - me, buried_w)
                                 # the buried term changes only where the move lands on a stack
                                 # topped by theirs (all of it is then under my piece) or
                                 # uncovers their piece (what was under mine is now under theirs)

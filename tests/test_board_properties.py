@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Board, Move, Rules
+from engine.board import buried_balance
 
 RULE_SETS = [
     "gobblet",
@@ -177,6 +178,20 @@ def test_push_pop_restores_everything(game):
             assert board.pop() == move
             after = (board.key(), board.hash, board.turn, board.outcome(), board.legal_moves(), board.ply)
             assert after == before
+
+
+@SETTINGS
+@given(games)
+def test_buried_balance_follows_the_stacks(game):
+    """The incremental buried balance equals the count from the stacks after every push and
+    every pop of each legal move."""
+    for board in play_random(*game):
+        assert board.buried == buried_balance(board.stacks)
+        for move in board.legal_moves():
+            board.push(move)
+            assert board.buried == buried_balance(board.stacks)
+            board.pop()
+            assert board.buried == buried_balance(board.stacks)
 
 
 @SETTINGS
