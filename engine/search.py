@@ -491,6 +491,10 @@ class Searcher:
             best = -INF
             best_move = None
             lost = -(MATE - ply - 2)  # the score of a move after which the opponent wins at once
+            # a child the opponent wins at once is scored from the bitboards without a push
+            # (here depth > 1: ``_probe_child`` has then ruled out a repetition, and no move
+            # wins here, so a lost child is all ``_settled_score`` could find)
+            refuted = self._leaves[ply].reset().refuted if self._fast_frontier else None
             for i, move in enumerate(moves):
                 if move is None:
                     return -(MATE - ply)  # no legal move
@@ -498,11 +502,18 @@ class Searcher:
                 # result, node count included, as searching it)
                 score = self._probe_child(move, depth, alpha, beta, ply, i == 0) if depth > 1 else None
                 if score is None:
-                    board.push(move)
-                    score = _settled_score(board, me, ply, stats)
-                    if score is None:
-                        score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
-                    board.pop()
+                    if refuted is not None:
+                        score = refuted(move)
+                        if score is None:
+                            board.push(move)
+                            score = self._child_score(depth, alpha, beta, ply, i == 0)
+                            board.pop()
+                    else:
+                        board.push(move)
+                        score = _settled_score(board, me, ply, stats)
+                        if score is None:
+                            score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
+                        board.pop()
                 if score > best:
                     best = score
                     best_move = move

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 class Frontier:
     """The frontier scan of the nodes at one ply (see the module's docstring).  The search
-    keeps one per ply, made once per search."""
+    keeps one per ply, made once per search; a node above the frontier uses its ply's to find
+    the children lost at once without playing them (``refuted``)."""
 
     __slots__ = ("searcher", "stats", "board", "ply", "me", "counts", "their_counts", "largest",
                  "zp", "stacked", "stacks", "seen", "lines_through", "completing", "hot_lines",
@@ -283,6 +284,36 @@ class Frontier:
                         break
         stats.nodes = nodes
         return best, best_move
+
+    def refuted(self, move: tuple) -> int | None:
+        """For a node above the frontier (after ``reset``, the node on the board): the score
+        of the child after ``move`` when the other side wins at once there, because the move
+        uncovers a line of theirs or leaves them a winning move, as playing the move would give
+        (``search._settled_score``, ``tactics.has_winning_move``); None when the child needs a
+        search.  The child must not repeat a position (the search checks that first), and
+        the side to move has no win in one (the search never reaches a node that has one)."""
+        size, to, frm = move
+        me = self.me
+        tops = self.board.tops
+        tbit = 1 << to
+        mine = tops[me] | tbit
+        theirs = tops[1 - me] & ~tbit
+        if frm is not None:
+            fbit = 1 << frm
+            mine ^= fbit
+            src = self.stacks[frm]
+            if len(src) > 1:
+                if src[-2] & 1 == me:
+                    mine |= fbit
+                else:
+                    theirs |= fbit
+                    for line in self.lines_through[frm]:
+                        if theirs & line == line:
+                            return self.lost
+        hot = self.completing[theirs]
+        if hot and self._wins(move, 1 - me, theirs, mine, hot):
+            return self.o_wins
+        return None
 
     def _bigger_tops(self) -> list[int]:
         """``[k]``: the squares of the node's tops larger than size ``k`` (kept until the next
