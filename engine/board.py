@@ -551,7 +551,9 @@ class Board:
                     result = Outcome(c, LINE, self.geo.line_squares(line))
         else:
             result = self._line_outcome(c)
-        if result is None and n >= self.rules.repetitions:
+        # (``rules.repetitions`` is at least 2; ``n`` is almost always 1, and the rules' attributes
+        # are slow to read once ``Rules.token``, a cached property, has given them a dict)
+        if result is None and n > 1 and n >= self.rules.repetitions:
             result = Outcome(None, REPETITION)
         self.decided = result
 
