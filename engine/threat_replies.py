@@ -93,7 +93,14 @@ def _targets_function(rules: Rules) -> Callable[[Board, int], int]:
                         mine |= fbit
                     else:
                         theirs = (other & ~tbit) | fbit
-                        if any(theirs & line == line for line in lines_through[frm]):
+                        # (a loop, not ``any`` over a generator: this runs at every node of
+                        # the quiescence step)
+                        for line in lines_through[frm]:
+                            if theirs & line == line:
+                                break
+                        else:
+                            line = 0
+                        if line:
                             continue  # lifting it uncovers the other side's line: it loses
                 for line in lines_through[to]:
                     if mine & line == line:
