@@ -127,7 +127,6 @@ class Frontier:
         reserve0 = reserve_w * (self.their_counts[largest] - counts[largest])
         # the buried term for the children's side to move (``Board.buried`` is White's)
         buried0 = buried_w * board.buried if me else -buried_w * board.buried
-        their_hot = completing[theirs0]
         sel = ply >= stats.seldepth  # a quiet child may raise the deepest ply visited
         nodes = stats.nodes
         best_move = None
@@ -194,10 +193,7 @@ class Frontier:
                     stats.rep_hits += 1
                     score = 0
                 else:
-                    if revealed or theirs != theirs0:
-                        hot = completing[theirs]
-                    else:
-                        hot = their_hot
+                    hot = completing[theirs]
                     if hot and wins(move, 1 - me, theirs, mine, hot):
                         score = o_wins
                     else:
