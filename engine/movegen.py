@@ -71,7 +71,7 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
         m |= size_bb[s]
     hot = threat_lines_table(rules.board, rules.line)[theirs]
     # the search tries its legal killers before generating the rest, so they are usually in
-    # ``tried``; a move is looked up in either only when its destination is one of theirs
+    # ``tried``; a move is looked up in either only when its destination is ``marked``
     marked = 0
     for mv in tried:
         marked |= 1 << mv[1]
@@ -80,7 +80,12 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
         if mv is not None and mv not in tried:
             kill += (mv,)
             marked |= 1 << mv[1]
-    special = marked | hot | theirs  # the destinations where a move may get more than its history
+    # what a move gets for its destination: blocking a line of theirs, gobbling one of theirs
+    bonus = [0] * len(board.stacks)
+    for to in sq[hot]:
+        bonus[to] = BLOCK_BONUS
+    for to in sq[theirs]:
+        bonus[to] += CAPTURE_BONUS
     get = history.get
     scored: list[tuple[int, tuple]] = []
     append = scored.append
@@ -101,19 +106,14 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
             targets = empty | (below[s] & hot)
         for to in sq[targets]:
             mv = (s, to, None)
-            v = get(mv, 0) + s
+            v = get(mv, 0) + s + bonus[to]
             if co is not None and co[mine | 1 << to] & ~holes:
                 v += THREAT_BONUS
-            if special >> to & 1:
-                if marked >> to & 1:
-                    if mv in tried:
-                        continue
-                    if mv in kill:
-                        v += KILLER_BONUS
-                if hot >> to & 1:
-                    v += BLOCK_BONUS
-                if theirs >> to & 1:
-                    v += CAPTURE_BONUS
+            if marked >> to & 1:
+                if mv in tried:
+                    continue
+                if mv in kill:
+                    v += KILLER_BONUS
             append((v, mv))
     stacks = board.stacks
     # the scoring below repeats the entries' on purpose: a helper call per move costs the
@@ -122,19 +122,14 @@ def ordered_moves(board: Board, tried: tuple, killers: list, history: dict,
         s = stacks[frm][-1] >> 1
         for to in sq[below[s] & ~(1 << frm)]:
             mv = (s, to, frm)
-            v = get(mv, 0) + s
+            v = get(mv, 0) + s + bonus[to]
             if co is not None and co[(mine | 1 << to) & ~(1 << frm)] & ~holes:
                 v += THREAT_BONUS
-            if special >> to & 1:
-                if marked >> to & 1:
-                    if mv in tried:
-                        continue
-                    if mv in kill:
-                        v += KILLER_BONUS
-                if hot >> to & 1:
-                    v += BLOCK_BONUS
-                if theirs >> to & 1:
-                    v += CAPTURE_BONUS
+            if marked >> to & 1:
+                if mv in tried:
+                    continue
+                if mv in kill:
+                    v += KILLER_BONUS
             append((v, mv))
     scored.sort(key=_first, reverse=True)
     return list(map(_second, scored))
