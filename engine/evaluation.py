@@ -155,6 +155,13 @@ def evaluate(board: Board) -> int:
 TERM_SHIFT = 12
 OWN_THREAT = 1 << 6
 OPP_THREAT = 1
+COUNTS_MASK = (1 << TERM_SHIFT) - 1  # the two threat counts of a total
+# ``packed_line_score`` less the lines' value, by the two threat counts (``total & COUNTS_MASK``):
+# the tempo and the double-threat terms in one look-up
+PACKED_EXTRA: tuple[int, ...] = tuple(
+    TEMPO + (THREAT if counts >> 6 >= 2 else 0) - (THREAT if counts & 63 >= 2 else 0)
+    for counts in range(1 << TERM_SHIFT)
+)
 
 
 def line_terms(rules: Rules) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
@@ -226,9 +233,4 @@ def _masked_line_terms(board: int, line_length: int) -> tuple[tuple[int, ...], d
 
 def packed_line_score(total: int) -> int:
     """``line_score`` from the sum of the packed terms of every line (``line_terms``)."""
-    value = TEMPO + (total >> TERM_SHIFT)
-    if (total >> 6) & 63 >= 2:
-        value += THREAT
-    if total & 63 >= 2:
-        value -= THREAT
-    return value
+    return (total >> TERM_SHIFT) + PACKED_EXTRA[total & COUNTS_MASK]

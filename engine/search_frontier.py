@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 from .bitboard_tables import completing_table, hot_lines_table, square_table
 from .board import Board
 from .evaluation import (
+    COUNTS_MASK,
     LINE_MEMO_LIMIT,
-    TEMPO,
+    PACKED_EXTRA,
     TERM_SHIFT,
-    THREAT,
     line_score_memo,
     masked_line_terms,
     weights,
@@ -131,6 +131,8 @@ class Frontier:
         nodes = stats.nodes
         best_move = None
         parent_terms = parent_total = None
+        if len(lines) > LINE_MEMO_LIMIT:  # (checked here, not at each of the scan's additions)
+            lines.clear()
         twice_n = 2 * n_squares
         # The child of a board move can repeat an earlier position only if the three moves
         # before it were board moves too: an entry adds a piece for good, the position one
@@ -251,14 +253,7 @@ class Frontier:
                                     for i in touched[to][n_squares if frm is None else frm]:
                                         total += terms[key & masks[i]] - parent_terms[i]
                                     # (``evaluation.packed_line_score``, written out)
-                                    value = TEMPO + (total >> TERM_SHIFT)
-                                    if (total >> 6) & 63 >= 2:
-                                        value += THREAT
-                                    if total & 63 >= 2:
-                                        value -= THREAT
-                                    if len(lines) > LINE_MEMO_LIMIT:
-                                        lines.clear()
-                                    lines[key] = value
+                                    lines[key] = value = (total >> TERM_SHIFT) + PACKED_EXTRA[total & COUNTS_MASK]
                                 # the buried term changes only where the move lands on a stack
                                 # topped by theirs (all of it is then under my piece) or
                                 # uncovers their piece (what was under mine is now under theirs)
