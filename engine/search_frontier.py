@@ -128,6 +128,9 @@ class Frontier:
         # the buried term for the children's side to move (``Board.buried`` is White's)
         buried0 = buried_w * board.buried if me else -buried_w * board.buried
         sel = ply >= stats.seldepth  # a quiet child may raise the deepest ply visited
+        # whether each side has a piece to enter (a reserve's count at index 0 is always 0)
+        my_reserve = any(counts)
+        their_reserve = any(self.their_counts)
         nodes = stats.nodes
         best_move = None
         parent_terms = parent_total = None
@@ -195,13 +198,17 @@ class Frontier:
                     stats.rep_hits += 1
                     score = 0
                 else:
+                    # (a hole left empty wins at once for a side with a piece to enter there:
+                    # the usual case, seen without calling ``wins``; a board move leaves the
+                    # mover's reserve as it was)
                     hot = completing[theirs]
-                    if hot and wins(move, 1 - me, theirs, mine, hot):
+                    if hot and (their_reserve and hot & ~(mine | theirs) or wins(move, 1 - me, theirs, mine, hot)):
                         score = o_wins
                     else:
                         if qdepth:
                             hot = completing[mine]
-                            threat = hot and wins(move, me, mine, theirs, hot)
+                            threat = hot and (frm is not None and my_reserve and hot & ~(mine | theirs)
+                                              or wins(move, me, mine, theirs, hot))
                         else:
                             threat = False
                         if threat:
@@ -302,7 +309,8 @@ class Frontier:
                         if theirs & line == line:
                             return self.lost
         hot = self.completing[theirs]
-        if hot and self._wins(move, 1 - me, theirs, mine, hot):
+        # (as in ``scan``: a hole left empty, and a piece to enter there)
+        if hot and (hot & ~(mine | theirs) and any(self.their_counts) or self._wins(move, 1 - me, theirs, mine, hot)):
             return self.o_wins
         return None
 
