@@ -198,17 +198,19 @@ class Frontier:
                     stats.rep_hits += 1
                     score = 0
                 else:
-                    # (a hole left empty wins at once for a side with a piece to enter there:
-                    # the usual case, seen without calling ``wins``; a board move leaves the
-                    # mover's reserve as it was)
+                    # The usual answers need no call to ``wins``: a hole left empty wins at
+                    # once for a side with a piece to enter there (a board move leaves the
+                    # mover's reserve as it was), and holes that all show a largest piece
+                    # cannot be filled.
                     hot = completing[theirs]
-                    if hot and (their_reserve and hot & ~(mine | theirs) or wins(move, 1 - me, theirs, mine, hot)):
+                    if hot and (their_reserve and hot & ~(mine | theirs)
+                                or hot & ~big and wins(move, 1 - me, theirs, mine, hot)):
                         score = o_wins
                     else:
                         if qdepth:
                             hot = completing[mine]
                             threat = hot and (frm is not None and my_reserve and hot & ~(mine | theirs)
-                                              or wins(move, me, mine, theirs, hot))
+                                              or hot & ~big and wins(move, me, mine, theirs, hot))
                         else:
                             threat = False
                         if threat:
