@@ -311,8 +311,17 @@ class Frontier:
                         if theirs & line == line:
                             return self.lost
         hot = self.completing[theirs]
-        # (as in ``scan``: a hole left empty, and a piece to enter there)
-        if hot and (hot & ~(mine | theirs) and any(self.their_counts) or self._wins(move, 1 - me, theirs, mine, hot)):
+        if not hot:
+            return None
+        # (as in ``scan``: a hole left empty and a piece to enter there win, holes that all show
+        # a largest piece cannot be filled)
+        if hot & ~(mine | theirs) and any(self.their_counts):
+            return self.o_wins
+        largest = self.largest
+        big = self.board.size_bb[largest]  # the child's squares showing a largest piece
+        if size == largest:
+            big = big | tbit if frm is None else big ^ (fbit | tbit)
+        if hot & ~big and self._wins(move, 1 - me, theirs, mine, hot):
             return self.o_wins
         return None
 
