@@ -118,21 +118,6 @@ def _line_scorer(board: int, line_length: int) -> Callable[[int, int, int], int]
     return score_lines
 
 
-def buried_score(stacks: list[list[int]], me: int, buried: int) -> int:
-    """The buried-pieces part of the evaluation for ``me``: ``buried`` per opponent piece
-    hidden under one of my tops, minus as much per piece of mine hidden under theirs.  (Counted
-    from the stacks; the board keeps the same count up to date, ``Board.buried``, which
-    ``evaluate`` reads.)"""
-    score = 0
-    for stack in stacks:
-        if len(stack) > 1:
-            top_colour = stack[-1] & 1
-            for p in stack[:-1]:
-                if p & 1 != top_colour:
-                    score += -buried if p & 1 == me else buried
-    return score
-
-
 def evaluate(board: Board) -> int:
     """The position's value for the side to move, in evaluation units (no search)."""
     rules = board.rules
@@ -142,6 +127,7 @@ def evaluate(board: Board) -> int:
     largest = rules.sizes
     score = line_score(rules, tops[me], tops[1 - me], board.size_bb[largest])
     score += w.reserve * (board.reserve[me][largest] - board.reserve[1 - me][largest])
+    # (the board keeps the buried count up to date: ``Board.buried``, White's balance)
     return score + w.buried * (board.buried if me == WHITE else -board.buried)
 
 
