@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
 from engine.search import Searcher, SearchLimits  # noqa: E402
-from engine.search_parallel import default_helpers, start_helpers  # noqa: E402
+from engine.search_parallel import default_helpers, forget_helpers, start_helpers  # noqa: E402
 from engine.tactics import play_safe_random  # noqa: E402
 
 
@@ -61,6 +61,7 @@ def bench_4x4(count: int, seconds: float, helpers: int) -> None:
         print(f"gobblet: {ready} of {helpers} helper processes ready")
     depths, rates, cpu_rates = [], [], []
     for board in suite(GOBBLET, count, 14):
+        forget_helpers(helpers)  # each position starts from empty tables, like the search alone
         cpu = time.process_time()
         r = Searcher(helpers=helpers).search(board, SearchLimits(time=seconds))
         cpu = time.process_time() - cpu
@@ -87,6 +88,7 @@ def bench_4x4_wall(count: int, target: int, helpers: int) -> None:
     processes: unlike the depth within a time, it shows how far each position is from it."""
     times = []
     for board in suite(GOBBLET, count, 14):
+        forget_helpers(helpers)  # (the first figure searched the same positions)
         start = time.perf_counter()
         Searcher(helpers=helpers).search(board, SearchLimits(time=None, depth=target))
         times.append(time.perf_counter() - start)

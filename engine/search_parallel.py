@@ -166,6 +166,20 @@ def start_helpers(count: int, timeout: float = 5.0) -> int:
     return len(pool.ready_links())
 
 
+def forget_helpers(count: int) -> None:
+    """Empty the tables of the ``count`` helpers and the shared one, as if they had never
+    searched (for benchmarks: the tables otherwise carry over from search to search)."""
+    pool = _POOLS.get(count)
+    if pool is None:
+        return
+    pool.table.clear()
+    for link in pool.ready_links():
+        try:
+            link.conn.send(("forget",))
+        except (OSError, ValueError):
+            link.alive = False
+
+
 def default_helpers() -> int:
     """The helpers a full-strength hint uses: one per core beyond the first, at most 3."""
     return max(0, min((os.cpu_count() or 1) - 1, 3))
@@ -409,9 +423,14 @@ def _serve(conn: Connection, shared, lock, table_words) -> None:
     """A helper process's loop: a root position for each search, then jobs, until told to
     quit or the main process goes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
-    searcher = _HelperSearcher()
-    searcher._shared, searcher._lock = shared, lock
-    searcher._shared_tt = SharedTable(table_words, TABLE_BITS)
+
+    def fresh() -> _HelperSearcher:
+        searcher = _HelperSearcher()
+        searcher._shared, searcher._lock = shared, lock
+        searcher._shared_tt = SharedTable(table_words, TABLE_BITS)
+        return searcher
+
+    searcher = fresh()
     conn.send(("ready",))
     begun = False  # holds the root position of the current search
     while True:
@@ -423,7 +442,10 @@ def _serve(conn: Connection, shared, lock, table_words) -> None:
         if kind == "quit":
             return
         try:
-            if kind == "begin":
+            if kind == "forget":
+                searcher = fresh()
+                begun = False
+            elif kind == "begin":
                 begun = False
                 searcher.history = message[2]  # the main process's move-ordering memory
                 searcher._begin(pickle.loads(message[1]), _HELPER_LIMITS)

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Board, variant
 from engine.search import Searcher, SearchLimits
-from engine.search_parallel import _POOLS, start_helpers
+from engine.search_parallel import _POOLS, forget_helpers, start_helpers
 from engine.search_shared_table import SharedTable, pack_move, unpack_move
 from tests.helpers import random_positions
 
@@ -103,6 +103,17 @@ def test_a_helper_that_dies_costs_only_speed(helpers: int) -> None:
     again = Searcher(helpers=HELPERS).search(board, SearchLimits(time=None, depth=4))
     assert again.score == expected
     assert start_helpers(HELPERS, timeout=30) == HELPERS
+
+
+def test_forgetting_empties_the_shared_table_and_searches_go_on(helpers: int) -> None:
+    board = middle_games(1, 17)[0]
+    first = Searcher(helpers=HELPERS).search(board, SearchLimits(time=None, depth=4))
+    table = _POOLS[HELPERS].table
+    assert any(table.words[1::2]), "the search stored nothing in the shared table"
+    forget_helpers(HELPERS)
+    assert not any(table.words)
+    again = Searcher(helpers=HELPERS).search(board, SearchLimits(time=None, depth=4))
+    assert again.score == first.score and again.helper_nodes > 0
 
 
 def test_shared_table_entries_round_trip_and_torn_ones_are_misses() -> None:
