@@ -57,7 +57,7 @@ from .search_shared_table import SharedTable
 NEXT, END, ALPHA, STOP = 0, 1, 2, 3
 GO, CUT, TIME = 0, 1, 2  # values of STOP: search on; a move reached beta; the time is up
 _HELPER_LIMITS = SearchLimits(time=None, depth=1 << 10)  # a helper stops when told to
-_START_TIMEOUT = 0.5  # seconds to wait for a helper to quit at exit
+_QUIT_TIMEOUT = 0.5  # seconds to wait for a helper to quit at exit
 TABLE_BITS = 19  # the shared table's slots: 2**19, 8 MiB
 
 
@@ -116,7 +116,7 @@ class _Pool:
             except (OSError, ValueError):
                 pass
         for link in self.links:
-            link.process.join(_START_TIMEOUT)
+            link.process.join(_QUIT_TIMEOUT)
             if link.process.is_alive():
                 link.process.terminate()
             link.alive = False
