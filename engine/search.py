@@ -259,9 +259,17 @@ class Searcher:
         depth_done = 0
         pv: tuple[Move, ...] = ()
         max_depth = limits.depth if limits.depth is not None else _MAX_PLY
+        took = [0.0]  # seconds each iteration took
         for depth in range(1, max_depth + 1):
             self._partial: list[ScoredMove] = []
             self._depth = depth
+            started = time.perf_counter()
+            if rescore > 1 and self._deadline is not None and depth > 2 and took[-2] > 0:
+                # the rescoring throws away an unfinished iteration: an iteration that would not
+                # end before the deadline is not started, and its time goes to the alternatives
+                growth = min(max(took[-1] / took[-2], 2.0), 8.0)
+                if started + took[-1] * growth > self._deadline:
+                    break
             try:
                 ranked = self._root(ranked, depth, max(1, multipv))
             except _Stop:
@@ -275,6 +283,7 @@ class Searcher:
                 break
             completed = ranked
             depth_done = depth
+            took.append(time.perf_counter() - started)
             pv = self._pv(ranked[0].move, depth)
             best = ranked[0].score
             if abs(best) > MATE_BOUND and MATE - abs(best) <= depth:
@@ -359,38 +368,65 @@ class Searcher:
         The move with the highest bound ``b`` (an upper bound) is tested with a null window at
         ``b``: if it reaches ``b``, ``b`` is its exact score (positions often tie, so this is the
         usual case and costs no open window); if not, the search returns a lower bound, and the
-        next highest bound is tested, until the best ``count`` are exact."""
-        board = self._board
+        next highest bound is tested, until the best ``count`` are exact.  A move tested a
+        second time gets its exact score below its bound at once (``_test_bound``).  With
+        helper processes, the next highest bounds are tested at the same time, one per
+        process."""
         self._depth = depth
         best, rest = ranked[0], list(ranked[1:])
         exact = [sm for sm in rest if sm.exact]
         bounds = [sm for sm in rest if not sm.exact]
-        while bounds:
+        tested: set[Move] = set()  # moves tested once: the next test makes them exact
+        stopped = False
+        while bounds and not stopped:
             exact.sort(key=_score_of, reverse=True)
             bounds.sort(key=_score_of, reverse=True)
             if len(exact) >= count - 1 and exact[count - 2].score >= bounds[0].score:
                 break  # no bound can reach the last exact score shown
-            sm = bounds.pop(0)
-            bound = sm.score
-            board.push(sm.move)
-            try:
-                score = -self._negamax(depth - 1, -bound, -bound + 1, 1)
-                if score > bound:  # a table entry from another depth moved it: search it fully
-                    score = -self._negamax(depth - 1, -INF, INF, 1)
-            except _Stop:
-                self._unwind()
-                bounds.insert(0, sm)
-                break
-            board.pop()
-            if score >= bound:
-                exact.append(ScoredMove(sm.move, score, True))
+            if self._split is None:
+                batch = [bounds.pop(0)]
+                try:
+                    found: list[tuple[int, bool] | None] = [
+                        self._test_bound(batch[0].move, batch[0].score, depth, batch[0].move in tested)]
+                except _Stop:
+                    self._unwind()
+                    found = [None]
             else:
-                bounds.append(ScoredMove(sm.move, score, False))
+                # the helpers test the next highest bounds meanwhile
+                batch, bounds = bounds[:self._split.width], bounds[self._split.width:]
+                found = self._split.test(batch, depth, tested)
+            for sm, result in zip(batch, found):
+                if result is None:  # the time ran out first
+                    stopped = True
+                    bounds.append(sm)
+                else:
+                    tested.add(sm.move)
+                    (exact if result[1] else bounds).append(ScoredMove(sm.move, *result))
         # the best goes first unless a re-search (whose table knows more by now) scored an
         # alternative higher: the ranking then follows the exact scores
         exact = sorted([best] + exact, key=_score_of, reverse=True)
         bounds.sort(key=_score_of, reverse=True)
         return exact + bounds
+
+    def _test_bound(self, move: Move, bound: int, depth: int, below: bool) -> tuple[int, bool]:
+        """Root ``move``, whose score at ``depth`` is at most ``bound``, searched with a null
+        window at ``bound`` (see ``_rescore``): its score and whether it is exact (it is when it
+        reaches ``bound``, the usual tie; else it is a lower bound).  With ``below``, a score
+        under ``bound`` is then made exact with a window up to ``bound`` (testing lower and
+        lower bounds would creep down a point at a time)."""
+        board = self._board
+        board.push(move)
+        score = -self._negamax(depth - 1, -bound, -bound + 1, 1)
+        exact = score >= bound
+        if score > bound:  # a table entry from another depth moved it: search it fully
+            score = -self._negamax(depth - 1, -INF, INF, 1)
+        elif not exact and below:
+            score = -self._negamax(depth - 1, -bound, INF, 1)
+            if score >= bound:  # (as above)
+                score = -self._negamax(depth - 1, -INF, INF, 1)
+            exact = True
+        board.pop()
+        return score, exact
 
     def _merge_partial(self, completed: list[ScoredMove]) -> list[ScoredMove]:
         """The ranking after an iteration stopped by a limit: the moves the unfinished iteration

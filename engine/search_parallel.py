@@ -56,6 +56,9 @@ from .search_shared_table import SharedTable
 # score so far, and why to stop
 NEXT, END, ALPHA, STOP = 0, 1, 2, 3
 GO, CUT, TIME = 0, 1, 2  # values of STOP: search on; a move reached beta; the time is up
+# what a shared job's moves are: the root's after the first, a node's after the first, or root
+# moves each with a bound to test (``Searcher._rescore``: the moves are (move, bound, below))
+ROOT, NODE, TEST = "root", "node", "test"
 _HELPER_LIMITS = SearchLimits(time=None, depth=1 << 10)  # a helper stops when told to
 _QUIT_TIMEOUT = 0.5  # seconds to wait for a helper to quit at exit
 TABLE_BITS = 19  # the shared table's slots: 2**19, 8 MiB
@@ -202,6 +205,8 @@ class SplitSearch:
         self.search_id = pool.searches
         self.job = 0
         self.active = False  # a shared node's moves are being searched
+        self.stopped_results: list[tuple[int, int, bool]] = []  # of the job the time stopped
+        self.width = 1 + len(pool.links)  # how many moves can be searched at once
         board = searcher._board
         self.root_moves = len(board.move_stack)
         self.root_bytes = pickle.dumps(board)
@@ -234,7 +239,21 @@ class SplitSearch:
     def root(self, moves: list[ScoredMove], depth: int, alpha: int) -> None:
         """Search the root moves after the first (whose score is ``alpha``), adding their scores
         to the iteration's results (``Searcher._partial``)."""
-        self._share([sm.move for sm in moves], depth, alpha, INF, 0, True)
+        self._share([sm.move for sm in moves], depth, alpha, INF, 0, ROOT)
+
+    def test(self, moves: list[ScoredMove], depth: int, tested: set[Move]) -> list[tuple[int, bool] | None]:
+        """``Searcher._test_bound`` of each of ``moves`` (root moves with their bounds; those in
+        ``tested`` made exact below it) at ``depth``, the helpers taking some: (score, exact)
+        of each, None where the time ran out first (``_Stop`` is not raised)."""
+        found: list[tuple[int, bool] | None] = [None] * len(moves)
+        try:
+            results = self._share([(sm.move, sm.score, sm.move in tested) for sm in moves], depth, -INF, INF, 0,
+                                  TEST)
+        except _Stop:
+            results = self.stopped_results
+        for i, score, exact, *_ in results:
+            found[i] = (score, exact)
+        return found
 
     def pv_moves(self, moves: Iterator, depth: int, alpha: int, beta: int, ply: int) -> tuple[int | None, Move | None]:
         """The move loop of ``Searcher._negamax`` at a node of the principal variation: the
@@ -248,18 +267,20 @@ class SplitSearch:
         best = s._move_score(best_move, depth, alpha, beta, ply, True, self if depth > SPLIT_DEPTH else None)
         alpha = max(alpha, best)
         if alpha < beta and len(moves) > 1:
-            for i, score, _ in self._share(moves[1:], depth, alpha, beta, ply, False):
+            for i, score, _ in self._share(moves[1:], depth, alpha, beta, ply, NODE):
                 if score > best:
                     best, best_move = score, moves[1 + i]
         if best >= beta:
             s._cutoff(best_move, depth, ply, s._board.turn)
         return best, best_move
 
-    def _share(self, moves: list[Move], depth: int, alpha: int, beta: int, ply: int,
-               root: bool) -> list[tuple[int, int, bool]]:
-        """Search ``moves`` of the node on the board together with the ready helpers: each
-        result is (index in ``moves``, score, exact).  Raises ``_Stop`` when the time is up
-        (after the helpers have stopped too, and at the root after adding what was found)."""
+    def _share(self, moves: list, depth: int, alpha: int, beta: int, ply: int,
+               kind: str) -> list[tuple[int, int, bool]]:
+        """Search ``moves`` of the node on the board, of ``kind`` (``ROOT``, ``NODE`` or
+        ``TEST``), together with the ready helpers: each result is (index in ``moves``, score,
+        exact).  Raises ``_Stop`` when the time is up, after the helpers have stopped too (at
+        the root after adding what was found to the iteration's results; what was found is
+        also left in ``stopped_results``)."""
         s = self.searcher
         board = s._board
         pool = self.pool
@@ -275,7 +296,7 @@ class SplitSearch:
                 if link.search_id != self.search_id:
                     link.conn.send(("begin", self.root_bytes, s.history))
                     link.search_id = self.search_id
-                link.conn.send(("job", self.job, root, path, depth, beta, ply, moves, s._killers[ply + 1:ply + depth + 1]))
+                link.conn.send(("job", self.job, kind, path, depth, beta, ply, moves, s._killers[ply + 1:ply + depth + 1]))
                 sent.append(link)
             except (OSError, ValueError):
                 link.alive = False
@@ -284,7 +305,7 @@ class SplitSearch:
         stopped = False
         self.active = True
         try:
-            search_moves(s, shared, lock, moves, depth, beta, ply, root, True, results)
+            search_moves(s, shared, lock, moves, depth, beta, ply, kind, True, results)
         except _Abort:
             pass
         except _Stop:
@@ -304,12 +325,13 @@ class SplitSearch:
             with lock:
                 shared[NEXT], shared[END], shared[ALPHA], shared[STOP] = 0, len(rest), max(alpha, best), GO
             more: list[tuple[int, int, bool]] = []
-            search_moves(s, shared, lock, [moves[i] for i in rest], depth, beta, ply, root, True, more)
+            search_moves(s, shared, lock, [moves[i] for i in rest], depth, beta, ply, kind, True, more)
             results += [(rest[i], score, exact) for i, score, exact in more]
-        if root:
+        if kind == ROOT:
             s._partial += [ScoredMove(moves[i], score, exact) for i, score, exact in results]
             s._partial.sort(key=lambda r: (not r.exact, -r.score))
         if stopped or timed_out:
+            self.stopped_results = results
             raise _Stop
         return results
 
@@ -352,7 +374,7 @@ class SplitSearch:
         return timed_out, lost
 
 
-def search_moves(s: Searcher, shared, lock, moves: list[Move], depth: int, beta: int, ply: int, root: bool,
+def search_moves(s: Searcher, shared, lock, moves: list, depth: int, beta: int, ply: int, kind: str,
                  front: bool, results: list[tuple[int, int, bool]]) -> None:
     """Take moves of the shared node until none is left or the node is cut off, searching
     each against the best score so far and adding (index, score, exact) to ``results``; the
@@ -372,8 +394,12 @@ def search_moves(s: Searcher, shared, lock, moves: list[Move], depth: int, beta:
                 i = shared[END] - 1
                 shared[END] = i
             alpha = shared[ALPHA]
+        if kind == TEST:
+            move, bound, below = moves[i]
+            results.append((i, *s._test_bound(move, bound, depth, below)))
+            continue  # (each move has its own bound: nothing to share)
         move = moves[i]
-        if root:
+        if kind == ROOT:
             score, exact = s._root_move(move, depth, alpha)
         else:
             score = s._move_score(move, depth, alpha, beta, ply, False)
@@ -395,7 +421,7 @@ class _HelperSearcher(Searcher):
         if self._shared[STOP] != GO:
             raise _Stop
 
-    def job(self, root: bool, path: list[Move], depth: int, beta: int, ply: int,
+    def job(self, kind: str, path: list[Move], depth: int, beta: int, ply: int,
             moves: list[Move], killers: list) -> tuple[list, int, int, int]:
         """Search the moves it takes of the node after ``path`` (from the root) at ``depth``
         within ``beta``, ``killers`` being the main process's for the plies below: the results,
@@ -410,7 +436,7 @@ class _HelperSearcher(Searcher):
                 board.push(move)
             # the main process's killers below the node: they refuted its siblings' moves
             self._killers[ply + 1:ply + 1 + len(killers)] = killers
-            search_moves(self, self._shared, self._lock, moves, depth, beta, ply, root, False, results)
+            search_moves(self, self._shared, self._lock, moves, depth, beta, ply, kind, False, results)
         except _Stop:
             pass
         finally:

@@ -98,12 +98,17 @@ def test_full_level_scores_alternatives_exactly_when_asked():
 
 
 def test_full_level_ranks_alternatives_with_real_values():
-    # (test_search checks the exact scores with a node budget; here the clock decides how far
-    # the re-searches get on a busy machine, so only their shape is checked)
+    # (test_search checks the exact scores, and that no bound is left above them, with a node
+    # budget; here the clock decides how far the re-searches get, and at full strength they
+    # work at the deepest depth the search completed, so only their shape is checked: at depth
+    # 6 a busy machine may leave every alternative with a bound)
     board = Board.from_text(MIDGAME)
     h = hint(board, "full", 2.0)
     assert h.seconds < 2.0 + 0.5
     values = [not a.value.startswith("at most") for a in h.alternatives]
-    assert values[0] and values[1], h.alternatives[:5]
+    assert values[0], h.alternatives[:5]
     exact = [a.score for a, v in zip(h.alternatives, values) if v and abs(a.score) < 900_000]
     assert exact[0] == h.score and exact == sorted(exact, reverse=True)
+    assert values == sorted(values, reverse=True)  # the exact values first
+    assert all(a.score <= h.score for a in h.alternatives), h.alternatives[:5]
+    assert len(h.alternatives) == len(board.legal_moves())
