@@ -52,9 +52,10 @@ class Frontier:
     the children lost at once without playing them (``refuted``)."""
 
     __slots__ = ("searcher", "stats", "board", "ply", "me", "counts", "their_counts", "largest",
-                 "zp", "stacked", "stacks", "seen", "lines_through", "completing", "hot_lines",
+                 "zp", "stacked", "stacks", "seen", "lines_through", "first_line", "completing", "hot_lines",
                  "squares", "lines", "masks", "terms", "touched", "entry",
-                 "reserve_w", "buried_w", "lost", "o_wins", "qtt", "bigger", "ready", "their_ready", "fixed", "wins_fixed")
+                 "reserve_w", "buried_w", "lost", "o_wins", "qtt", "bigger", "ready", "their_ready", "fixed",
+                 "wins_fixed")
 
     def __init__(self, searcher: Searcher, ply: int) -> None:
         # what stays the same for every node at this ply during one search
@@ -73,6 +74,7 @@ class Frontier:
         self.seen = board.seen
         self.entry = rules.entry
         self.lines_through = board.geo.lines_through
+        self.first_line = board._first_line  # the first line a bitboard shows, 0 for none
         self.completing = completing_table(rules.board, rules.line)
         self.hot_lines = hot_lines_table(rules.board, rules.line)
         self.squares = square_table(rules.squares)
@@ -87,7 +89,7 @@ class Frontier:
         # what ``scan`` and ``_wins`` read, unpacked at once
         self.wins_fixed = (self.stacks, self.largest, self.entry, self.lines_through, self.squares)
         self.fixed = (searcher, board, self.stats, ply, self.largest, self.zp, board._z.turn, self.reserve_w,
-                      self.buried_w, self.stacks, self.seen, self.lines_through, self.completing, self._wins,
+                      self.buried_w, self.stacks, self.seen, self.first_line, self.completing, self._wins,
                       self.lost, self.o_wins, searcher._limits.nodes is not None, searcher._tick, self.qtt,
                       searcher._qsearch, self.masks, self.lines, self.terms, self.touched, len(self.stacks))
         self.reset()
@@ -114,7 +116,7 @@ class Frontier:
         quiescence step's: each reply counts as a node before it is scored.  Otherwise it is a
         depth-1 node of the negamax: a quiet child counts as a node, a played one as the
         quiescence node it leads to, and a cut-off updates the killers and history."""
-        (searcher, board, stats, ply, largest, zp, z_turn, reserve_w, buried_w, stacks, seen, lines_through,
+        (searcher, board, stats, ply, largest, zp, z_turn, reserve_w, buried_w, stacks, seen, first_line,
          completing, wins, lost, o_wins, limited, tick, qtt, qsearch, masks, lines, terms, touched,
          n_squares) = self.fixed
         self.reset()
@@ -186,13 +188,10 @@ class Frontier:
                         theirs |= fbit
                         revealed = True
             score = None
-            if revealed:
-                # nobody showed a line before the move, so a new line of theirs runs through
-                # ``frm`` (uncovered), and wins first
-                for line in lines_through[frm]:
-                    if theirs & line == line:
-                        score = lost
-                        break
+            if revealed and first_line[theirs]:
+                # nobody showed a line before the move, so any line of theirs now is new: the
+                # move uncovered it, and it wins first
+                score = lost
             if score is None:
                 if h is not None and h in seen:
                     stats.rep_hits += 1
@@ -307,9 +306,8 @@ class Frontier:
                     mine |= fbit
                 else:
                     theirs |= fbit
-                    for line in self.lines_through[frm]:
-                        if theirs & line == line:
-                            return self.lost
+                    if self.first_line[theirs]:  # uncovered (as in ``scan``)
+                        return self.lost
         hot = self.completing[theirs]
         if not hot:
             return None

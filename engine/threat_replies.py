@@ -16,6 +16,7 @@ from functools import cache
 
 from .bitboard_tables import (
     completing_table,
+    first_line_table,
     hot_lines_table,
     square_table,
     threat_lines_table,
@@ -46,6 +47,7 @@ def _targets_function(rules: Rules) -> Callable[[Board, int], int]:
     completing = completing_table(rules.board, rules.line)
     guarded_by = hot_lines_table(rules.board, rules.line)
     threat_lines = threat_lines_table(rules.board, rules.line)
+    first_line = first_line_table(rules.board, rules.line)
     squares = square_table(rules.squares)
     lines_through = geo.lines_through
     sizes = rules.sizes
@@ -92,16 +94,10 @@ def _targets_function(rules: Rules) -> Callable[[Board, int], int]:
                     if src[-2] & 1 == colour:
                         mine |= fbit
                     else:
-                        theirs = (other & ~tbit) | fbit
-                        # (a loop, not ``any`` over a generator: this runs at every node of
-                        # the quiescence step)
-                        for line in lines_through[frm]:
-                            if theirs & line == line:
-                                break
-                        else:
-                            line = 0
-                        if line:
-                            continue  # lifting it uncovers the other side's line: it loses
+                        # lifting it uncovers a line of the other side's (which showed none
+                        # before the move, so any line it shows now is new): it loses
+                        if first_line[(other & ~tbit) | fbit]:
+                            continue
                 for line in lines_through[to]:
                     if mine & line == line:
                         sources |= fbit
