@@ -148,11 +148,7 @@ class Board:
     """
 
     def __init__(self, rules: Rules = GOBBLET) -> None:
-        self.rules = rules
-        self.geo: Geometry = geometry(rules.board, rules.line)
-        self.stacked = rules.reserve == RESERVE_STACKS
-        self._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
-        self._first_line = first_line_table(rules.board, rules.line)
+        self._use_rules(rules)
         reserves = []
         for _ in (WHITE, BLACK):
             counts = [0] * (rules.sizes + 1)
@@ -183,14 +179,19 @@ class Board:
         Raises ``PositionError`` naming the first problem found.
         """
         board = cls.__new__(cls)
-        board.rules = rules
-        board.geo = geometry(rules.board, rules.line)
-        board.stacked = rules.reserve == RESERVE_STACKS
-        board._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
-        board._first_line = first_line_table(rules.board, rules.line)
+        board._use_rules(rules)
         codes, counts = _validate_setup(rules, board.geo, stacks, reserves, turn, ply)
         board._set_state(codes, counts, turn, ply)
         return board
+
+    def _use_rules(self, rules: Rules) -> None:
+        """Set ``rules`` and the (shared) tables that follow from them: the first attributes of
+        every board, set in one order (see ``copy``)."""
+        self.rules = rules
+        self.geo: Geometry = geometry(rules.board, rules.line)
+        self.stacked = rules.reserve == RESERVE_STACKS
+        self._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
+        self._first_line = first_line_table(rules.board, rules.line)
 
     def _set_state(self, stacks: list[list[int]], reserves: list[list[int]], turn: int, ply: int) -> None:
         sizes = self.rules.sizes
@@ -230,11 +231,7 @@ class Board:
     def copy(self) -> "Board":
         """An independent copy of the position and its history."""
         new = Board.__new__(Board)
-        new.rules = self.rules
-        new.geo = self.geo
-        new.stacked = self.stacked
-        new._z = self._z
-        new._first_line = self._first_line
+        new._use_rules(self.rules)
         new.stacks = [list(s) for s in self.stacks]
         new.reserve = [list(r) for r in self.reserve]
         new.turn = self.turn
@@ -250,17 +247,12 @@ class Board:
 
     def __getstate__(self) -> dict:
         """The state ``pickle`` keeps (a search's helper processes get the position this way):
-        the tables that follow from the rules are made again on loading, not copied."""
-        return {name: getattr(self, name) for name in _PICKLED}
+        the rules and the position, not the tables that follow from the rules."""
+        return {"rules": self.rules, **{name: getattr(self, name) for name in _STATE}}
 
     def __setstate__(self, state: dict) -> None:
-        rules = state["rules"]
-        self.rules = rules
-        self.geo = geometry(rules.board, rules.line)
-        self.stacked = state["stacked"]
-        self._z = _zobrist(rules.squares, rules.sizes, rules.per_size)
-        self._first_line = first_line_table(rules.board, rules.line)
-        for name in _PICKLED[2:]:
+        self._use_rules(state["rules"])
+        for name in _STATE:
             setattr(self, name, state[name])
 
     # ----------------------------------------------------------------- queries
@@ -769,10 +761,9 @@ def _validate_setup(
     return codes, counts
 
 
-# the attributes ``Board.__getstate__`` keeps, in the order ``Board.__init__`` sets them (the
-# others follow from the rules)
-_PICKLED = ("rules", "stacked", "stacks", "reserve", "turn", "start_ply", "tops", "size_bb", "hash", "buried",
-            "_undo", "seen", "decided")
+# the position's attributes (beyond the rules') that ``Board.__getstate__`` keeps, in the order
+# ``Board._set_state`` sets them
+_STATE = ("stacks", "reserve", "turn", "start_ply", "tops", "size_bb", "hash", "buried", "_undo", "seen", "decided")
 
 
 def buried_balance(stacks: Sequence[Sequence[int]]) -> int:
