@@ -197,7 +197,6 @@ class Searcher:
         bounds).  Exact scores are ranked by value, so a re-searched move can overtake the
         best."""
         self._begin(board, limits)
-        self._split = None
         if self.helpers > 0 and not limits.deterministic and limits.nodes is None and multipv <= 1:
             from .search_parallel import SplitSearch  # (imports this module)
 
@@ -259,16 +258,16 @@ class Searcher:
         depth_done = 0
         pv: tuple[Move, ...] = ()
         max_depth = limits.depth if limits.depth is not None else _MAX_PLY
-        took = [0.0]  # seconds each iteration took
+        took = before = 0.0  # seconds the last iteration took, and the one before it
         for depth in range(1, max_depth + 1):
             self._partial: list[ScoredMove] = []
             self._depth = depth
             started = time.perf_counter()
-            if rescore > 1 and self._deadline is not None and depth > 2 and took[-2] > 0:
+            if rescore > 1 and self._deadline is not None and before > 0:
                 # the rescoring throws away an unfinished iteration: an iteration that would not
                 # end before the deadline is not started, and its time goes to the alternatives
-                growth = min(max(took[-1] / took[-2], 2.0), 8.0)
-                if started + took[-1] * growth > self._deadline:
+                growth = min(max(took / before, 2.0), 8.0)
+                if started + took * growth > self._deadline:
                     break
             try:
                 ranked = self._root(ranked, depth, max(1, multipv))
@@ -283,7 +282,7 @@ class Searcher:
                 break
             completed = ranked
             depth_done = depth
-            took.append(time.perf_counter() - started)
+            took, before = time.perf_counter() - started, took
             pv = self._pv(ranked[0].move, depth)
             best = ranked[0].score
             if abs(best) > MATE_BOUND and MATE - abs(best) <= depth:
@@ -393,7 +392,8 @@ class Searcher:
                     found = [None]
             else:
                 # the helpers test the next highest bounds meanwhile
-                batch, bounds = bounds[:self._split.width], bounds[self._split.width:]
+                width = self._split.width()
+                batch, bounds = bounds[:width], bounds[width:]
                 found = self._split.test(batch, depth, tested)
             for sm, result in zip(batch, found):
                 if result is None:  # the time ran out first
@@ -526,7 +526,6 @@ class Searcher:
         else:
             best = -INF
             best_move = None
-            lost = -(MATE - ply - 2)  # the score of a move after which the opponent wins at once
             # a child the opponent wins at once is scored from the bitboards without a push
             # (here depth > 1: ``_probe_child`` has then ruled out a repetition, and no move
             # wins here, so a lost child is all ``_settled_score`` could find)
@@ -534,22 +533,19 @@ class Searcher:
             for i, move in enumerate(moves):
                 if move is None:
                     return -(MATE - ply)  # no legal move
-                # a child the table already settles for this window needs no push (the same
-                # result, node count included, as searching it)
-                score = self._probe_child(move, depth, alpha, beta, ply, i == 0) if depth > 1 else None
-                if score is None:
-                    if refuted is not None:
+                if refuted is None:  # every child played (``_fast_frontier`` off, for the tests)
+                    score = self._move_score(move, depth, alpha, beta, ply, i == 0)
+                else:
+                    # ``_move_score`` with the shortcuts, written out: a child the table already
+                    # settles for this window needs no push (the same result, node count
+                    # included, as searching it), nor does a child lost at once
+                    score = self._probe_child(move, depth, alpha, beta, ply, i == 0)
+                    if score is None:
                         score = refuted(move)
                         if score is None:
                             board.push(move)
                             score = self._child_score(depth, alpha, beta, ply, i == 0)
                             board.pop()
-                    else:
-                        board.push(move)
-                        score = _settled_score(board, me, ply, stats)
-                        if score is None:
-                            score = lost if has_winning_move(board) else self._child_score(depth, alpha, beta, ply, i == 0)
-                        board.pop()
                 if score > best:
                     best = score
                     best_move = move
@@ -618,9 +614,9 @@ class Searcher:
 
     def _move_score(self, move: tuple, depth: int, alpha: int, beta: int, ply: int, first: bool,
                     split=None) -> int:
-        """The score of ``move`` at the node on the board, searched as ``_negamax``'s move loop
-        searches it (written out there, where a call per move would cost); ``split`` goes to
-        the child if it is the first move of a node of the principal variation."""
+        """The score of ``move`` at the node on the board, as ``_negamax``'s move loop scores
+        it (which writes out a faster way for depth > 1); ``split`` goes to the child if it is
+        the first move of a node of the principal variation."""
         score = self._probe_child(move, depth, alpha, beta, ply, first) if depth > 1 else None
         if score is None:
             board = self._board

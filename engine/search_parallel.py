@@ -205,8 +205,6 @@ class SplitSearch:
         self.search_id = pool.searches
         self.job = 0
         self.active = False  # a shared node's moves are being searched
-        self.stopped_results: list[tuple[int, int, bool]] = []  # of the job the time stopped
-        self.width = 1 + len(pool.links)  # how many moves can be searched at once
         board = searcher._board
         self.root_moves = len(board.move_stack)
         self.root_bytes = pickle.dumps(board)
@@ -229,6 +227,10 @@ class SplitSearch:
         self.searcher._shared_tt = None
         self.pool.busy.release()
 
+    def width(self) -> int:
+        """How many moves can be searched at once: one per process."""
+        return 1 + len(self.pool.ready_links())
+
     def check(self) -> None:
         """Raise ``_Abort`` when a helper has cut off the node being shared (``Searcher._tick``
         calls it)."""
@@ -239,19 +241,16 @@ class SplitSearch:
     def root(self, moves: list[ScoredMove], depth: int, alpha: int) -> None:
         """Search the root moves after the first (whose score is ``alpha``), adding their scores
         to the iteration's results (``Searcher._partial``)."""
-        self._share([sm.move for sm in moves], depth, alpha, INF, 0, ROOT)
+        if self._share([sm.move for sm in moves], depth, alpha, INF, 0, ROOT)[1]:
+            raise _Stop
 
     def test(self, moves: list[ScoredMove], depth: int, tested: set[Move]) -> list[tuple[int, bool] | None]:
         """``Searcher._test_bound`` of each of ``moves`` (root moves with their bounds; those in
         ``tested`` made exact below it) at ``depth``, the helpers taking some: (score, exact)
         of each, None where the time ran out first (``_Stop`` is not raised)."""
         found: list[tuple[int, bool] | None] = [None] * len(moves)
-        try:
-            results = self._share([(sm.move, sm.score, sm.move in tested) for sm in moves], depth, -INF, INF, 0,
-                                  TEST)
-        except _Stop:
-            results = self.stopped_results
-        for i, score, exact, *_ in results:
+        results, _ = self._share([(sm.move, sm.score, sm.move in tested) for sm in moves], depth, -INF, INF, 0, TEST)
+        for i, score, exact in results:
             found[i] = (score, exact)
         return found
 
@@ -267,7 +266,10 @@ class SplitSearch:
         best = s._move_score(best_move, depth, alpha, beta, ply, True, self if depth > SPLIT_DEPTH else None)
         alpha = max(alpha, best)
         if alpha < beta and len(moves) > 1:
-            for i, score, _ in self._share(moves[1:], depth, alpha, beta, ply, NODE):
+            results, stopped = self._share(moves[1:], depth, alpha, beta, ply, NODE)
+            if stopped:
+                raise _Stop
+            for i, score, _ in results:
                 if score > best:
                     best, best_move = score, moves[1 + i]
         if best >= beta:
@@ -275,20 +277,17 @@ class SplitSearch:
         return best, best_move
 
     def _share(self, moves: list, depth: int, alpha: int, beta: int, ply: int,
-               kind: str) -> list[tuple[int, int, bool]]:
+               kind: str) -> tuple[list[tuple[int, int, bool]], bool]:
         """Search ``moves`` of the node on the board, of ``kind`` (``ROOT``, ``NODE`` or
-        ``TEST``), together with the ready helpers: each result is (index in ``moves``, score,
-        exact).  Raises ``_Stop`` when the time is up, after the helpers have stopped too (at
-        the root after adding what was found to the iteration's results; what was found is
-        also left in ``stopped_results``)."""
+        ``TEST``), together with the ready helpers: the results, each (index in ``moves``,
+        score, exact), and whether the time ran out first (the helpers have stopped then too;
+        at the root, what was found is added to the iteration's results either way)."""
         s = self.searcher
         board = s._board
         pool = self.pool
-        shared, lock = pool.shared, pool.lock
         links = pool.ready_links()
         self.job += 1
-        with lock:
-            shared[NEXT], shared[END], shared[ALPHA], shared[STOP] = 0, len(moves), alpha, GO
+        self._open(len(moves), alpha)
         path = board.move_stack[self.root_moves:]
         sent = []
         for link in links:
@@ -301,39 +300,48 @@ class SplitSearch:
             except (OSError, ValueError):
                 link.alive = False
         results: list[tuple[int, int, bool]] = []
-        node = board.history_length
-        stopped = False
-        self.active = True
-        try:
-            search_moves(s, shared, lock, moves, depth, beta, ply, kind, True, results)
-        except _Abort:
-            pass
-        except _Stop:
-            stopped = True
-            with lock:
-                shared[STOP] = TIME
-        finally:
-            self.active = False
-            while board.history_length > node:
-                board.pop()
+        stopped = self._search_here(moves, depth, beta, ply, kind, results)
         timed_out, lost = self._collect(sent, results, stopped)
-        if lost and not (stopped or timed_out) and shared[STOP] != CUT:
+        if lost and not (stopped or timed_out) and pool.shared[STOP] != CUT:
             # a helper vanished with moves it had taken: search what nobody finished
             done = {r[0] for r in results}
             rest = [i for i in range(len(moves)) if i not in done]
-            best = max((r[1] for r in results), default=alpha)
-            with lock:
-                shared[NEXT], shared[END], shared[ALPHA], shared[STOP] = 0, len(rest), max(alpha, best), GO
+            self._open(len(rest), max([alpha] + [r[1] for r in results]))
             more: list[tuple[int, int, bool]] = []
-            search_moves(s, shared, lock, [moves[i] for i in rest], depth, beta, ply, kind, True, more)
+            stopped = self._search_here([moves[i] for i in rest], depth, beta, ply, kind, more)
             results += [(rest[i], score, exact) for i, score, exact in more]
         if kind == ROOT:
             s._partial += [ScoredMove(moves[i], score, exact) for i, score, exact in results]
             s._partial.sort(key=lambda r: (not r.exact, -r.score))
-        if stopped or timed_out:
-            self.stopped_results = results
-            raise _Stop
-        return results
+        return results, stopped or timed_out
+
+    def _search_here(self, moves: list, depth: int, beta: int, ply: int, kind: str,
+                     results: list[tuple[int, int, bool]]) -> bool:
+        """The main process's part of a job (``search_moves``), the board left at the node:
+        whether the time ran out (the helpers are then told to stop)."""
+        board = self.searcher._board
+        pool = self.pool
+        node = board.history_length
+        self.active = True
+        try:
+            search_moves(self.searcher, pool.shared, pool.lock, moves, depth, beta, ply, kind, True, results)
+        except _Abort:  # a helper cut the node off
+            pass
+        except _Stop:
+            with pool.lock:
+                pool.shared[STOP] = TIME
+            return True
+        finally:
+            self.active = False
+            while board.history_length > node:
+                board.pop()
+        return False
+
+    def _open(self, count: int, alpha: int) -> None:
+        """Ready the shared memory for a job of ``count`` moves, ``alpha`` the best score so far."""
+        pool = self.pool
+        with pool.lock:
+            pool.shared[NEXT], pool.shared[END], pool.shared[ALPHA], pool.shared[STOP] = 0, count, alpha, GO
 
     def _collect(self, links: list[_Link], results: list, stopped: bool) -> tuple[bool, bool]:
         """Wait for the helpers' results of this job, telling them to stop if the search's time
