@@ -154,6 +154,12 @@ class _Abort(Exception):
     off (``search_parallel``): the move no longer matters."""
 
 
+class _Outbid(Exception):
+    """Raised inside the search of a shared node's move when another process has found a
+    better score than the bound the move is being searched against (``search_parallel``): the
+    search starts again against the better one."""
+
+
 @dataclass
 class _Stats:
     nodes: int = 0
@@ -212,6 +218,9 @@ class Searcher:
         """Get ready to search ``board`` (copied) within ``limits``: fresh statistics, killers
         and frontier objects; tables kept unless too full or filled under other rules."""
         self._board = board.copy()
+        # a shared node's move being searched against this bound starts again when another
+        # process finds a better score (``search_parallel.search_moves``); INF: no such move
+        self._outbid_above = INF
         self._limits = limits
         self._stats = _Stats()
         self._killers: list[list[Move | None]] = [[None, None] for _ in range(_MAX_PLY + QDEPTH + 2)]

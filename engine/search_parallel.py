@@ -10,11 +10,12 @@ time from a shared counter, each searching its move against the best score found
 of them (shared memory), until no move is left or one of them cuts the node off.  Below these
 nodes each process searches alone, as ``Searcher`` does.
 
-Each move is searched with the same code and to the same depth as in a search without helpers;
-only the bound a move starts from may be older than the sequential search's (a move that beats
-the newer bound is searched again with the full window, as the principal-variation search does
-anyway).  The best score is that of the same full-width search, but the tree is not node for
-node the same, so a deterministic search, or one bound by nodes, runs alone.
+Each move is searched with the same code and to the same depth as in a search without helpers,
+against the best score so far.  When another process finds a better score meanwhile, the move's
+search starts again against it (the table keeps what it had found): searched on against the
+older, lower bound, a move between the two would be searched again with the full window,
+for nothing.  The best score is that of the same full-width search, but the tree is not node
+for node the same, so a deterministic search, or one bound by nodes, runs alone.
 
 The helpers are started in the background the first time a search asks for them (``spawn``:
 forking a process that may hold threads, such as the web server's, is unsafe) and the search does
@@ -48,6 +49,7 @@ from .search import (
     Searcher,
     SearchLimits,
     _Abort,
+    _Outbid,
     _Stop,
 )
 from .search_shared_table import SharedTable
@@ -232,10 +234,15 @@ class SplitSearch:
         return 1 + len(self.pool.ready_links())
 
     def check(self) -> None:
-        """Raise ``_Abort`` when a helper has cut off the node being shared (``Searcher._tick``
-        calls it)."""
-        if self.active and self.pool.shared[STOP] == CUT:
-            raise _Abort
+        """Raise ``_Abort`` when a helper has cut off the node being shared, ``_Outbid`` when
+        one has found a better score than the main process's move is searched against
+        (``Searcher._tick`` calls it)."""
+        if self.active:
+            shared = self.pool.shared
+            if shared[STOP] == CUT:
+                raise _Abort
+            if shared[ALPHA] > self.searcher._outbid_above:
+                raise _Outbid
 
     # ------------------------------------------------------------------ the main process's side
     def root(self, moves: list[ScoredMove], depth: int, alpha: int) -> None:
@@ -391,6 +398,8 @@ def search_moves(s: Searcher, shared, lock, moves: list, depth: int, beta: int, 
     The main process takes moves from the front of the list, the helpers from the back: the
     order changes little from one iteration to the next, so each process tends to search again
     the moves whose subtrees its own tables hold."""
+    board = s._board
+    node = board.history_length
     while True:
         with lock:
             if shared[STOP] != GO or shared[NEXT] >= shared[END]:
@@ -407,11 +416,23 @@ def search_moves(s: Searcher, shared, lock, moves: list, depth: int, beta: int, 
             results.append((i, *s._test_bound(move, bound, depth, below)))
             continue  # (each move has its own bound: nothing to share)
         move = moves[i]
-        if kind == ROOT:
-            score, exact = s._root_move(move, depth, alpha)
-        else:
-            score = s._move_score(move, depth, alpha, beta, ply, False)
-            exact = alpha < score < beta
+        while True:
+            s._outbid_above = alpha
+            try:
+                if kind == ROOT:
+                    score, exact = s._root_move(move, depth, alpha)
+                else:
+                    score = s._move_score(move, depth, alpha, beta, ply, False)
+                    exact = alpha < score < beta
+                break
+            except _Outbid:  # another process found a better score: search against it
+                while board.history_length > node:
+                    board.pop()
+                alpha = shared[ALPHA]
+                if shared[STOP] != GO:
+                    return
+            finally:
+                s._outbid_above = INF
         results.append((i, score, exact))
         if score > alpha:
             with lock:
@@ -426,8 +447,11 @@ class _HelperSearcher(Searcher):
     """A helper's engine: it stops when the main process says so, through the shared memory."""
 
     def _tick(self) -> None:
-        if self._shared[STOP] != GO:
+        shared = self._shared
+        if shared[STOP] != GO:
             raise _Stop
+        if shared[ALPHA] > self._outbid_above:
+            raise _Outbid
 
     def job(self, kind: str, path: list[Move], depth: int, beta: int, ply: int,
             moves: list[Move], killers: list) -> tuple[list, int, int, int]:

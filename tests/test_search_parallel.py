@@ -10,8 +10,19 @@ import time
 import pytest
 
 from engine import Board, variant
-from engine.search import Searcher, SearchLimits
-from engine.search_parallel import _POOLS, forget_helpers, start_helpers
+from engine.search import INF, Searcher, SearchLimits
+from engine.search_parallel import (
+    _HELPER_LIMITS,
+    _POOLS,
+    ALPHA,
+    END,
+    GO,
+    ROOT,
+    _HelperSearcher,
+    forget_helpers,
+    search_moves,
+    start_helpers,
+)
 from engine.search_shared_table import SharedTable, pack_move, unpack_move
 from tests.helpers import random_positions
 
@@ -132,3 +143,39 @@ def test_shared_table_entries_round_trip_and_torn_ones_are_misses() -> None:
         assert unpack_move(pack_move(move)) == tuple(move)
     assert unpack_move(pack_move((3, 24, 23))) == (3, 24, 23)
     assert unpack_move(pack_move(None)) is None
+
+
+class _OutbiddingHelper(_HelperSearcher):
+    """A helper whose 'other process' finds the score ``news`` after ``ticks`` checks: the
+    index of the move then being searched, and the bound it was searched against, are kept."""
+
+    def __init__(self, news: int, ticks: int) -> None:
+        super().__init__()
+        self.news, self.ticks = news, ticks
+        self.caught: tuple[int, int] | None = None
+
+    def _tick(self) -> None:
+        self.ticks -= 1
+        if self.ticks == 0:
+            self.caught = (self._shared[END], self._outbid_above)
+            self._shared[ALPHA] = self.news
+        super()._tick()
+
+
+def test_a_move_under_way_when_a_better_score_is_found_is_searched_against_it() -> None:
+    board = middle_games(1, 8)[0]
+    ranked = Searcher().search(board, SearchLimits(time=None, depth=4), multipv=4).ranked
+    best = ranked[0].score
+    move, score = next((sm.move, sm.score) for sm in ranked[:4] if sm.score < best)
+    # a helper searching this weaker move against an old bound far below it; another process
+    # finds the best score meanwhile
+    helper = _OutbiddingHelper(best, 2)
+    helper._shared, helper._lock = [0, 1, score - 100, GO], threading.Lock()
+    helper._begin(board, _HELPER_LIMITS)
+    results: list[tuple[int, int, bool]] = []
+    search_moves(helper, helper._shared, helper._lock, [tuple(move)], 4, INF, 0, ROOT, False, results)
+    assert helper.caught == (0, score - 100), "the move was not under way"
+    # searched on against the old bound, it would get its exact score; searched against the
+    # best score, it is known to be no better, which is all the root needs
+    ((_, found, exact),) = results
+    assert not exact and score <= found <= best, (found, exact, score, best)
