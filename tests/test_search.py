@@ -7,7 +7,16 @@ from helpers import random_positions
 
 from engine import Board, Move
 from engine.movegen import is_legal_now, ordered_moves
-from engine.search import INF, MATE, Searcher, SearchLimits, child_hash, search
+from engine.search import (
+    FALLBACK_GROWTH,
+    INF,
+    MATE,
+    TWO_PLY_GROWTH,
+    Searcher,
+    SearchLimits,
+    child_hash,
+    search,
+)
 from engine.search_frontier import staged_moves
 from engine.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
 
@@ -166,6 +175,54 @@ def test_the_clock_never_stops_the_first_iterations():
     board = Board.from_text(MIDGAME)
     assert Searcher().search(board, SearchLimits(time=1e-6)).depth >= 1
     assert Searcher().search(board, SearchLimits(time=1e-6, min_depth=2)).depth >= 2
+
+
+class _RecordingSearcher(Searcher):
+    """A searcher that notes the depth of each iteration it starts and its node count then."""
+
+    def _root(self, ranked, depth, multipv):
+        self.iterations.append((depth, self._stats.nodes))
+        return super()._root(ranked, depth, multipv)
+
+
+def iterations(board, limits):
+    searcher = _RecordingSearcher()
+    searcher.iterations = []
+    result = searcher.search(board, limits)
+    return [depth for depth, _ in searcher.iterations], searcher.iterations, result
+
+
+@pytest.mark.parametrize("depth,expected", [(2, [1, 2]), (3, [1, 2, 3]), (5, [1, 2, 3, 5]), (6, [1, 2, 3, 4, 6])])
+def test_a_search_to_a_depth_skips_the_iteration_before_the_last(depth, expected):
+    board = Board.from_text(MIDGAME)
+    depths, _, result = iterations(board, SearchLimits(time=None, depth=depth))
+    assert depths == expected and result.depth == depth
+
+
+def test_a_node_bound_search_deepens_two_plies_at_a_time_while_they_are_expected_to_fit():
+    board = Board.from_text(MIDGAME)
+    seen = set()
+    for nodes in (30_000, 60_000, 120_000, 400_000):
+        _, its, result = iterations(board, SearchLimits(time=None, nodes=nodes, deterministic=True))
+        assert [d for d, _ in its[:2]] == [1, 2]
+        # an iteration ended if a deeper one followed it, or it is the result's
+        ended = [b > a for (a, _), (b, _) in zip(its, its[1:])] + [its[-1][0] == result.depth]
+        last = 1  # the index of the last iteration that ended
+        for i in range(2, len(its)):
+            depth, start = its[i]
+            done, done_start = its[last]
+            if not ended[i - 1]:  # a two-ply step that did not end: the ply it skipped follows
+                assert its[i - 1][0] == done + 2 and depth == done + 1, (nodes, its)
+                seen.add("back")
+            else:
+                took = start - done_start  # the nodes of the iteration that ended
+                two = done % 2 == 0 and start + took * (TWO_PLY_GROWTH + FALLBACK_GROWTH) <= nodes
+                assert depth - done == (2 if two else 1), (nodes, its)
+                seen.add(depth - done)
+            if ended[i]:
+                last = i
+        assert result.nodes <= nodes + 64
+    assert seen == {1, 2, "back"}, seen  # every kind of step was taken
 
 
 @pytest.mark.parametrize("name", ["gobblet", "storer", "goblet-5", "gobblet-jr"])
