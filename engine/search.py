@@ -227,6 +227,13 @@ class Searcher:
         """Get ready to search ``board`` (copied) within ``limits``: fresh statistics, killers
         and frontier objects; tables kept unless too full or filled under other rules."""
         self._board = board.copy()
+        # an iteration that skipped one: the limits it may go on to past those lowered for it,
+        # whether it did, and when its root's first move was done (``_extend_skip``)
+        self._skip_limits: tuple[float | None, int | None] | None = None
+        self._extended = False
+        self._rest_started: float | None = None
+        self._rest_nodes = 0
+        self._root_moves = 0
         # a shared node's move being searched against this bound starts again when another
         # process finds a better score (``search_parallel.search_moves``); INF: no such move
         self._outbid_above = INF
@@ -294,6 +301,9 @@ class Searcher:
                     break
             fallback = False
             limits_now = self._deadline, self._node_limit
+            self._rest_started = None
+            self._skip_limits = limits_now if skip else None
+            self._extended = False
             if skip:  # keep what the skipped iteration needs if this one does not end
                 if self._deadline is not None:
                     self._deadline -= took * FALLBACK_GROWTH
@@ -303,8 +313,8 @@ class Searcher:
                 ranked = self._root(ranked, depth, max(1, multipv))
             except _Stop:
                 self._unwind()
-                self._deadline, self._node_limit = limits_now
-                if skip:
+                self._deadline, self._node_limit, self._skip_limits = *limits_now, None
+                if skip and not self._extended:
                     fallback = True
                     continue
                 # (when the alternatives get exact scores, all of them and the best must come
@@ -314,7 +324,7 @@ class Searcher:
                     completed = merged
                     pv = self._pv(completed[0].move, max(1, depth_done))
                 break
-            self._deadline, self._node_limit = limits_now
+            self._deadline, self._node_limit, self._skip_limits = *limits_now, None
             completed = ranked
             depth_done = depth
             took, before = time.perf_counter() - started, took
@@ -348,8 +358,10 @@ class Searcher:
         so a search to a depth limit skips it.  Under a time or node limit the last depth is
         not known: past depth 2 the deepening goes two plies at a time, to even depths, while
         the next one is expected to finish with time to spare for the one it skips
-        (``TWO_PLY_GROWTH``, ``FALLBACK_GROWTH``): if it does not end, the skipped one is
-        searched after all (``_deepen``).  Otherwise it goes one ply.  Depths 2, 4 and 6 take
+        (``TWO_PLY_GROWTH``, ``FALLBACK_GROWTH``): its limits are lowered by that spare, and
+        if it reaches them the skipped one is searched after all (``_deepen``), unless the
+        pace of its root's moves says it will end within the search's own limits
+        (``_extend_skip``).  Otherwise it goes one ply.  Depths 2, 4 and 6 take
         25 % fewer nodes than 1 to 6.  Iterations the clock may not stop
         (``SearchLimits.min_depth``) are never skipped."""
         if done < max(2, self._limits.min_depth) or done + 2 > max_depth:
@@ -373,7 +385,10 @@ class Searcher:
         alpha = -INF
         results = self._partial  # filled as moves finish, for a stopped iteration to use
         split = self._split if depth >= SPLIT_DEPTH else None
+        self._root_moves = len(ranked)
         for i, sm in enumerate(ranked):
+            if i == 1:
+                self._rest_started, self._rest_nodes = time.perf_counter(), self._stats.nodes
             if split is not None and i == 1:
                 # the first move set the bound: the others are shared out (``search_parallel``)
                 split.root(ranked[1:], depth, alpha)
@@ -527,13 +542,38 @@ class Searcher:
     def _tick(self) -> None:
         stats = self._stats
         limits = self._limits
-        if self._node_limit is not None and stats.nodes >= self._node_limit:
+        if self._node_limit is not None and stats.nodes >= self._node_limit and not self._extend_skip():
             raise _Stop
         if (self._deadline is not None and stats.nodes & 255 == 0 and self._depth > limits.min_depth
-                and time.perf_counter() > self._deadline):
+                and time.perf_counter() > self._deadline and not self._extend_skip()):
             raise _Stop
         if self._split is not None:
             self._split.check()
+
+    def _extend_skip(self) -> bool:
+        """Called when an iteration that skipped one reaches the limits lowered for it
+        (``_deepen``): whether it goes on to the search's own limits, being expected to end
+        before them at the pace its root's moves after the first have gone so far (they are
+        searched once the first is done; with helpers, the moves taken less one per process).
+        If not, the skipped iteration gets what is left.  Decided once per iteration."""
+        limits, self._skip_limits = self._skip_limits, None
+        if limits is None or self._rest_started is None:
+            return False
+        if self._split is not None:
+            done, total = self._split.progress()
+        else:
+            done, total = len(self._partial) - 1, self._root_moves - 1
+        if done <= 0:
+            return False
+        deadline, node_limit = limits
+        pace = total / done
+        if deadline is not None and self._rest_started + (time.perf_counter() - self._rest_started) * pace > deadline:
+            return False
+        if node_limit is not None and self._rest_nodes + (self._stats.nodes - self._rest_nodes) * pace > node_limit:
+            return False
+        self._deadline, self._node_limit = limits
+        self._extended = True
+        return True
 
     # ------------------------------------------------------------------ search
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int, split=None) -> int:

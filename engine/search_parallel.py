@@ -207,6 +207,7 @@ class SplitSearch:
         self.search_id = pool.searches
         self.job = 0
         self.active = False  # a shared node's moves are being searched
+        self.count = 0  # how many moves the job being shared has
         board = searcher._board
         self.root_moves = len(board.move_stack)
         self.root_bytes = pickle.dumps(board)
@@ -232,6 +233,13 @@ class SplitSearch:
     def width(self) -> int:
         """How many moves can be searched at once: one per process."""
         return 1 + len(self.pool.ready_links())
+
+    def progress(self) -> tuple[int, int]:
+        """The moves of the job being shared that are surely done (those taken less one per
+        process) and its number of moves."""
+        shared = self.pool.shared
+        taken = shared[NEXT] + (self.count - shared[END])
+        return taken - self.width(), self.count
 
     def check(self) -> None:
         """Raise ``_Abort`` when a helper has cut off the node being shared, ``_Outbid`` when
@@ -294,6 +302,7 @@ class SplitSearch:
         pool = self.pool
         links = pool.ready_links()
         self.job += 1
+        self.count = len(moves)
         self._open(len(moves), alpha)
         path = board.move_stack[self.root_moves:]
         sent = []
@@ -364,6 +373,8 @@ class SplitSearch:
                 timeout = max(0.0, s._deadline - time.perf_counter())
             ready = wait(list(pending), timeout)
             if not ready:
+                if s._extend_skip():  # (the deadline was one lowered for this iteration)
+                    continue
                 timed_out = True
                 with pool.lock:
                     pool.shared[STOP] = TIME

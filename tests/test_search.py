@@ -225,6 +225,19 @@ def test_a_node_bound_search_deepens_two_plies_at_a_time_while_they_are_expected
     assert seen == {1, 2, "back"}, seen  # every kind of step was taken
 
 
+def test_an_iteration_that_skipped_one_goes_on_when_its_pace_says_it_will_end():
+    # here depth 6, searched straight after 4, passes the limit lowered to keep nodes for depth 5
+    # with most of its root's moves done: it goes on, ends within the search's own limit and
+    # the search is one of depth 6
+    board = Board.from_text("gobblet W3,.,B3,./W4,W3,W3B4,W4/.,.,B2,./.,W4,.,. w 2,2,2 4,4,1 8")
+    nodes = 150_000
+    depths, its, result = iterations(board, SearchLimits(time=None, nodes=nodes, deterministic=True))
+    assert depths[:4] == [1, 2, 4, 6]
+    (_, at4), (_, at6), (after, at_next) = its[2:5]
+    assert after == 7 and at_next > nodes - (at6 - at4) * FALLBACK_GROWTH
+    assert result.depth == 6 and result.nodes <= nodes + 64
+
+
 @pytest.mark.parametrize("name", ["gobblet", "storer", "goblet-5", "gobblet-jr"])
 def test_scoring_frontier_children_unplayed_gives_the_same_search(name):
     # the frontier's shortcut (hash, lines and evaluation of a child from the move alone) must
