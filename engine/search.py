@@ -284,6 +284,7 @@ class Searcher:
         pv: tuple[Move, ...] = ()
         max_depth = limits.depth if limits.depth is not None else _MAX_PLY
         took = before = 0.0  # seconds the last iteration took, and the one before it
+        plies = 1  # how much deeper the last iteration was than the one before it
         took_nodes = 0  # nodes the last iteration searched
         fallback = False  # whether the next iteration is one skipped by an iteration that did not end
         while depth_done < max_depth:
@@ -296,7 +297,9 @@ class Searcher:
             if rescore > 1 and self._deadline is not None and before > 0 and not (skip or fallback):
                 # the rescoring throws away an unfinished iteration: an iteration that would not
                 # end before the deadline is not started, and its time goes to the alternatives
-                growth = min(max(took / before, 2.0), 8.0)
+                # (the growth per ply: the last iteration may have come two plies after the one
+                # before it)
+                growth = min(max((took / before) ** (1 / plies), 2.0), 8.0)
                 if started + took * growth > self._deadline:
                     break
             fallback = False
@@ -326,7 +329,7 @@ class Searcher:
                 break
             self._deadline, self._node_limit, self._skip_limits = *limits_now, None
             completed = ranked
-            depth_done = depth
+            plies, depth_done = depth - depth_done, depth
             took, before = time.perf_counter() - started, took
             took_nodes = self._stats.nodes - nodes_before
             pv = self._pv(ranked[0].move, depth)
