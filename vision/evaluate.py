@@ -23,6 +23,7 @@ from hardware.synthetic import empty_scene, nudged, random_scene, render_scene
 
 from .observation import OCCLUDED
 from .recognise import Recogniser
+from .size_check import SizeCheck
 from .square_model import SquareModel
 
 # upper edges of the confidence bins of the reliability table
@@ -112,13 +113,14 @@ def _on_one_thread(fn):
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
              nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped",
-             first_camera: int = 0) -> EvalResult:
+             first_camera: int = 0, size_check: SizeCheck | None | str = "shipped") -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
     over the board; a square a hand hides counts as right if read as occluded or read
     correctly.  ``observer(recogniser, observation, truth)``, if given, sees every frame (the
-    model's fit collects its evidence that way); ``model`` is passed to ``Recogniser``.
+    model's fit collects its evidence that way); ``model`` and ``size_check`` are passed to
+    ``Recogniser``.
     ``first_camera`` skips that many cameras of the seed's sequence, so a long run can be
     done (and kept) in parts that together give the same boards as one run."""
     pieces = load_piece_set(piece_set)
@@ -138,7 +140,7 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
             continue
         res.heights.append(base.pose.height)
         res.models[base.intrinsics.model] += 1
-        rec = Recogniser(cal, model)
+        rec = Recogniser(cal, model, size_check)
         for j in range(min(per_camera, boards - done)):
             rng = np.random.default_rng(cam_seed + 300 + j)
             with_hands = hands if rng.random() < hand_share else 0

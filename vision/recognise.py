@@ -16,7 +16,9 @@ read by tint as much as by brightness, so a light cup's shaded side is not taken
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
-each size and gives the probability that becomes the reading's confidence.
+each size and gives the probability that becomes the reading's confidence.  Where, on a
+clear set, it is unsure which size a cup is, a small net looks at crops around the top scaled
+to each size (``size_check.py``) and its scores move the probability between the sizes.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
+from .size_check import SizeCheck, load_size_check
 from .square_model import (
     N_POLAR,
     N_POLAR_RADII,
@@ -71,6 +74,8 @@ STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change th
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
+CROP_PX = 24  # clear sets: side of the per-size crops the size check reads (``size_crops``)
+CROP_SPAN = 1.6  # their half-width, in the size's outer radius
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
@@ -119,9 +124,12 @@ class Recogniser:
     """Recognition with memory: it remembers where the markers were and the last pose, so it
     can search small regions first and keep the board when a hand covers some markers."""
 
-    def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped"):
+    def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped",
+                 size_check: SizeCheck | None | str = "shipped"):
         """``model``: the square model deciding each reading (default: the shipped file's);
-        None reads the best ring with confidence 1, which only the model's fit uses."""
+        None reads the best ring with confidence 1, which only the model's fit uses.
+        ``size_check``: the second look at clear cups of doubtful size (``size_check.py``;
+        default the shipped file's, used with the square model and clear sets only)."""
         self.cal = calibration
         cal = calibration
         self.board = cal.board
@@ -186,6 +194,9 @@ class Recogniser:
         self.model = load_model().for_material(material) if model == "shipped" else (
             model.for_material(material) if model is not None else None)
         self.material = material
+        self.size_check = None
+        if cal.pieces.clear and self.model is not None and size_check is not None:
+            self.size_check = load_size_check() if size_check == "shipped" else size_check
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
         # the middle of each square on the hand detector's small view: a cup standing there
         # changes it, an empty square leaves it as at calibration
@@ -616,6 +627,36 @@ class Recogniser:
         margin = abs(vote) / (self._players_apart + 1e-6)
         return c, float(margin)
 
+    def size_crops(self, squares: np.ndarray) -> np.ndarray:
+        """Clear sets: for the last frame's ``squares``, a crop per size class around where
+        that size's top was found, scaled to its outer radius and turned so that +x points
+        away from the camera's nadir: (squares, sizes, 2, CROP_PX, CROP_PX) float32 of the
+        change of whiteness and of log-brightness since the empty board.  The right size's
+        crop has its white rim on the same circle whatever the camera; a wrong one's is
+        stretched or squeezed, or off the cup."""
+        D, L, at, (cs, sn), H = self._crop_state
+        squares = np.asarray(squares, np.intp)
+        nsz = len(self.cal.sizes)
+        n = len(squares)
+        fine = 2 * CROP_PX  # sampled twice as finely, then averaged in 2 x 2 blocks
+        g = (np.arange(fine, dtype=np.float32) + 0.5) / fine * 2 * CROP_SPAN - CROP_SPAN
+        u, v = np.meshgrid(g, g)  # u along the far direction, v across
+        r = np.array([self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
+                      for s, sc in enumerate(self.cal.sizes)], np.float32)
+        c, sq_s = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
+        dx = (u[None] * c[:, None, None] - v[None] * sq_s[:, None, None])  # (n, fine, fine)
+        dy = (u[None] * sq_s[:, None, None] + v[None] * c[:, None, None])
+        centre = at[squares].astype(np.float32)  # (n, sizes, 2)
+        mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
+        my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
+        mx = np.ascontiguousarray(mx.reshape(-1, fine))
+        my = np.ascontiguousarray(my.reshape(-1, fine))
+        out = np.empty((n, nsz, 2, CROP_PX, CROP_PX), np.float32)
+        for j, plane in enumerate((D, L)):
+            z = cv2.remap(plane, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            out[:, :, j] = z.reshape(n, nsz, CROP_PX, 2, CROP_PX, 2).mean(axis=(3, 5))
+        return out
+
     @property
     def last_rim(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The last frame's white-rim search: (lead per square and size class, centres; None
@@ -667,6 +708,7 @@ class Recogniser:
             # profiles around where each size's rim was found (its edges wander on light wood)
             at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
             polar = self._polar(D, lum_change - lum_off, at, H, far_dir)
+            self._crop_state = (D, lum_change - lum_off, at, far_dir, H)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
@@ -695,6 +737,11 @@ class Recogniser:
         self.last_evidence = ev
         if self.model is not None:
             probs = self.model.probabilities(alternatives(ev))
+            if self.size_check is not None:
+                doubt = self.size_check.doubtful(probs)
+                if len(doubt):
+                    scores = self.size_check.scores(self.size_crops(doubt))
+                    probs[doubt] = self.size_check.revise(probs[doubt], scores)
         else:
             # untrained (only while the model is being fitted): the best ring, if any rings
             probs = np.zeros((nsq, 1 + nsz))

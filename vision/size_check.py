@@ -1,0 +1,150 @@
+"""A second look at clear cups whose size the square model is unsure of.
+
+On Storer's clear set a light plug on light wood shows almost no edge, and the square model
+sometimes wavers between two sizes next to each other.  For those squares only, the
+recogniser takes a crop around where each size's top was found, scaled to that size's outer
+radius (``Recogniser.size_crops``): the right size's crop has its white rim on the same
+circle whatever the camera.  A small convolutional net scores every crop; the score, times
+a weight, is added to the square model's log-probability of that size, and the empty
+reading keeps the square model's probability.
+
+``scripts/fit_size_check.py`` trains the net (with torch) on rendered boards and writes
+``vision/data/size_check.npz``; here it runs with numpy alone.  ``load_size_check`` checks
+the file's format, version and every array's shape, and names the file and the problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+CHECK_PATH = Path(__file__).resolve().parent / "data" / "size_check.npz"
+CHECK_FORMAT = "cupboard-size-check"
+CHECK_VERSION = 1
+# the net: 3x3 convolutions (each followed by ReLU and 2x2 max pooling), then two dense layers
+CONVS = (("conv1", 2, 8), ("conv2", 8, 16), ("conv3", 16, 16))
+HIDDEN = 32
+
+
+class CheckFileError(ValueError):
+    """The size check's file is missing, damaged or of another format or version."""
+
+
+def _shapes(crop_px: int) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for name, cin, cout in CONVS:
+        out[f"{name}_w"] = (cout, cin, 3, 3)
+        out[f"{name}_b"] = (cout,)
+    side = crop_px // 2 ** len(CONVS)
+    out["fc1_w"] = (HIDDEN, CONVS[-1][2] * side * side)
+    out["fc1_b"] = (HIDDEN,)
+    out["fc2_w"] = (1, HIDDEN)
+    out["fc2_b"] = (1,)
+    return out
+
+
+def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 convolution (torch's layout and zero padding of one pixel), ReLU, then 2x2 max
+    pooling; ``x`` is (n, channels, h, w).  Each picture is kept as one padded row, so the
+    nine taps are nine contiguous slices and the convolution one matrix product."""
+    n, c, h, wd = x.shape
+    row = wd + 2
+    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
+    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
+    span = h * row  # outputs at (y, x) for x < row: the last two of each row are discarded
+    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)  # (n, out, span)
+    y += b[:, None]
+    np.maximum(y, 0.0, out=y)
+    y = y.reshape(n, len(w), h, row)
+    return np.maximum(np.maximum(y[:, :, 0::2, 0:wd:2], y[:, :, 0::2, 1:wd:2]),
+                      np.maximum(y[:, :, 1::2, 0:wd:2], y[:, :, 1::2, 1:wd:2]))
+
+
+@dataclass(frozen=True)
+class SizeCheck:
+    """The net's weights, the scale its inputs are divided by, the weight of its score
+    against the square model's log-probability, and the doubt (the square model's best size
+    probability among cups below ``threshold``) that calls it."""
+
+    weights: dict[str, np.ndarray]
+    input_scale: float
+    weight: float
+    threshold: float
+    crop_px: int
+    note: str = ""
+
+    def scores(self, crops: np.ndarray) -> np.ndarray:
+        """The net's score of every crop; ``crops`` is (..., channels, crop_px, crop_px)."""
+        lead = crops.shape[:-3]
+        x = np.clip(crops.reshape((-1,) + crops.shape[-3:]).astype(np.float32) / self.input_scale, -5.0, 5.0)
+        for name, _, _ in CONVS:
+            x = _conv_relu_pool(x, self.weights[f"{name}_w"], self.weights[f"{name}_b"])
+        h = x.reshape(len(x), -1) @ self.weights["fc1_w"].T + self.weights["fc1_b"]
+        np.maximum(h, 0.0, out=h)
+        return (h @ self.weights["fc2_w"].T + self.weights["fc2_b"])[:, 0].reshape(lead)
+
+    def doubtful(self, probs: np.ndarray) -> np.ndarray:
+        """Squares (indices) read as a cup whose size the square model is unsure of; ``probs``
+        is (squares, 1 + sizes), empty first."""
+        cups = probs[:, 1:]
+        best = cups.max(axis=1)
+        share = best / np.maximum(cups.sum(axis=1), 1e-12)
+        return np.flatnonzero((best > probs[:, 0]) & (share < self.threshold))
+
+    def revise(self, probs: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """``probs`` (squares, 1 + sizes) of the doubtful squares with the cup sizes' share
+        of the probability redistributed by the net's ``scores`` (squares, sizes)."""
+        cups = probs[:, 1:]
+        total = cups.sum(axis=1, keepdims=True)
+        u = np.log(np.maximum(cups, 1e-12)) + self.weight * scores
+        u -= u.max(axis=1, keepdims=True)
+        e = np.exp(u)
+        out = probs.copy()
+        out[:, 1:] = total * e / e.sum(axis=1, keepdims=True)
+        return out
+
+
+def save_size_check(check: SizeCheck, path: Path = CHECK_PATH) -> None:
+    """Write the check as an .npz (atomically: a new file, then a rename)."""
+    meta = {"format": np.array(CHECK_FORMAT), "version": np.array(CHECK_VERSION),
+            "note": np.array(check.note), "input_scale": np.array(check.input_scale),
+            "weight": np.array(check.weight), "threshold": np.array(check.threshold),
+            "crop_px": np.array(check.crop_px)}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **meta, **{k: np.asarray(v, np.float32) for k, v in check.weights.items()})
+    tmp.replace(path)
+
+
+@lru_cache(maxsize=4)
+def load_size_check(path: Path = CHECK_PATH) -> SizeCheck:
+    """Read and check the file; CheckFileError names the file and what is wrong."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+    except OSError as e:
+        raise CheckFileError(f"{path}: cannot read the size check ({e}); "
+                             f"it is made by scripts/fit_size_check.py") from None
+    except ValueError as e:
+        raise CheckFileError(f"{path}: not a valid .npz ({e})") from None
+    if str(data.get("format", "")) != CHECK_FORMAT:
+        raise CheckFileError(f"{path}: not a {CHECK_FORMAT} file")
+    if int(data.get("version", -1)) != CHECK_VERSION:
+        raise CheckFileError(f"{path}: version {data.get('version')}, this program reads "
+                             f"{CHECK_VERSION} (refit with scripts/fit_size_check.py)")
+    crop_px = int(data["crop_px"])
+    weights = {}
+    for name, shape in _shapes(crop_px).items():
+        if name not in data:
+            raise CheckFileError(f"{path}: no array {name!r}")
+        a = data[name].astype(np.float32)
+        if a.shape != shape:
+            raise CheckFileError(f"{path}: {name} has shape {a.shape}, expected {shape}")
+        if not np.isfinite(a).all():
+            raise CheckFileError(f"{path}: {name} holds a number that is not finite")
+        weights[name] = a
+    return SizeCheck(weights, float(data["input_scale"]), float(data["weight"]), float(data["threshold"]),
+                     crop_px, str(data["note"]))
