@@ -60,6 +60,32 @@ def test_numpy_net_is_the_torch_net():
     assert np.allclose(check.scores(crops), want, atol=1e-4)
 
 
+def _plain_net(check, crops):
+    """The net written out the slow, obvious way: each output pixel a sum over its 3x3 window
+    of the zero-padded input, then ReLU, 2x2 max pooling and the dense layers."""
+    x = np.clip(crops / check.input_scale, -5.0, 5.0).astype(np.float64)
+    for name in ("conv1", "conv2", "conv3"):
+        w, b = check.weights[f"{name}_w"], check.weights[f"{name}_b"]
+        padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        n, _, h, wd = x.shape
+        y = np.zeros((n, len(w), h, wd))
+        for i in range(h):
+            for j in range(wd):
+                y[:, :, i, j] = np.einsum("ncuv,ocuv->no", padded[:, :, i:i + 3, j:j + 3], w) + b
+        y = np.maximum(y, 0.0)
+        x = y.reshape(n, len(w), h // 2, 2, wd // 2, 2).max(axis=(3, 5))
+    hidden = np.maximum(x.reshape(len(x), -1) @ check.weights["fc1_w"].T + check.weights["fc1_b"], 0.0)
+    return (hidden @ check.weights["fc2_w"].T + check.weights["fc2_b"])[:, 0]
+
+
+def test_numpy_net_is_the_plain_convolution():
+    # (runs without torch, unlike the test above)
+    check = load_size_check(CHECK_PATH)
+    channels = check.weights["conv1_w"].shape[1]
+    crops = np.random.default_rng(1).normal(0, 0.3, (4, channels, check.crop_px, check.crop_px)).astype(np.float32)
+    assert np.allclose(check.scores(crops), _plain_net(check, crops), atol=1e-4)
+
+
 def test_revision_keeps_the_empty_reading_and_sums_to_one():
     check = load_size_check(CHECK_PATH)
     probs = np.array([[0.1, 0.0, 0.0, 0.45, 0.45, 0.0], [0.02, 0.0, 0.5, 0.48, 0.0, 0.0]])
