@@ -359,20 +359,21 @@ class Searcher:
         ``done + 2``.  The iteration just before the last one costs more than it saves (on the
         bench suite, depth 6 straight after depth 4 takes 29 % fewer nodes than depths 5 and 6),
         so a search to a depth limit skips it.  Under a time or node limit the last depth is
-        not known: past depth 2 the deepening goes two plies at a time, to even depths, while
+        not known: from depth 4 the deepening goes two plies at a time, to even depths, while
         the next one is expected to finish with time to spare for the one it skips
         (``TWO_PLY_GROWTH``, ``FALLBACK_GROWTH``): its limits are lowered by that spare, and
         if it reaches them the skipped one is searched after all (``_deepen``), unless the
         pace of its root's moves says it will end within the search's own limits
-        (``_extend_skip``).  Otherwise it goes one ply.  Depths 2, 4 and 6 take
-        25 % fewer nodes than 1 to 6.  Iterations the clock may not stop
+        (``_extend_skip``).  Otherwise it goes one ply.  (Skipping depth 3 as well costs
+        depth 6 more nodes than it saves, and at short times, where depth 6 is out of reach,
+        the deepening is the one-ply one.)  Iterations the clock may not stop
         (``SearchLimits.min_depth``) are never skipped."""
         if done < max(2, self._limits.min_depth) or done + 2 > max_depth:
             return False
         fits = self._fits(took, took_nodes, TWO_PLY_GROWTH + FALLBACK_GROWTH)
         if fits is None:  # a depth limit alone
             return done + 2 == max_depth
-        return fits and (done + 2 == max_depth or done % 2 == 0)
+        return fits and (done + 2 == max_depth or (done >= 4 and done % 2 == 0))
 
     def _fits(self, took: float, took_nodes: int, factor: float) -> bool | None:
         """Whether ``factor`` times the last iteration's seconds and nodes fit in what the time
