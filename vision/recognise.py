@@ -120,6 +120,25 @@ class _Hypotheses:
     # for a size with one edge), at the best centre
 
 
+@dataclass
+class _Frame:
+    """What the last frame read left for the questions asked after it (``colour_of``,
+    ``last_rim``, ``size_crops``): among others, on clear sets only (None otherwise), the
+    whiteness and log-brightness changes since the empty board (light level taken out) and
+    where each size's top was found; and per square the direction away from the nadir."""
+
+    view: np.ndarray
+    hyp: _Hypotheses
+    rim_score: np.ndarray
+    rim_centre: np.ndarray | None
+    board_now: np.ndarray
+    H: float
+    white: np.ndarray | None = None
+    lum_level: np.ndarray | None = None
+    at: np.ndarray | None = None
+    far_dir: tuple[np.ndarray, np.ndarray] | None = None
+
+
 class Recogniser:
     """Recognition with memory: it remembers where the markers were and the last pose, so it
     can search small regions first and keep the board when a hand covers some markers."""
@@ -634,7 +653,8 @@ class Recogniser:
         change of whiteness and of log-brightness since the empty board.  The right size's
         crop has its white rim on the same circle whatever the camera; a wrong one's is
         stretched or squeezed, or off the cup."""
-        D, L, at, (cs, sn), H = self._crop_state
+        f = self._last
+        D, L, at, (cs, sn), H = f.white, f.lum_level, f.at, f.far_dir, f.H
         squares = np.asarray(squares, np.intp)
         nsz = len(self.cal.sizes)
         n = len(squares)
@@ -661,23 +681,22 @@ class Recogniser:
     def last_rim(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The last frame's white-rim search: (lead per square and size class, centres; None
         for opaque sets)."""
-        _, _, rim_score, rim_centre, _, _ = self._last
-        return rim_score, rim_centre
+        return self._last.rim_score, self._last.rim_centre
 
     def _top_centre(self, sq: int, s: int) -> np.ndarray:
         """Where the last frame's top of size class ``s`` on square ``sq`` was found: by its
         white rim where that is sure, else by its edges."""
-        _, hyp, rim_score, rim_centre, _, _ = self._last
-        if rim_centre is not None and rim_score[sq, s] >= RIM_SURE:
-            return rim_centre[sq, s]
-        return hyp.centre[sq, s]
+        f = self._last
+        if f.rim_centre is not None and f.rim_score[sq, s] >= RIM_SURE:
+            return f.rim_centre[sq, s]
+        return f.hyp.centre[sq, s]
 
     def colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """(colour, margin) of the top of square ``sq`` in the last frame read, taking it to
         be of size class ``s``."""
-        view, _, _, _, board_now, H = self._last
-        radius = self.edge_mm[s] * height_scale(H, self.cal.sizes[s].height_mm) * self.canvas.ppm
-        return self._colour(view, self._top_centre(sq, s), radius, board_now)
+        f = self._last
+        radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        return self._colour(f.view, self._top_centre(sq, s), radius, f.board_now)
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -701,14 +720,15 @@ class Recogniser:
         nsz = len(self.cal.sizes)
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         polar = np.zeros((nsq, nsz, N_POLAR), np.float32)
+        D = lum_level = at = None  # (clear sets only)
         if self.cal.pieces.clear:
             D = _whiteness(lum, chroma) - self.ref_white
             D -= float(np.median(D.ravel()[self._area_7]))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
             # profiles around where each size's rim was found (its edges wander on light wood)
             at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
-            polar = self._polar(D, lum_change - lum_off, at, H, far_dir)
-            self._crop_state = (D, lum_change - lum_off, at, far_dir, H)
+            lum_level = lum_change - lum_off
+            polar = self._polar(D, lum_level, at, H, far_dir)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
         changed, _ = self.hands.changed(view)
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
@@ -725,7 +745,7 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = (view, hyp, rim_score, rim_centre, board_now, H)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, at, far_dir)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
