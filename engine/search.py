@@ -316,7 +316,6 @@ class Searcher:
                 ranked = self._root(ranked, depth, max(1, multipv))
             except _Stop:
                 self._unwind()
-                self._deadline, self._node_limit, self._skip_limits = *limits_now, None
                 if skip and not self._extended:
                     fallback = True
                     continue
@@ -327,7 +326,8 @@ class Searcher:
                     completed = merged
                     pv = self._pv(completed[0].move, max(1, depth_done))
                 break
-            self._deadline, self._node_limit, self._skip_limits = *limits_now, None
+            finally:
+                self._deadline, self._node_limit, self._skip_limits = *limits_now, None
             completed = ranked
             plies, depth_done = depth - depth_done, depth
             took, before = time.perf_counter() - started, took
@@ -538,9 +538,11 @@ class Searcher:
             board.pop()
         return tuple(line)
 
-    def _unwind(self) -> None:
+    def _unwind(self, length: int | None = None) -> None:
+        """Take moves back until the board's history is ``length`` long (default: the root's)."""
         board = self._board
-        while board.history_length > self._root_len:
+        length = self._root_len if length is None else length
+        while board.history_length > length:
             board.pop()
 
     def _tick(self) -> None:

@@ -302,7 +302,6 @@ class SplitSearch:
         pool = self.pool
         links = pool.ready_links()
         self.job += 1
-        self.count = len(moves)
         self._open(len(moves), alpha)
         path = board.move_stack[self.root_moves:]
         sent = []
@@ -335,9 +334,8 @@ class SplitSearch:
                      results: list[tuple[int, int, bool]]) -> bool:
         """The main process's part of a job (``search_moves``), the board left at the node:
         whether the time ran out (the helpers are then told to stop)."""
-        board = self.searcher._board
         pool = self.pool
-        node = board.history_length
+        node = self.searcher._board.history_length
         self.active = True
         try:
             search_moves(self.searcher, pool.shared, pool.lock, moves, depth, beta, ply, kind, True, results)
@@ -349,12 +347,12 @@ class SplitSearch:
             return True
         finally:
             self.active = False
-            while board.history_length > node:
-                board.pop()
+            self.searcher._unwind(node)
         return False
 
     def _open(self, count: int, alpha: int) -> None:
         """Ready the shared memory for a job of ``count`` moves, ``alpha`` the best score so far."""
+        self.count = count
         pool = self.pool
         with pool.lock:
             pool.shared[NEXT], pool.shared[END], pool.shared[ALPHA], pool.shared[STOP] = 0, count, alpha, GO
@@ -409,8 +407,7 @@ def search_moves(s: Searcher, shared, lock, moves: list, depth: int, beta: int, 
     The main process takes moves from the front of the list, the helpers from the back: the
     order changes little from one iteration to the next, so each process tends to search again
     the moves whose subtrees its own tables hold."""
-    board = s._board
-    node = board.history_length
+    node = s._board.history_length
     while True:
         with lock:
             if shared[STOP] != GO or shared[NEXT] >= shared[END]:
@@ -437,8 +434,7 @@ def search_moves(s: Searcher, shared, lock, moves: list, depth: int, beta: int, 
                     exact = alpha < score < beta
                 break
             except _Outbid:  # another process found a better score: search against it
-                while board.history_length > node:
-                    board.pop()
+                s._unwind(node)
                 alpha = shared[ALPHA]
                 if shared[STOP] != GO:
                     return
@@ -483,8 +479,7 @@ class _HelperSearcher(Searcher):
         except _Stop:
             pass
         finally:
-            while board.history_length > base:
-                board.pop()
+            self._unwind(base)
         return results, stats.nodes - nodes, stats.seldepth, stats.rep_hits - reps
 
 
