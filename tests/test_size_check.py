@@ -2,9 +2,7 @@
 script's torch net, it only moves probability between cup sizes, and on rendered boards the
 crop of a cup's true size scores best for nearly every cup."""
 
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +14,6 @@ from vision.size_check import (
     load_size_check,
     save_size_check,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 
 def test_shipped_check_loads_and_names_its_fit():

@@ -3,11 +3,11 @@ the file's name and the problem), its fit recovers a known rule and is determini
 rendered boards a confident reading is a right one."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fit_square_model import Samples, fit_choice, fit_logistic
 
 from vision.evaluate import evaluate
 from vision.square_model import (
@@ -19,9 +19,6 @@ from vision.square_model import (
     alternatives,
     load_model,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from fit_square_model import Samples, fit_choice, fit_logistic  # noqa: E402
 
 
 def test_shipped_model_has_both_materials():
