@@ -5,7 +5,13 @@ crosses the edge of the board view, which lies beyond where any cup standing on 
 appear (calibration sizes the view so), so cups never look like arms.  The light changing is
 taken out first: the log-ratio of the frame to the empty-board picture is fitted by a smooth
 (quadratic) field per colour channel over the board, and only what departs from that field
-counts.  Everything is done on a quarter-size copy of the board view.
+counts.  A shadow (of a cup, or of the hand itself) only darkens the wood it falls on and keeps
+its tint, so the whole log-ratio moves down by about the same amount in each channel; a hand or
+a sleeve puts another surface there, which changes the tint too.  A changed region that is
+nearly all shade is no hand: the long shadows of several cups under a low light join and reach
+the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
+links a pale hand's few changed pixels over the board to its sleeve.)  Everything is done on a
+quarter-size copy of the board view.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ SCALE = 0.25
 DIFF = 0.22  # log-colour departure from the fitted light field that counts as "changed"
 MIN_INSIDE_MM2 = 1800.0  # a hand covers at least this much of the board
 BORDER_PX = 1  # a component within this many (small) pixels of the view's edge touches it
+SHADE_SHARE = 0.95  # a changed region this much shade is shadows, not an arm
+# shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
+SHADE_DEPTH = 1.0
+# ... with each channel within this of the mean darkening (log; room for a cast between the
+# direct light and the ambient light that fills the shadow)
+SHADE_TINT = 0.12
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,17 @@ class HandFinding:
     mask: np.ndarray | None
     light_change: float
     small: np.ndarray | None = None  # the same mask at the detector's quarter size
+
+
+@dataclass(frozen=True)
+class Change:
+    """Pixels of a board view (quarter size, uint8 0/1) unlike the empty board once the
+    light's change is taken out; those of them that are shade; the light's overall level
+    change (log)."""
+
+    mask: np.ndarray
+    shade: np.ndarray
+    light: float
 
 
 class HandDetector:
@@ -52,9 +75,9 @@ class HandDetector:
         self.fit_basis = self.basis[self.fit_idx]
         self.mm2_per_px = 1.0 / (ppm * SCALE) ** 2
 
-    def changed(self, view: np.ndarray) -> tuple[np.ndarray, float]:
-        """(small uint8 mask of pixels unlike the empty board once the light's change is taken
-        out, the light's overall level change in log units)."""
+    def changed(self, view: np.ndarray) -> Change:
+        """The pixels of ``view`` unlike the empty board once the light's change is taken out,
+        and which of them are shade."""
         small = cv2.resize(view, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
         d = np.log(small.astype(np.float32) + 8.0) - self.ref_log
         h, w = d.shape[:2]
@@ -71,20 +94,27 @@ class HandDetector:
             keep = resid < max(0.06, float(np.percentile(resid, 60)) * 2.0)
             if keep.sum() < 12:
                 break
-        score = _largest_channel(np.abs(flat - self.basis @ coef)).reshape(h, w)
-        changed = (score > DIFF).astype(np.uint8)
-        return changed, float(coef[0].mean())
+        depart = flat - self.basis @ coef
+        changed = _largest_channel(np.abs(depart)) > DIFF
+        mean = depart.mean(axis=1)
+        tint = _largest_channel(np.abs(depart - mean[:, None]))
+        shade = changed & (mean < 0) & (mean > -SHADE_DEPTH) & (tint < SHADE_TINT)
+        return Change(changed.reshape(h, w).astype(np.uint8), shade.reshape(h, w).astype(np.uint8),
+                      float(coef[0].mean()))
 
     def find(self, view: np.ndarray, explained: np.ndarray | None = None) -> HandFinding:
         """Hand pixels in ``view`` (the board view of the current frame); ``explained`` is an
         optional small mask of pixels the cups read on the board account for."""
-        changed, light = self.changed(view)
-        return self.from_changed(changed, light, explained)
+        change = self.changed(view)
+        return self.from_changed(change.mask, change.light, explained, change.shade)
 
-    def from_changed(self, changed: np.ndarray, light: float, explained: np.ndarray | None = None) -> HandFinding:
-        """The hand among the changed pixels, leaving out those the cups explain."""
+    def from_changed(self, changed: np.ndarray, light: float, explained: np.ndarray | None = None,
+                     shade: np.ndarray | None = None) -> HandFinding:
+        """The hand among the changed pixels, leaving out those the cups explain and regions
+        that are nearly all ``shade``."""
         if explained is not None:
             changed = changed & (explained == 0)
+        raw = changed > 0
         # a pale hand over pale wood shows mostly as the grid lines and grain it hides:
         # closing joins those fragments into one region
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
@@ -97,6 +127,9 @@ class HandDetector:
         touches = ((x <= BORDER_PX) | (y0 <= BORDER_PX) | (x + bw >= w - BORDER_PX)
                    | (y0 + bh >= h - BORDER_PX))
         keep_c = touches & (inside * self.mm2_per_px >= MIN_INSIDE_MM2)
+        if shade is not None:
+            shaded = np.bincount(labels[raw & (shade > 0)], minlength=n)
+            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
         keep_c[0] = False
         if not keep_c.any():
             return HandFinding(None, light)

@@ -730,7 +730,8 @@ class Recogniser:
             lum_level = lum_change - lum_off
             polar = self._polar(D, lum_level, at, H, far_dir)
         board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
-        changed, _ = self.hands.changed(view)
+        change = self.hands.changed(view)
+        changed = change.mask
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
         changed &= self._seen
         explained = np.zeros_like(changed)
@@ -781,7 +782,7 @@ class Recogniser:
             if self.model is not None:
                 conf *= self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
-        finding = self.hands.from_changed(changed, 0.0, explained)
+        finding = self.hands.from_changed(changed, 0.0, explained, change.shade)
         if finding.small is not None:
             cover = self._coverage(finding.small)
             # near a hand, change the cups read do not explain is a hand too pale to tell
