@@ -7,6 +7,7 @@ nadir (H the camera height), which is how each size class is predicted at its ow
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -55,15 +56,21 @@ def canvas_maps(canvas: Canvas, intr: CameraIntrinsics, pose: CameraPose,
     rows = np.arange(0, canvas.height + step, step, dtype=np.float64)
     C, Rr = np.meshgrid(cols, rows)
     mm = canvas.to_mm(np.stack([C, Rr], axis=-1)).reshape(-1, 2)
-    uv = project(np.column_stack([mm, np.zeros(len(mm))]), intr, pose).reshape(C.shape + (2,))
-    size = ((len(cols) - 1) * step + 1, (len(rows) - 1) * step + 1)
-    # interpolate the coarse grid at every canvas pixel (cv2.resize would misalign corners)
-    gx = np.linspace(0, len(cols) - 1, size[0], dtype=np.float32)
-    gy = np.linspace(0, len(rows) - 1, size[1], dtype=np.float32)
-    GX, GY = np.meshgrid(gx, gy)
-    mx = cv2.remap(uv[..., 0].astype(np.float32), GX, GY, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.remap(uv[..., 1].astype(np.float32), GX, GY, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return mx[:canvas.height, :canvas.width].copy(), my[:canvas.height, :canvas.width].copy()
+    uv = project(np.column_stack([mm, np.zeros(len(mm))]), intr, pose).reshape(C.shape + (2,)).astype(np.float32)
+    gx, gy = _coarse_grid_at_pixels(canvas.width, canvas.height, step)
+    return (cv2.remap(uv[..., 0], gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+            cv2.remap(uv[..., 1], gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+
+
+@functools.lru_cache(maxsize=4)
+def _coarse_grid_at_pixels(width: int, height: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each canvas pixel falls on the grid of every ``step`` pixels, in that grid's
+    units: the maps that interpolate it (cv2.resize would misalign the corners).  The same
+    for every pose of one canvas, so kept (read only)."""
+    gx, gy = np.meshgrid(np.arange(width, dtype=np.float32) / step, np.arange(height, dtype=np.float32) / step)
+    gx.flags.writeable = False
+    gy.flags.writeable = False
+    return gx, gy
 
 
 def rectify(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
