@@ -85,12 +85,17 @@ def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, n
     """Log-brightness and the warm-cool chroma log(R/B) of a BGR view (float32, 2-D each;
     the chroma only ``with_chroma``).  Both ignore the light's level: a change of level is an
     offset of the first and leaves the second alone."""
-    f = view.astype(np.float32)
-    lum = cv2.log(cv2.transform(f, np.ones((1, 3), np.float32)) + 12.0)
+    # planes, not a float copy of the whole view: fewer and smaller temporaries
+    b, g, r = cv2.split(view)
+    total = cv2.add(cv2.add(b, g, dtype=cv2.CV_32F), r, dtype=cv2.CV_32F)
+    total += 12.0
+    lum = cv2.log(total)
     if not with_chroma:
         return lum, None
-    chroma = cv2.log(f[..., 2] + 8.0) - cv2.log(f[..., 0] + 8.0)
-    return lum, chroma
+    red, blue = r.astype(np.float32), b.astype(np.float32)
+    red += 8.0
+    blue += 8.0
+    return lum, cv2.subtract(cv2.log(red), cv2.log(blue))
 
 
 def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
