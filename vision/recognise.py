@@ -513,11 +513,18 @@ class Recogniser:
             return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
 
         def coarse_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
-            # candidate and ring offsets rounded apart: one integer add per sample
+            # candidate and ring offsets rounded apart: one integer add per sample; samples
+            # laid out radius and angle first, so the lead is taken on whole planes
             ring = np.rint(ring_of(radii, n_ang)).astype(np.intp)
             lin = np.rint(pts).astype(np.intp) + pad
-            idx = (lin[..., 1] * wp + lin[..., 0])[..., None] + (ring[:, 1] * wp + ring[:, 0])
-            return lead_of(np.take(Df, idx), len(radii), n_ang)
+            idx = (ring[:, 1] * wp + ring[:, 0])[:, None, None] + (lin[..., 1] * wp + lin[..., 0])[None]
+            v = np.take(Df, idx).reshape((len(radii), n_ang) + pts.shape[:2])
+            rim = v[1]
+            for i in range(2, len(radii) - 1):
+                rim = np.maximum(rim, v[i])
+            lead = rim - np.maximum(v[0], v[-1])
+            keep = int(n_ang * RIM_KEEP)
+            return _smallest_sum(lead, keep) / keep
 
         def fine_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
             ring = ring_of(radii, n_ang)
@@ -806,17 +813,29 @@ class Recogniser:
 
 
 def _smallest_sum(values: np.ndarray, k: int) -> np.ndarray:
-    """Per element of ``values[0]``, the sum of the ``k`` smallest of ``values[:, ...]``.
-    Keeps the k smallest so far in order and lets each further plane sink through them: on a
-    short first axis this is several times faster than ``np.partition`` along a last one."""
-    low = [values[0].copy()]
+    """Per element of ``values[0]``, the sum of the ``k`` smallest of ``values[:, ...]``
+    (more than half of them: all less the largest few).  On a short first axis this is several
+    times faster than ``np.partition`` along a last one."""
+    n = len(values)
+    if 2 * k > n:
+        return values.sum(axis=0) - _extreme_sum(values, n - k, largest=True)
+    return _extreme_sum(values, k, largest=False)
+
+
+def _extreme_sum(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """The sum of the ``k`` smallest (or largest) planes of ``values`` per element: the k
+    extremes so far are kept in order and each further plane sinks through them."""
+    if k == 0:
+        return np.zeros_like(values[0])
+    first, second = (np.maximum, np.minimum) if largest else (np.minimum, np.maximum)
+    kept = [values[0].copy()]
     for v in values[1:]:
-        for j in range(len(low)):
-            low[j], v = np.minimum(low[j], v), np.maximum(low[j], v)
-        if len(low) < k:
-            low.append(v)
-    total = low[0]
-    for plane in low[1:k]:
+        for j in range(len(kept)):
+            kept[j], v = first(kept[j], v), second(kept[j], v)
+        if len(kept) < k:
+            kept.append(v)
+    total = kept[0]
+    for plane in kept[1:k]:
         total += plane
     return total
 
