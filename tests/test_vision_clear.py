@@ -1,6 +1,7 @@
 """Storer's clear cups on rendered boards: the white rim decides a clear cup's size, never
 fires on bare wood or the solid smallest cup, and a light cup is read light even where its
-shaded side shows more than its top."""
+shaded side shows more than its top; a cup's colour is read on its top, not on what the edge
+search found beside it, nor on a glare spot."""
 
 from dataclasses import replace
 
@@ -10,6 +11,7 @@ import pytest
 from calibration import calibrate
 from hardware.pieces import load_board, load_piece_set
 from hardware.synthetic import empty_scene, random_scene, render_scene
+from vision.evaluate import evaluate
 from vision.observation import CUP
 from vision.recognise import POLAR_RADII, RIM_SURE, Recogniser
 from vision.square_model import N_POLAR_RADII, POLAR_CHANNELS, POLAR_STATS
@@ -92,3 +94,23 @@ def test_radial_profile_puts_a_clear_cups_rim_at_its_own_size(seed):
             continue
         size = stack[-1][1]
         assert 0.85 <= POLAR_RADII[white[sq, size].argmax()] <= 1.05, (sq, size, white[sq, size])
+
+
+# Frames of the 500-board bench (``bench/vision.py --sets storer-clear``, seed 0) that read a cup
+# in the other player's colour with a confidence near 1; frame k is board (k - 1) % 2 of camera
+# (k - 1) // 2.
+@pytest.mark.parametrize("frame, square, why", [
+    (72, 10, "a glare spot filled the middle of the dark plug"),
+    (286, 7, "the edges found the light solid cup's shaded wall and shadow, not its top"),
+    (382, 14, "the edges found the dark cup seen through the light cup's clear wall"),
+])
+def test_colour_is_read_on_the_top(frame, square, why):
+    seen = []
+    res = evaluate("storer-clear", boards=2, seed=0, first_camera=(frame - 1) // 2,
+                   observer=lambda rec, obs, truth: seen.append((obs.squares[square], truth.tops[square])))
+    reading, top = seen[(frame - 1) % 2]
+    assert reading.state == CUP and reading.top == top, (why, reading, top)
+    # nor is any other cup of the camera's two boards read in the other player's colour
+    swapped = {pair: n for pair, n in res.confusion.items()
+               if pair[0][0] in "LD" and pair[1][0] in "LD" and pair[0][0] != pair[1][0]}
+    assert not swapped, swapped

@@ -70,6 +70,10 @@ RIM_ANGLES = 24
 RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
 RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
+COLOUR_SURE = 0.5  # colour margin (share of the distance between the players) below which it looks again
+OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
+COLOUR_DISC = 0.55  # radius of the disc a colour is read in, as a share of the top's edge radius:
+COLOUR_DISC_WIDE = 0.8  # ... at first, and on the second look (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
@@ -79,6 +83,7 @@ CROP_SPAN = 1.6  # their half-width, in the size's outer radius
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
+_FINE = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)  # a fine step round a seed
 
 
 def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
@@ -123,6 +128,8 @@ class _Hypotheses:
     centre: np.ndarray  # (squares, sizes, 2) canvas px of the best centre
     edges: np.ndarray  # (squares, sizes, 2) score of the inner and the outer edge (the same twice
     # for a size with one edge), at the best centre
+    planes: list[np.ndarray]  # the gradient planes searched (``_ring_scores``), flat with a border
+    pad: int  # of this many pixels
 
 
 @dataclass
@@ -142,6 +149,7 @@ class _Frame:
     lum_level: np.ndarray | None = None
     at: np.ndarray | None = None
     far_dir: tuple[np.ndarray, np.ndarray] | None = None
+    n_px: np.ndarray | None = None
 
 
 class Recogniser:
@@ -474,7 +482,7 @@ class Recogniser:
             sign[:, s] = sg_f[idx, ci]
             best_c[:, s] = fine_pts[idx, ci]
             edges[:, s] = rings[idx, ci][:, [0, -1]]
-        return _Hypotheses(score, sign, best_c, edges)
+        return _Hypotheses(score, sign, best_c, edges, planes, pad)
 
     def _rim_search(self, D: np.ndarray, H: float, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Clear sets: per square and size class with a rim, the best-supported top centre for
@@ -631,8 +639,9 @@ class Recogniser:
         phi = np.arctan2(away[:, 1], away[:, 0])
         return np.cos(phi)[:, None], np.sin(phi)[:, None]
 
-    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray) -> tuple[int, float]:
-        r = max(1.5, radius * 0.55)
+    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray,
+                share: float = COLOUR_DISC) -> tuple[int, float]:
+        r = max(1.5, radius * share)
         x0, y0 = int(centre[0] - r), int(centre[1] - r)
         x1, y1 = int(centre[0] + r) + 1, int(centre[1] + r) + 1
         patch = view[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(np.float64)
@@ -708,10 +717,73 @@ class Recogniser:
 
     def colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """(colour, margin) of the top of square ``sq`` in the last frame read, taking it to
-        be of size class ``s``."""
+        be of size class ``s``.
+
+        Read first around where the top was found.  Where that is in doubt (margin under
+        ``COLOUR_SURE``) it looks again, for the two ways the first look goes wrong: the edges
+        can lock onto something darker beside a light top (its own shaded wall, its shadow, a
+        dark cup seen through a clear one's wall), and a glare spot can fill the small disc on
+        a dark top.  So where a lighter top's whole outline shows (``_lighter_outline``) the
+        colour is read inside it, else where the top was found; either way over most of the
+        top's disc, where a glare spot is a minority the reading discards."""
         f = self._last
         radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
-        return self._colour(f.view, self._top_centre(sq, s), radius, f.board_now)
+        centre = self._top_centre(sq, s)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now)
+        if margin >= COLOUR_SURE:
+            return colour, margin
+        outline, lead = self._lighter_outline(sq, s)
+        if lead >= OUTLINE_SURE:
+            centre = outline
+        return self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE)
+
+    def _lighter_outline(self, sq: int, s: int) -> tuple[np.ndarray, float]:
+        """Last frame, square ``sq``: the centre (canvas px) within the reach of a size-``s``
+        top of the circle of that size's outer radius that is most consistently brighter
+        inside than out, and that lead (ring units, ``EMPTY_THRESHOLD``).
+
+        A top lighter than what lies round it shows such an outline all the way round: a
+        clear cup's white rim whatever its plug, a light solid top against the board on its
+        far side and against its own shaded wall on the near side.  A dark top, a wall, a
+        shadow or a cup seen through a clear wall are darker than what surrounds them, so
+        none makes one, nor does bare board."""
+        f = self._last
+        k = height_scale(f.H, self.cal.sizes[s].height_mm)
+        r = self.edges_mm[s][-1] * k * self.canvas.ppm
+        reach = self.offsets_mm[s] * k * self.canvas.ppm
+        half = int(reach // COARSE_STEP_PX)
+        g = np.arange(-half, half + 1) * COARSE_STEP_PX
+        ox, oy = np.meshgrid(g, g)
+        keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
+        base = np.rint(f.n_px + (self.centres_px[sq] - f.n_px) * k).astype(np.int64)
+        pts = base + np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)
+        coarse = self._inside_lead(pts, r, COARSE_ANGLES, (0.0,))
+        seeds = pts[np.argsort(-coarse)[:2]]
+        fine = (seeds[:, None, :] + _FINE[None, :, :]).reshape(-1, 2)
+        lead = self._inside_lead(fine, r, N_ANG, RADII)
+        i = int(lead.argmax())
+        return fine[i].astype(np.float64), float(lead[i]) / EMPTY_THRESHOLD
+
+    def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
+        """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
+        of ``offsets`` around it: how much brighter inside than out they are (the fall of
+        log-brightness outwards, since the empty board) on the weaker half of ``n_ang`` angles,
+        at the best offset; (n,)."""
+        hyp = self._last.hyp
+        wp = self.canvas.width + 2 * hyp.pad
+        ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+        u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        ring = np.concatenate([u * (radius + d) for d in offsets])
+        step = np.rint(ring[:, 1]).astype(np.int64) * wp + np.rint(ring[:, 0]).astype(np.int64)
+        idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[:, None] + step[None, :]
+        planes = hyp.planes
+        gx, gy = np.take(planes[0], idx), np.take(planes[1], idx)
+        if len(planes) == 8:  # chroma sets keep the current and the reference gradients apart
+            gx -= np.take(planes[2], idx)
+            gy -= np.take(planes[3], idx)
+        uu = np.tile(u, (len(offsets), 1)).astype(np.float32)
+        lead = -(gx * uu[:, 0] + gy * uu[:, 1]).reshape(len(pts), len(offsets), n_ang)
+        return np.partition(lead, n_ang // 2, axis=2)[..., :n_ang // 2].mean(axis=2).max(axis=1)
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -761,7 +833,7 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, at, far_dir)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, at, far_dir, n_px)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
