@@ -12,7 +12,9 @@ Clear cups (Storer's set) are also searched for their white rim: a ring brighter
 whiteness (log-brightness less the warm chroma), than both the plug inside and what lies
 outside.  Wood never makes such a ring, so where one is found it decides the size class and
 the top's centre; a light plug on light wood shows almost no edge of its own.  Colours are
-read by tint as much as by brightness, so a light cup's shaded side is not taken for dark.
+read by tint as much as by brightness, so a light cup's shaded side is not taken for dark; a
+doubtful colour is read again inside the outline a lighter top shows all the way round (the
+edges may have found something dark beside it), over most of the top (past a glare spot).
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
