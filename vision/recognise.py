@@ -72,7 +72,7 @@ RIM_ANGLES = 24
 RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
 RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
-COLOUR_SURE = 0.5  # colour margin (share of the distance between the players) below which it looks again
+COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is read in, as a share of the top's edge radius:
 COLOUR_DISC_WIDE = 0.8  # ... at first, and on the second look (a glare spot is then a minority)
@@ -131,7 +131,7 @@ class _Hypotheses:
     edges: np.ndarray  # (squares, sizes, 2) score of the inner and the outer edge (the same twice
     # for a size with one edge), at the best centre
     planes: list[np.ndarray]  # the gradient planes searched (``_ring_scores``), flat with a border
-    pad: int  # of this many pixels
+    pad: int  # of this many pixels (buffers the next frame's search overwrites)
 
 
 @dataclass
@@ -139,7 +139,8 @@ class _Frame:
     """What the last frame read left for the questions asked after it (``colour_of``,
     ``last_rim``, ``size_crops``): among others, on clear sets only (None otherwise), the
     whiteness and log-brightness changes since the empty board (light level taken out) and
-    where each size's top was found; and per square the direction away from the nadir."""
+    where each size's top was found; and per square the direction away from the nadir, and the
+    nadir's place on the view."""
 
     view: np.ndarray
     hyp: _Hypotheses
