@@ -460,24 +460,19 @@ class Recogniser:
         best_c = np.zeros((nsq, len(sizes), 2), np.float32)
         edges = np.zeros((nsq, len(sizes), 2), np.float32)
         cs, sn = far_dir
-        fine = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)
         idx = np.arange(nsq)
         for s, sc in enumerate(sizes):
             k = height_scale(H, sc.height_mm)
             radii = [r * k * cv.ppm for r in self.edges_mm[s]]
             reach = self.offsets_mm[s] * k * cv.ppm
-            half = int(reach // COARSE_STEP_PX)
-            g = np.arange(-half, half + 1) * COARSE_STEP_PX
-            ox, oy = np.meshgrid(g, g)
-            keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
-            cand = np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)  # (C, 2)
+            cand = _coarse_offsets(reach)  # (C, 2)
             base = np.rint(n_px + (centres - n_px) * k).astype(np.int64)  # (S, 2)
             coarse_pts = base[:, None, :] + cand[None, :, :]
             lin = (coarse_pts[..., 1] + pad) * wp + coarse_pts[..., 0] + pad
             coarse, _, _ = self._ring_scores(planes, wp, lin, radii, cs, sn, COARSE_ANGLES, (0.0,))
             top = np.argpartition(-coarse, 1, axis=1)[:, :2]  # (S, 2)
             seeds = np.take_along_axis(coarse_pts, top[..., None], axis=1)  # (S, 2, 2)
-            fine_pts = (seeds[:, :, None, :] + fine[None, None, :, :]).reshape(nsq, -1, 2)
+            fine_pts = (seeds[:, :, None, :] + _FINE[None, None, :, :]).reshape(nsq, -1, 2)
             lin = (fine_pts[..., 1] + pad) * wp + fine_pts[..., 0] + pad
             sc_f, sg_f, rings = self._ring_scores(planes, wp, lin, radii, cs, sn, N_ANG, RADII)
             ci = sc_f.argmax(axis=1)
@@ -754,12 +749,8 @@ class Recogniser:
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
-        half = int(reach // COARSE_STEP_PX)
-        g = np.arange(-half, half + 1) * COARSE_STEP_PX
-        ox, oy = np.meshgrid(g, g)
-        keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
         base = np.rint(f.n_px + (self.centres_px[sq] - f.n_px) * k).astype(np.int64)
-        pts = base + np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)
+        pts = base + _coarse_offsets(reach)
         coarse = self._inside_lead(pts, r, COARSE_ANGLES, (0.0,))
         seeds = pts[np.argsort(-coarse)[:2]]
         fine = (seeds[:, None, :] + _FINE[None, :, :]).reshape(-1, 2)
@@ -885,6 +876,16 @@ class Recogniser:
         return Observation(tuple(readings), True, fix.markers, hand=finding.mask is not None,
                            camera_height_mm=H, board_moved_mm=moved,
                            elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _coarse_offsets(reach: float) -> np.ndarray:
+    """Whole-pixel offsets (n, 2) on the coarse grid of the edge search (``COARSE_STEP_PX``)
+    within ``reach`` pixels: where a top's centre is first looked for."""
+    half = int(reach // COARSE_STEP_PX)
+    g = np.arange(-half, half + 1) * COARSE_STEP_PX
+    ox, oy = np.meshgrid(g, g)
+    keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
+    return np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)
 
 
 def _smallest_sum(values: np.ndarray, k: int) -> np.ndarray:
