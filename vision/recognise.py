@@ -74,8 +74,8 @@ RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places t
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
-COLOUR_DISC = 0.55  # radius of the disc a colour is read in, as a share of the top's edge radius:
-COLOUR_DISC_WIDE = 0.8  # ... at first, and on the second look (a glare spot is then a minority)
+COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
+COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
@@ -387,12 +387,12 @@ class Recogniser:
         # samples are laid out angle first, (A, S, C, rings, radius offsets): whatever is done
         # across the angles is then done on whole contiguous planes
         ring = np.stack([u * (r + d) for r in radii_px for d in offsets], axis=1)  # (A, R, 2)
-        cs_, sn_ = cs.reshape(1, -1, 1, 1), sn.reshape(1, -1, 1, 1)
-        rx = np.rint(ring[:, None, :, 0] * cs_[..., 0] - ring[:, None, :, 1] * sn_[..., 0]).astype(np.int64)  # (A, S, R)
-        ry = np.rint(ring[:, None, :, 0] * sn_[..., 0] + ring[:, None, :, 1] * cs_[..., 0]).astype(np.int64)
+        c3, s3 = cs.reshape(1, -1, 1), sn.reshape(1, -1, 1)  # (1, S, 1)
+        rx = np.rint(ring[:, None, :, 0] * c3 - ring[:, None, :, 1] * s3).astype(np.int64)  # (A, S, R)
+        ry = np.rint(ring[:, None, :, 0] * s3 + ring[:, None, :, 1] * c3).astype(np.int64)
         idx = lin_c[None, :, :, None] + (ry * wp + rx)[:, :, None, :]  # (A, S, C, R)
-        ux = (u[:, None, None, 0:1] * cs_ - u[:, None, None, 1:2] * sn_).astype(np.float32)  # (A, S, 1, 1)
-        uy = (u[:, None, None, 0:1] * sn_ + u[:, None, None, 1:2] * cs_).astype(np.float32)
+        ux = (u[:, None, 0:1] * c3 - u[:, None, 1:2] * s3)[..., None].astype(np.float32)  # (A, S, 1, 1)
+        uy = (u[:, None, 0:1] * s3 + u[:, None, 1:2] * c3)[..., None].astype(np.float32)
         S_, C_ = lin_c.shape
         shape = (A, S_, C_, len(radii_px), len(offsets))
 
