@@ -219,3 +219,19 @@ def test_smallest_sum_is_the_sum_of_the_k_smallest_planes(n, k):
     values[:, 0, 0] = 0.25  # ties
     expected = np.sort(values, axis=0)[:k].sum(axis=0)
     np.testing.assert_allclose(_smallest_sum(values, k), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_paired_timing_bench_runs_two_trees_on_the_same_frames():
+    """``bench/vision_ab.py`` against this very tree: both workers read the same frames, and
+    the report gives both medians and the per-frame ratio."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, str(root / "bench" / "vision_ab.py"), str(root), "--set", "gobblet-jr",
+                          "--boards", "2", "--rounds", "1"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "gobblet-jr, 2 frames x 1 rounds" in out.stdout
+    ratio = float(out.stdout.strip().splitlines()[-1].split(":")[-1])
+    assert 0.2 < ratio < 5.0

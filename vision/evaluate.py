@@ -12,14 +12,22 @@ from __future__ import annotations
 import functools
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from calibration import calibrate
-from hardware.pieces import load_board, load_piece_set
-from hardware.synthetic import empty_scene, nudged, random_scene, render_scene
+from calibration import Calibration, calibrate
+from hardware.pieces import BoardSpec, PieceSet, load_board, load_piece_set
+from hardware.synthetic import (
+    GroundTruth,
+    Scene,
+    empty_scene,
+    nudged,
+    random_scene,
+    render_scene,
+)
 
 from .observation import OCCLUDED
 from .recognise import Recogniser
@@ -86,6 +94,48 @@ class EvalResult:
         return out
 
 
+@dataclass(frozen=True)
+class BenchCamera:
+    """One random camera of an evaluation: its empty-board scene, the calibration made from a
+    rendered frame of it (None if that failed) and the frames rendered through it, each with
+    its ground truth."""
+
+    base: Scene
+    calibration: Calibration | None
+    frames: list[tuple[np.ndarray, GroundTruth]]
+
+
+def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0, per_camera: int = 2,
+                  hands: int = 0, hand_share: float = 1.0, nudge: bool = True,
+                  first_camera: int = 0) -> Iterator[BenchCamera]:
+    """The cameras and frames ``evaluate`` reads (its arguments mean the same), camera by
+    camera: deterministic for a seed, so two recognisers can be timed on the same frames."""
+    done = 0
+    for cam in range(first_camera, first_camera + -(-boards // per_camera)):
+        cam_seed = seed * 1_000_003 + cam * 7919
+        base = random_scene(pieces, board, cam_seed)
+        try:
+            cal = calibrate([render_scene(empty_scene(base), cam_seed + 1)[0]], pieces, board,
+                            intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
+        except ValueError:
+            yield BenchCamera(base, None, [])
+            continue
+        frames = []
+        for j in range(min(per_camera, boards - done)):
+            rng = np.random.default_rng(cam_seed + 300 + j)
+            with_hands = hands if rng.random() < hand_share else 0
+            sc = random_scene(pieces, board, cam_seed + 100 + j, intrinsics=base.intrinsics, pose=base.pose,
+                              hands=with_hands)
+            pose = base.pose
+            if nudge and rng.random() < 0.5:
+                pose = nudged(pose, rng.uniform(-8, 8), rng.uniform(-8, 8), rng.uniform(-3, 3),
+                              (board.width_mm / 2, board.depth_mm / 2))
+            sc = replace(sc, pose=pose, table_bgr=base.table_bgr, texture_variant=base.texture_variant)
+            frames.append(render_scene(sc, cam_seed + 200 + j))
+        done += len(frames)
+        yield BenchCamera(base, cal, frames)
+
+
 def _label(top, sizes: int) -> str:
     if top is None:
         return "empty"
@@ -126,32 +176,16 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
-    n_cams = -(-boards // per_camera)
     done = 0
-    for cam in range(first_camera, first_camera + n_cams):
-        cam_seed = seed * 1_000_003 + cam * 7919
-        base = random_scene(pieces, board, cam_seed)
-        empty = empty_scene(base)
-        try:
-            cal = calibrate([render_scene(empty, cam_seed + 1)[0]], pieces, board,
-                            intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
-        except ValueError:
+    for camera in bench_cameras(pieces, board, boards, seed, per_camera, hands, hand_share, nudge, first_camera):
+        if camera.calibration is None:
             res.calibrations_failed += 1
             continue
+        base = camera.base
         res.heights.append(base.pose.height)
         res.models[base.intrinsics.model] += 1
-        rec = Recogniser(cal, model, size_check)
-        for j in range(min(per_camera, boards - done)):
-            rng = np.random.default_rng(cam_seed + 300 + j)
-            with_hands = hands if rng.random() < hand_share else 0
-            sc = random_scene(pieces, board, cam_seed + 100 + j, intrinsics=base.intrinsics, pose=base.pose,
-                              hands=with_hands)
-            pose = base.pose
-            if nudge and rng.random() < 0.5:
-                pose = nudged(pose, rng.uniform(-8, 8), rng.uniform(-8, 8), rng.uniform(-3, 3),
-                              (board.width_mm / 2, board.depth_mm / 2))
-            sc = replace(sc, pose=pose, table_bgr=base.table_bgr, texture_variant=base.texture_variant)
-            image, truth = render_scene(sc, cam_seed + 200 + j)
+        rec = Recogniser(camera.calibration, model, size_check)
+        for image, truth in camera.frames:
             t0, c0 = time.perf_counter(), time.thread_time()
             obs = rec.recognise(image)
             res.ms.append((time.perf_counter() - t0) * 1000)
