@@ -40,21 +40,54 @@ def detect_markers(image: np.ndarray, board: BoardSpec,
     ``rois`` (x, y, w, h) only those regions are searched (much faster); ``marker_px``, the
     markers' expected side in pixels, if known, spares thresholds that cannot help."""
     det = _detector(board.markers.dictionary, largest_window(marker_px))
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     wanted = set(board.markers.ids)
+    if rois is None:
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return _keep(det.detectMarkers(gray)[:2], wanted, [(0, 0, 0)])
+    # the regions side by side in one picture, searched at once: a search costs much the same
+    # whatever the picture's size up to a few regions' worth, and each marker lies well inside
+    # its region (which pads it by at least 30 px), so it is found there as it would be alone
+    h_img, w_img = image.shape[:2]
+    boxes = []
+    for x, y, w, h in rois:
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(w_img, x + w), min(h_img, y + h)
+        if x1 - x0 >= 16 and y1 - y0 >= 16:
+            boxes.append((x0, y0, x1, y1))
+    if not boxes:
+        return {}
+    width = sum(x1 - x0 for x0, _, x1, _ in boxes) + MOSAIC_GAP * (len(boxes) + 1)
+    height = max(y1 - y0 for _, y0, _, y1 in boxes) + 2 * MOSAIC_GAP
+    mosaic = np.full((height, width) + image.shape[2:], 255, np.uint8)
+    shifts, left = [], MOSAIC_GAP
+    for x0, y0, x1, y1 in boxes:
+        mosaic[MOSAIC_GAP:MOSAIC_GAP + y1 - y0, left:left + x1 - x0] = image[y0:y1, x0:x1]
+        shifts.append((left, x0 - left, y0 - MOSAIC_GAP))
+        left += x1 - x0 + MOSAIC_GAP
+    gray = mosaic if mosaic.ndim == 2 else cv2.cvtColor(mosaic, cv2.COLOR_BGR2GRAY)
+    return _keep(det.detectMarkers(gray)[:2], wanted, shifts)
+
+
+MOSAIC_GAP = 16  # px of white between the regions searched together
+
+
+def _keep(detected, wanted: set[int], shifts: list[tuple[int, int, int]]) -> dict[int, np.ndarray]:
+    """The wanted markers of one detection (corners, ids), each moved back to the image by the
+    shift (dx, dy) of the region it lies in; ``shifts`` gives per region, left to right, where
+    it starts in the searched picture and its shift.  A marker found in two regions is taken
+    from the first."""
+    corners, ids = detected
+    if ids is None:
+        return {}
+    starts = np.array([left for left, _, _ in shifts])
+    picked: list[tuple[int, int, np.ndarray]] = []
+    for c, i in zip(corners, ids.ravel()):
+        c = c.reshape(4, 2).astype(np.float64)
+        k = int(np.searchsorted(starts, c[:, 0].mean(), side="right")) - 1
+        if int(i) in wanted and k >= 0:
+            picked.append((k, int(i), c + shifts[k][1:]))
     found: dict[int, np.ndarray] = {}
-    regions = rois or [(0, 0, gray.shape[1], gray.shape[0])]
-    for x, y, w, h in regions:
-        x0, y0 = max(0, x), max(0, y)
-        x1, y1 = min(gray.shape[1], x + w), min(gray.shape[0], y + h)
-        if x1 - x0 < 16 or y1 - y0 < 16:
-            continue
-        corners, ids, _ = det.detectMarkers(gray[y0:y1, x0:x1])
-        if ids is None:
-            continue
-        for c, i in zip(corners, ids.ravel()):
-            if int(i) in wanted and int(i) not in found:
-                found[int(i)] = c.reshape(4, 2).astype(np.float64) + [x0, y0]
+    for _, i, c in sorted(picked, key=lambda p: p[0]):
+        found.setdefault(i, c)
     return found
 
 

@@ -97,3 +97,11 @@ def test_markers_of_known_size_are_found_with_fewer_thresholds(seed):
     assert sorted(near) == sorted(everywhere) == [0, 1, 2, 3]
     for i in near:
         assert np.abs(near[i] - everywhere[i]).max() < 0.05
+    # the regions are searched together: the same marker in two overlapping regions is taken
+    # once, and regions cut by the frame's edge or left wholly outside it do no harm
+    h, w = image.shape[:2]
+    twice = detect_markers(image, b, rois + rois[:2] + [(-40, -40, 30, 30), (w - 20, h - 20, 200, 200)],
+                           marker_px=side)
+    assert sorted(twice) == [0, 1, 2, 3]
+    for i in near:
+        assert np.abs(twice[i] - near[i]).max() < 1e-3
