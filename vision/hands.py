@@ -16,6 +16,7 @@ quarter-size copy of the board view.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -46,12 +47,20 @@ class HandFinding:
 @dataclass(frozen=True)
 class Change:
     """Pixels of a board view (quarter size, uint8 0/1) unlike the empty board once the
-    light's change is taken out; those of them that are shade; the light's overall level
-    change (log)."""
+    light's change is taken out, the light's overall level change (log), and each pixel's
+    departure from the light's change (log BGR, one row a pixel)."""
 
     mask: np.ndarray
-    shade: np.ndarray
     light: float
+    depart: np.ndarray
+
+    def shade(self) -> np.ndarray:
+        """Pixels (uint8 0/1, the mask's shape) that only went darker, keeping their tint.
+        Asked for only when a region may be a hand, which most frames have none of."""
+        mean = self.depart.mean(axis=1)
+        tint = _largest_channel(np.abs(self.depart - mean[:, None]))
+        shade = (mean < 0) & (mean > -SHADE_DEPTH) & (tint < SHADE_TINT)
+        return shade.reshape(self.mask.shape).astype(np.uint8)
 
 
 class HandDetector:
@@ -76,8 +85,7 @@ class HandDetector:
         self.mm2_per_px = 1.0 / (ppm * SCALE) ** 2
 
     def changed(self, view: np.ndarray) -> Change:
-        """The pixels of ``view`` unlike the empty board once the light's change is taken out,
-        and which of them are shade."""
+        """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
         small = cv2.resize(view, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
         d = np.log(small.astype(np.float32) + 8.0) - self.ref_log
         h, w = d.shape[:2]
@@ -95,12 +103,8 @@ class HandDetector:
             if keep.sum() < 12:
                 break
         depart = flat - self.basis @ coef
-        changed = _largest_channel(np.abs(depart)) > DIFF
-        mean = depart.mean(axis=1)
-        tint = _largest_channel(np.abs(depart - mean[:, None]))
-        shade = changed & (mean < 0) & (mean > -SHADE_DEPTH) & (tint < SHADE_TINT)
-        return Change(changed.reshape(h, w).astype(np.uint8), shade.reshape(h, w).astype(np.uint8),
-                      float(coef[0].mean()))
+        changed = (_largest_channel(np.abs(depart)) > DIFF).reshape(h, w).astype(np.uint8)
+        return Change(changed, float(coef[0].mean()), depart)
 
     def find(self, view: np.ndarray, explained: np.ndarray | None = None) -> HandFinding:
         """Hand pixels in ``view`` (the board view of the current frame); ``explained`` is an
@@ -109,9 +113,9 @@ class HandDetector:
         return self.from_changed(change.mask, change.light, explained, change.shade)
 
     def from_changed(self, changed: np.ndarray, light: float, explained: np.ndarray | None = None,
-                     shade: np.ndarray | None = None) -> HandFinding:
+                     shade: Callable[[], np.ndarray] | None = None) -> HandFinding:
         """The hand among the changed pixels, leaving out those the cups explain and regions
-        that are nearly all ``shade``."""
+        that are nearly all shade (``shade()``: ``Change.shade``)."""
         if explained is not None:
             changed = changed & (explained == 0)
         raw = changed > 0
@@ -127,10 +131,10 @@ class HandDetector:
         touches = ((x <= BORDER_PX) | (y0 <= BORDER_PX) | (x + bw >= w - BORDER_PX)
                    | (y0 + bh >= h - BORDER_PX))
         keep_c = touches & (inside * self.mm2_per_px >= MIN_INSIDE_MM2)
-        if shade is not None:
-            shaded = np.bincount(labels[raw & (shade > 0)], minlength=n)
-            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
         keep_c[0] = False
+        if shade is not None and keep_c.any():
+            shaded = np.bincount(labels[raw & (shade() > 0)], minlength=n)
+            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
         if not keep_c.any():
             return HandFinding(None, light)
         mask = keep_c[labels].astype(np.uint8) * 255
