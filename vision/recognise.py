@@ -397,12 +397,7 @@ class Recogniser:
         shape = (A, S_, C_, len(radii_px), len(offsets))
 
         def radial(k: int) -> np.ndarray:
-            along = np.take(planes[k], idx)
-            along *= ux
-            across = np.take(planes[k + 1], idx)
-            across *= uy
-            along += across
-            return along.reshape(shape)
+            return _radial(planes[k], planes[k + 1], idx, ux, uy).reshape(shape)
 
         p_cur = radial(0)
         if len(planes) == 8:
@@ -508,35 +503,33 @@ class Recogniser:
             u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
             return np.concatenate([u * r for r in radii])  # (len(radii) * A, 2)
 
-        def lead_of(v: np.ndarray, n_radii: int, n_ang: int) -> np.ndarray:
-            # radii: inside, one or more on the rim (the brightest counts), outside
-            v = v.reshape(v.shape[:2] + (n_radii, n_ang))
-            rim = v[:, :, 1]
-            for i in range(2, n_radii - 1):
-                rim = np.maximum(rim, v[:, :, i])
-            lead = rim - np.maximum(v[:, :, 0], v[:, :, -1])
-            keep = int(n_ang * RIM_KEEP)
-            return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
+        def lead_of(v: np.ndarray) -> np.ndarray:
+            # v: samples with the radii first: inside, one or more on the rim (the brightest
+            # counts), outside
+            rim = v[1]
+            for i in range(2, len(v) - 1):
+                rim = np.maximum(rim, v[i])
+            return rim - np.maximum(v[0], v[-1])
 
         def coarse_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
             # candidate and ring offsets rounded apart: one integer add per sample; samples
-            # laid out radius and angle first, so the lead is taken on whole planes
+            # laid out radius and angle first, so the weakest angles are kept on whole planes
             ring = np.rint(ring_of(radii, n_ang)).astype(np.intp)
             lin = np.rint(pts).astype(np.intp) + pad
             idx = (ring[:, 1] * wp + ring[:, 0])[:, None, None] + (lin[..., 1] * wp + lin[..., 0])[None]
-            v = np.take(Df, idx).reshape((len(radii), n_ang) + pts.shape[:2])
-            rim = v[1]
-            for i in range(2, len(radii) - 1):
-                rim = np.maximum(rim, v[i])
-            lead = rim - np.maximum(v[0], v[-1])
+            lead = lead_of(np.take(Df, idx).reshape((len(radii), n_ang) + pts.shape[:2]))
             keep = int(n_ang * RIM_KEEP)
             return _smallest_sum(lead, keep) / keep
 
         def fine_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
+            # (few candidates and more angles: np.partition along the angles is the quicker)
             ring = ring_of(radii, n_ang)
             xi = np.rint(pts[..., 0:1] + ring[None, None, :, 0]).astype(np.intp) + pad
             yi = np.rint(pts[..., 1:2] + ring[None, None, :, 1]).astype(np.intp) + pad
-            return lead_of(np.take(Df, yi * wp + xi), len(radii), n_ang)
+            v = np.take(Df, yi * wp + xi).reshape(pts.shape[:2] + (len(radii), n_ang))
+            lead = lead_of(np.moveaxis(v, 2, 0))
+            keep = int(n_ang * RIM_KEEP)
+            return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
 
         for s, sc in enumerate(self.cal.sizes):
             if len(self.edges_mm[s]) < 2:
@@ -767,17 +760,16 @@ class Recogniser:
         wp = self.canvas.width + 2 * hyp.pad
         ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
         u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
-        ring = np.concatenate([u * (radius + d) for d in offsets])
-        step = np.rint(ring[:, 1]).astype(np.int64) * wp + np.rint(ring[:, 0]).astype(np.int64)
-        idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[:, None] + step[None, :]
+        ring = u[:, None, :] * (radius + np.asarray(offsets))[None, :, None]  # (A, offsets, 2)
+        step = np.rint(ring[..., 1]).astype(np.int64) * wp + np.rint(ring[..., 0]).astype(np.int64)
+        idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[None, :, None] + step[:, None, :]
+        ux, uy = (u[:, c, None, None].astype(np.float32) for c in (0, 1))
         planes = hyp.planes
-        gx, gy = np.take(planes[0], idx), np.take(planes[1], idx)
+        rise = _radial(planes[0], planes[1], idx, ux, uy)  # (A, n, offsets)
         if len(planes) == 8:  # chroma sets keep the current and the reference gradients apart
-            gx -= np.take(planes[2], idx)
-            gy -= np.take(planes[3], idx)
-        uu = np.tile(u, (len(offsets), 1)).astype(np.float32)
-        lead = -(gx * uu[:, 0] + gy * uu[:, 1]).reshape(len(pts), len(offsets), n_ang)
-        return np.partition(lead, n_ang // 2, axis=2)[..., :n_ang // 2].mean(axis=2).max(axis=1)
+            rise -= _radial(planes[2], planes[3], idx, ux, uy)
+        half = n_ang // 2
+        return (_smallest_sum(-rise, half) / half).max(axis=1)
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -886,6 +878,17 @@ def _coarse_offsets(reach: float) -> np.ndarray:
     ox, oy = np.meshgrid(g, g)
     keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
     return np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)
+
+
+def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
+    """The gradient (planes ``gx``, ``gy``, flat) at the flat indices ``idx``, along the unit
+    directions (``ux``, ``uy``, broadcast against ``idx``)."""
+    along = np.take(gx, idx)
+    along *= ux
+    across = np.take(gy, idx)
+    across *= uy
+    along += across
+    return along
 
 
 def _smallest_sum(values: np.ndarray, k: int) -> np.ndarray:
