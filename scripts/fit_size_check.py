@@ -33,7 +33,14 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.evaluate import evaluate  # noqa: E402
-from vision.size_check import CHECK_PATH, CONVS, HIDDEN, SizeCheck, save_size_check  # noqa: E402
+from vision.size_check import (  # noqa: E402
+    CHECK_PATH,
+    CONVS,
+    HIDDEN,
+    SizeCheck,
+    save_size_check,
+    size_share,
+)
 from vision.square_model import alternatives  # noqa: E402
 
 PIECE_SET = "storer-clear"
@@ -174,8 +181,7 @@ def training_squares(data: dict[str, np.ndarray], seed: int) -> dict[str, np.nda
     """The cups the net learns from: every one the square model is less than ``SURE`` sure
     of (the check's business) and a random ``EASY_SHARE`` of the others (so the net alone
     still knows the common look of each size)."""
-    cups = data["probs"][:, 1:].astype(np.float64)
-    share = cups.max(axis=1) / np.maximum(cups.sum(axis=1), 1e-12)
+    share = size_share(data["probs"].astype(np.float64))
     keep = (share < SURE) | (np.random.default_rng(seed).random(len(share)) < EASY_SHARE)
     return {k: v[keep] for k, v in data.items()}
 

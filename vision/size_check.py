@@ -90,10 +90,7 @@ class SizeCheck:
     def doubtful(self, probs: np.ndarray) -> np.ndarray:
         """Squares (indices) read as a cup whose size the square model is unsure of; ``probs``
         is (squares, 1 + sizes), empty first."""
-        cups = probs[:, 1:]
-        best = cups.max(axis=1)
-        share = best / np.maximum(cups.sum(axis=1), 1e-12)
-        return np.flatnonzero((best > probs[:, 0]) & (share < self.threshold))
+        return np.flatnonzero((probs[:, 1:].max(axis=1) > probs[:, 0]) & (size_share(probs) < self.threshold))
 
     def revise(self, probs: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """``probs`` (squares, 1 + sizes) of the doubtful squares with the cup sizes' share
@@ -106,6 +103,13 @@ class SizeCheck:
         out = probs.copy()
         out[:, 1:] = total * e / e.sum(axis=1, keepdims=True)
         return out
+
+
+def size_share(probs: np.ndarray) -> np.ndarray:
+    """Per square of ``probs`` (squares, 1 + sizes; empty first), the best size's share of
+    the probability of a cup: how sure the square model is of the size, were it a cup."""
+    cups = probs[:, 1:]
+    return cups.max(axis=1) / np.maximum(cups.sum(axis=1), 1e-12)
 
 
 def save_size_check(check: SizeCheck, path: Path = CHECK_PATH) -> None:
