@@ -32,11 +32,10 @@ board = load_board(pieces.default_board)
 frames = [(camera.calibration, image) for camera in bench_cameras(pieces, board, int(sys.argv[3]))
           if camera.calibration is not None for image, _ in camera.frames]
 print(len(frames), flush=True)
-rec = None
 for line in sys.stdin:
     i = int(line)
     cal, image = frames[i]
-    if rec is None or rec.cal is not cal or (i > 0 and frames[i - 1][0] is not cal):
+    if i == 0 or frames[i - 1][0] is not cal:
         rec = Recogniser(cal)  # a camera's first frame, as in the evaluation
     t0 = time.thread_time()
     rec.recognise(image)

@@ -69,18 +69,14 @@ def test_cup_shadows_reaching_the_view_edge_are_no_hand():
 
 
 def _empty_board_view(name: str):
-    """The hand detector of a calibration made from a rendered empty board, and that board's
-    view (its own reference picture)."""
-    from calibration import calibrate
-    from hardware.pieces import load_board, load_piece_set
-    from hardware.synthetic import empty_scene, random_scene, render_scene
+    """The hand detector of the demo camera's calibration (made from a rendered frame of its
+    empty board), and that board's view (its own reference picture)."""
+    from companion.demo import calibrate_demo, demo_camera
     from vision.recognise import Recogniser
 
-    pieces = load_piece_set(name)
-    board = load_board(pieces.default_board)
-    base = random_scene(pieces, board, 5)
-    cal = calibrate([render_scene(empty_scene(base), 6)[0]], pieces, board, intrinsics=base.intrinsics)
-    rec = Recogniser(cal)
+    camera, _ = demo_camera(name, seed=5, loop=False)
+    rec = Recogniser(calibrate_demo(camera))
+    camera.close()
     return rec.hands, rec.cal.reference.copy()
 
 
