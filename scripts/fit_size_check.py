@@ -1,13 +1,14 @@
 """Fit the clear-set size check of ``vision/size_check.py`` on rendered boards and write
 ``vision/data/size_check.npz``.
 
-    python scripts/fit_size_check.py [--boards 4000] [--held-out 400] [--jobs 2] [--cache DIR]
+    python scripts/fit_size_check.py [--boards 4000] [--held-out 1400] [--jobs 2] [--cache DIR]
 
 The square model decides most squares alone; where it is unsure which size a clear cup is,
 a small convolutional net looks at the crops ``Recogniser.size_crops`` takes around each
 size's top (scaled to that size) and its score, times a weight, is added to the square
 model's log-probability of that size.  The net is trained here with torch (the run time
-reads the weights with numpy) on the cups the square model is not sure of and a few others.
+reads the weights with numpy) on every cup: trained on the doubtful cups alone, it knew too
+little of how each size looks to overrule the square model often enough.
 
 Boards: seed ``--seed`` (21) from camera ``FIRST_CAMERA`` on, which the square model's fit
 (4,800 boards of seed 21: cameras 0-2399) did not see, so the square model is as unsure of
@@ -39,7 +40,6 @@ from vision.size_check import (  # noqa: E402
     HIDDEN,
     SizeCheck,
     save_size_check,
-    size_share,
 )
 from vision.square_model import alternatives  # noqa: E402
 
@@ -51,9 +51,7 @@ BATCH = 128  # squares (each with a crop per size) per step
 RATE = 2e-3
 WEIGHT_DECAY = 1e-4
 THREADS = 1  # torch's threads: its sums are split the same way on every run
-SURE = 0.999  # the square model's size share above which a cup is an easy one
-EASY_SHARE = 0.15
-WEIGHTS = (0.5, 0.75, 1.0, 1.5)  # candidate weights of the net's score, chosen on held-out boards
+WEIGHTS = (0.5, 0.75, 1.0, 1.5, 2.0)  # candidate weights of the net's score, chosen on held-out boards
 THRESHOLDS = (0.9, 0.95, 0.98, 0.99, 0.995)  # candidate doubts below which the net is asked
 
 
@@ -78,6 +76,11 @@ def collect(boards: int, seed: int, first_camera: int) -> dict[str, np.ndarray]:
     evaluate(PIECE_SET, boards, seed, observer=observer, first_camera=first_camera, size_check=None)
     return {"crops": np.concatenate(crops), "probs": np.concatenate(probs),
             "size": np.concatenate(size), "meta": np.concatenate(meta)}
+
+
+def _parts(boards: int, seed: int, first_camera: int, cache: Path | None) -> list[tuple]:
+    """``collect_cached``'s arguments for each part of ``boards`` boards, to render in parallel."""
+    return [(min(CHUNK, boards - b), seed, first_camera + b // 2, cache) for b in range(0, boards, CHUNK)]
 
 
 def collect_cached(boards: int, seed: int, first_camera: int, cache: Path | None) -> dict[str, np.ndarray]:
@@ -177,20 +180,11 @@ def outcome(check: SizeCheck, data: dict[str, np.ndarray], scores: np.ndarray) -
     return int((cup & (before != truth)).sum()), int((cup & (after != truth)).sum()), len(d)
 
 
-def training_squares(data: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
-    """The cups the net learns from: every one the square model is less than ``SURE`` sure
-    of (the check's business) and a random ``EASY_SHARE`` of the others (so the net alone
-    still knows the common look of each size)."""
-    share = size_share(data["probs"].astype(np.float64))
-    keep = (share < SURE) | (np.random.default_rng(seed).random(len(share)) < EASY_SHARE)
-    return {k: v[keep] for k, v in data.items()}
-
-
 def main() -> int:
     """Collect, fit, report and save."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--boards", type=int, default=4000)
-    ap.add_argument("--held-out", type=int, default=400)
+    ap.add_argument("--held-out", type=int, default=1400)
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None)
@@ -198,20 +192,16 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=CHECK_PATH)
     ap.add_argument("--collect-only", action="store_true", help="only render and keep the crops (needs --cache)")
     args = ap.parse_args()
-    tasks = [(args.held_out, args.seed + 1, 0, args.cache)]
-    tasks += [(min(CHUNK, args.boards - b), args.seed, FIRST_CAMERA + b // 2, args.cache)
-              for b in range(0, args.boards, CHUNK)]
+    held_tasks = _parts(args.held_out, args.seed + 1, 0, args.cache)
+    tasks = held_tasks + _parts(args.boards, args.seed, FIRST_CAMERA, args.cache)
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
             pool.starmap(collect_cached, tasks)
     if args.collect_only:
         return 0
-    held = collect_cached(*tasks[0])
-    everything = collect_cached(args.boards, args.seed, FIRST_CAMERA, args.cache)
-    train = training_squares(everything, args.seed)
-    print(f"training cups {len(train['size'])} of {len(everything['size'])}, "
-          f"held-out cups {len(held['size'])}", flush=True)
-    del everything
+    held = collect_cached(args.held_out, args.seed + 1, 0, args.cache)
+    train = collect_cached(args.boards, args.seed, FIRST_CAMERA, args.cache)
+    print(f"training cups {len(train['size'])}, held-out cups {len(held['size'])}", flush=True)
     input_scale = float(np.round(np.std(train["crops"][::7].astype(np.float32)), 3))
     weights = train_net(train, args.seed, args.epochs, input_scale, log=lambda m: print(m, flush=True))
     check = SizeCheck(weights, input_scale, 1.0, 1.0, train["crops"].shape[-1])

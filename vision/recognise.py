@@ -138,9 +138,8 @@ class _Hypotheses:
 class _Frame:
     """What the last frame read left for the questions asked after it (``colour_of``,
     ``last_rim``, ``size_crops``): among others, on clear sets only (None otherwise), the
-    whiteness and log-brightness changes since the empty board (light level taken out) and
-    where each size's top was found; and per square the direction away from the nadir, and the
-    nadir's place on the view."""
+    whiteness and log-brightness changes since the empty board (light level taken out); and
+    per square the direction away from the nadir, and the nadir's place on the view."""
 
     view: np.ndarray
     hyp: _Hypotheses
@@ -150,7 +149,6 @@ class _Frame:
     H: float
     white: np.ndarray | None = None
     lum_level: np.ndarray | None = None
-    at: np.ndarray | None = None
     far_dir: tuple[np.ndarray, np.ndarray] | None = None
     n_px: np.ndarray | None = None
 
@@ -663,13 +661,14 @@ class Recogniser:
 
     def size_crops(self, squares: np.ndarray) -> np.ndarray:
         """Clear sets: for the last frame's ``squares``, a crop per size class around where
-        that size's top was found, scaled to its outer radius and turned so that +x points
-        away from the camera's nadir: (squares, sizes, 2, CROP_PX, CROP_PX) float32 of the
-        change of whiteness and of log-brightness since the empty board.  The right size's
-        crop has its white rim on the same circle whatever the camera; a wrong one's is
-        stretched or squeezed, or off the cup."""
+        that size's top was found (by its white rim where that is sure, else by its edges,
+        as ``_top_centre``), scaled to its outer radius and turned so that +x points away
+        from the camera's nadir: (squares, sizes, 2, CROP_PX, CROP_PX) float32 of the change
+        of whiteness and of log-brightness since the empty board.  The right size's crop has
+        its white rim on the same circle whatever the camera; a wrong one's is stretched or
+        squeezed, or off the cup."""
         f = self._last
-        D, L, at, (cs, sn), H = f.white, f.lum_level, f.at, f.far_dir, f.H
+        D, L, (cs, sn), H = f.white, f.lum_level, f.far_dir, f.H
         squares = np.asarray(squares, np.intp)
         nsz = len(self.cal.sizes)
         n = len(squares)
@@ -681,7 +680,7 @@ class Recogniser:
         c, sq_s = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
         dx = (u[None] * c[:, None, None] - v[None] * sq_s[:, None, None])  # (n, fine, fine)
         dy = (u[None] * sq_s[:, None, None] + v[None] * c[:, None, None])
-        centre = at[squares].astype(np.float32)  # (n, sizes, 2)
+        centre = self._top_centres(squares).astype(np.float32)  # (n, sizes, 2)
         mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
         my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
         mx = np.ascontiguousarray(mx.reshape(-1, fine))
@@ -698,13 +697,19 @@ class Recogniser:
         for opaque sets)."""
         return self._last.rim_score, self._last.rim_centre
 
-    def _top_centre(self, sq: int, s: int) -> np.ndarray:
-        """Where the last frame's top of size class ``s`` on square ``sq`` was found: by its
-        white rim where that is sure, else by its edges."""
+    def _top_centres(self, squares: np.ndarray) -> np.ndarray:
+        """Where the last frame's top of each size class on ``squares`` was found, (n, sizes,
+        2): by its white rim where that is sure, else by its edges (where a light plug's rim
+        barely shows, the rim search's best is often off the cup)."""
         f = self._last
-        if f.rim_centre is not None and f.rim_score[sq, s] >= RIM_SURE:
-            return f.rim_centre[sq, s]
-        return f.hyp.centre[sq, s]
+        if f.rim_centre is None:
+            return f.hyp.centre[squares]
+        sure = f.rim_score[squares] >= RIM_SURE
+        return np.where(sure[..., None], f.rim_centre[squares], f.hyp.centre[squares])
+
+    def _top_centre(self, sq: int, s: int) -> np.ndarray:
+        """``_top_centres`` of one square and size class."""
+        return self._top_centres(np.array([sq]))[0, s]
 
     def colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """(colour, margin) of the top of square ``sq`` in the last frame read, taking it to
@@ -819,7 +824,7 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, at, far_dir, n_px)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
