@@ -8,13 +8,18 @@ a small convolutional net looks at the crops ``Recogniser.size_crops`` takes aro
 size's top (scaled to that size) and its score, times a weight, is added to the square
 model's log-probability of that size.  The net is trained here with torch (the run time
 reads the weights with numpy) on every cup: trained on the doubtful cups alone, it knew too
-little of how each size looks to overrule the square model often enough.
+little of how each size looks to overrule the square model often enough.  It learns from
+the crops placed where each size's own search found its top; at run time each size is also
+scored at the places the other sizes' searches found, less a handicap
+(``Recogniser.candidate_crops``, ``SizeCheck.combine``), so the held-out boards keep those
+crops too.
 
 Boards: seed ``--seed`` (21) from camera ``FIRST_CAMERA`` on, which the square model's fit
 (4,800 boards of seed 21: cameras 0-2399) did not see, so the square model is as unsure of
-them as of new boards; seed ``--seed + 1`` (22) is held out: it chooses the score's weight
-and the doubt that calls the net (``WEIGHTS``, ``THRESHOLDS``), nothing else.  Seeds 21 and 22 share no camera or frame with the evaluation (seed 0) or the tests
-(seed 3); see ``fit_square_model.py``.  Deterministic for given arguments: torch runs on
+them as of new boards; seed ``--seed + 1`` (22) is held out: it chooses the score's weight,
+the doubt that calls the net and the handicap (``WEIGHTS``, ``THRESHOLDS``, ``HANDICAPS``),
+nothing else.  Seeds 21 and 22 share no camera or frame with the evaluation (seed 0) or the
+tests (seed 3); see ``fit_square_model.py``.  Deterministic for given arguments: torch runs on
 ``THREADS`` threads with deterministic algorithms, a seeded start and a seeded batch order.
 """
 
@@ -24,6 +29,7 @@ import argparse
 import multiprocessing
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -53,12 +59,17 @@ WEIGHT_DECAY = 1e-4
 THREADS = 1  # torch's threads: its sums are split the same way on every run
 WEIGHTS = (0.5, 0.75, 1.0, 1.5, 2.0)  # candidate weights of the net's score, chosen on held-out boards
 THRESHOLDS = (0.9, 0.95, 0.98, 0.99, 0.995)  # candidate doubts below which the net is asked
+# candidate handicaps of a crop placed where another size's top was found; the last one
+# lets those crops never decide
+HANDICAPS = (0.0, 1.5, 3.0, 4.5, 6.0, 9.0, 100.0)
+SCORE_PART = 2000  # cups whose crops the net scores at once (its buffers grow with them)
 
 
-def collect(boards: int, seed: int, first_camera: int) -> dict[str, np.ndarray]:
+def collect(boards: int, seed: int, first_camera: int, places: bool = False) -> dict[str, np.ndarray]:
     """Crops, the square model's probabilities and the truth of every cup of ``boards``
-    rendered boards (2 per camera) from camera ``first_camera`` of ``seed``."""
-    crops, probs, size, meta = [], [], [], []
+    rendered boards (2 per camera) from camera ``first_camera`` of ``seed``; with
+    ``places``, also the crops at every place a top was found (``candidate_crops``)."""
+    crops, probs, size, meta, at_places = [], [], [], [], []
 
     def observer(rec, obs, truth) -> None:
         ev = rec.last_evidence
@@ -69,32 +80,39 @@ def collect(boards: int, seed: int, first_camera: int) -> dict[str, np.ndarray]:
         if not cups:
             return
         crops.append(rec.size_crops(np.array(cups)).astype(np.float16))
+        if places:
+            at_places.append(rec.candidate_crops(np.array(cups)).astype(np.float16))
         probs.append(p[cups].astype(np.float32))
         size.append(np.array([truth.tops[sq][1] for sq in cups], np.int8))
         meta.append(np.array([[len(meta), sq, rec.pose.height] for sq in cups], np.float32))
 
     evaluate(PIECE_SET, boards, seed, observer=observer, first_camera=first_camera, size_check=None)
-    return {"crops": np.concatenate(crops), "probs": np.concatenate(probs),
-            "size": np.concatenate(size), "meta": np.concatenate(meta)}
+    out = {"crops": np.concatenate(crops), "probs": np.concatenate(probs),
+           "size": np.concatenate(size), "meta": np.concatenate(meta)}
+    if places:
+        out["places"] = np.concatenate(at_places)
+    return out
 
 
-def _parts(boards: int, seed: int, first_camera: int, cache: Path | None) -> list[tuple]:
+def _parts(boards: int, seed: int, first_camera: int, cache: Path | None, places: bool = False) -> list[tuple]:
     """``collect_cached``'s arguments for each part of ``boards`` boards, to render in parallel."""
-    return [(min(CHUNK, boards - b), seed, first_camera + b // 2, cache) for b in range(0, boards, CHUNK)]
+    return [(min(CHUNK, boards - b), seed, first_camera + b // 2, cache, places) for b in range(0, boards, CHUNK)]
 
 
-def collect_cached(boards: int, seed: int, first_camera: int, cache: Path | None) -> dict[str, np.ndarray]:
+def collect_cached(boards: int, seed: int, first_camera: int, cache: Path | None,
+                   places: bool = False) -> dict[str, np.ndarray]:
     """``collect`` in parts of ``CHUNK`` boards, each kept in ``cache`` if given."""
     parts = []
     for start in range(0, boards, CHUNK):
         n = min(CHUNK, boards - start)
         cam = first_camera + start // 2
-        path = cache / f"size-{PIECE_SET}-{seed}-{cam}-{n}.npz" if cache else None
+        tag = "-places" if places else ""
+        path = cache / f"size-{PIECE_SET}-{seed}-{cam}-{n}{tag}.npz" if cache else None
         if path is not None and path.exists():
             with np.load(path) as f:
                 parts.append(dict(f))
             continue
-        part = collect(n, seed, cam)
+        part = collect(n, seed, cam, places)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(path, **part)
@@ -166,6 +184,11 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, input_scale: 
     return out
 
 
+def _scores_in_parts(check: SizeCheck, crops: np.ndarray) -> np.ndarray:
+    """``check.scores`` of ``crops`` (cups first), ``SCORE_PART`` cups at a time."""
+    return np.concatenate([check.scores(crops[i:i + SCORE_PART]) for i in range(0, len(crops), SCORE_PART)])
+
+
 def outcome(check: SizeCheck, data: dict[str, np.ndarray], scores: np.ndarray) -> tuple[int, int, int]:
     """(squares read the wrong size by the square model, by it with the check, doubtful
     squares) over the cups of ``data``."""
@@ -192,35 +215,39 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=CHECK_PATH)
     ap.add_argument("--collect-only", action="store_true", help="only render and keep the crops (needs --cache)")
     args = ap.parse_args()
-    held_tasks = _parts(args.held_out, args.seed + 1, 0, args.cache)
+    held_tasks = _parts(args.held_out, args.seed + 1, 0, args.cache, places=True)
     tasks = held_tasks + _parts(args.boards, args.seed, FIRST_CAMERA, args.cache)
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
             pool.starmap(collect_cached, tasks)
     if args.collect_only:
         return 0
-    held = collect_cached(args.held_out, args.seed + 1, 0, args.cache)
+    held = collect_cached(args.held_out, args.seed + 1, 0, args.cache, places=True)
     train = collect_cached(args.boards, args.seed, FIRST_CAMERA, args.cache)
     print(f"training cups {len(train['size'])}, held-out cups {len(held['size'])}", flush=True)
     input_scale = float(np.round(np.std(train["crops"][::7].astype(np.float32)), 3))
     weights = train_net(train, args.seed, args.epochs, input_scale, log=lambda m: print(m, flush=True))
-    check = SizeCheck(weights, input_scale, 1.0, 1.0, train["crops"].shape[-1])
-    scores = check.scores(held["crops"])
+    crop_px = train["crops"].shape[-1]
+    del train
+    check = SizeCheck(weights, input_scale, 1.0, 1.0, 0.0, crop_px)
+    own, places = (_scores_in_parts(check, held[k]) for k in ("crops", "places"))
     best = None
-    for w in WEIGHTS:
-        for t in THRESHOLDS:
-            c = SizeCheck(weights, input_scale, w, t, check.crop_px)
-            before, after, n = outcome(c, held, scores)
-            print(f"held out: weight {w:.2f}, threshold {t:.3f}: wrong sizes {before} -> {after}, "
-                  f"{n} doubtful cups", flush=True)
-            if best is None or (after, n) < best[0]:
-                best = ((after, n), w, t)
-    _, w, t = best
+    for h in HANDICAPS:
+        scores = replace(check, elsewhere=h).combine(own, places)
+        for w in WEIGHTS:
+            for t in THRESHOLDS:
+                before, after, n = outcome(replace(check, weight=w, threshold=t), held, scores)
+                print(f"held out: handicap {h:.1f}, weight {w:.2f}, threshold {t:.3f}: wrong sizes "
+                      f"{before} -> {after}, {n} doubtful cups", flush=True)
+                # ties: the fewest cups sent to the net, then the largest handicap
+                if best is None or (after, n, -h) < best[0]:
+                    best = ((after, n, -h), w, t, h)
+    _, w, t, h = best
     note = (f"fitted by scripts/fit_size_check.py --boards {args.boards} --held-out {args.held_out} "
             f"--seed {args.seed} --epochs {args.epochs}")
-    out = SizeCheck(weights, input_scale, w, t, check.crop_px, note)
+    out = SizeCheck(weights, input_scale, w, t, h, crop_px, note)
     save_size_check(out, args.out)
-    print(f"weight {w:.2f}, threshold {t:.3f}; wrote {args.out}")
+    print(f"weight {w:.2f}, threshold {t:.3f}, handicap {h:.1f}; wrote {args.out}")
     return 0
 
 

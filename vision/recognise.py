@@ -20,7 +20,9 @@ None of these measures decides alone: per square, the evidence for every size cl
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
 each size and gives the probability that becomes the reading's confidence.  Where, on a
 clear set, it is unsure which size a cup is, a small net looks at crops around the top scaled
-to each size (``size_check.py``) and its scores move the probability between the sizes.
+to each size (``size_check.py``) and its scores move the probability between the sizes.  The
+crops are taken where that size's top was found and, since a cup's top lies at one place
+whatever its size, also where the other sizes' tops were found.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
 CROP_PX = 24  # clear sets: side of the per-size crops the size check reads (``size_crops``)
 CROP_SPAN = 1.6  # their half-width, in the size's outer radius
+REMAP_ROWS = 32000  # rows of a map cv2.remap takes at once (it refuses 32767 or more)
 _ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
 _FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
 _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
@@ -659,14 +662,14 @@ class Recogniser:
         margin = abs(vote) / (self._players_apart + 1e-6)
         return c, float(margin)
 
-    def size_crops(self, squares: np.ndarray) -> np.ndarray:
-        """Clear sets: for the last frame's ``squares``, a crop per size class around where
-        that size's top was found (by its white rim where that is sure, else by its edges,
-        as ``_top_centre``), scaled to its outer radius and turned so that +x points away
-        from the camera's nadir: (squares, sizes, 2, CROP_PX, CROP_PX) float32 of the change
-        of whiteness and of log-brightness since the empty board.  The right size's crop has
-        its white rim on the same circle whatever the camera; a wrong one's is stretched or
-        squeezed, or off the cup."""
+    def size_crops(self, squares: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
+        """Clear sets: for the last frame's ``squares``, a crop per size class around that
+        size's top, scaled to its outer radius and turned so that +x points away from the
+        camera's nadir: (squares, sizes, 2, CROP_PX, CROP_PX) float32 of the change of
+        whiteness and of log-brightness since the empty board.  The right size's crop has its
+        white rim on the same circle whatever the camera; a wrong one's is stretched or
+        squeezed, or off the cup.  ``centres`` (squares, sizes, 2; canvas px) places the
+        crops; by default where each size's top was found (``_top_centres``)."""
         f = self._last
         D, L, (cs, sn), H = f.white, f.lum_level, f.far_dir, f.H
         squares = np.asarray(squares, np.intp)
@@ -680,16 +683,62 @@ class Recogniser:
         c, sq_s = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
         dx = (u[None] * c[:, None, None] - v[None] * sq_s[:, None, None])  # (n, fine, fine)
         dy = (u[None] * sq_s[:, None, None] + v[None] * c[:, None, None])
-        centre = self._top_centres(squares).astype(np.float32)  # (n, sizes, 2)
+        if centres is None:
+            centres = self._top_centres(squares)
+        centre = np.asarray(centres, np.float32)  # (n, sizes, 2)
         mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
         my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
         mx = np.ascontiguousarray(mx.reshape(-1, fine))
         my = np.ascontiguousarray(my.reshape(-1, fine))
         out = np.empty((n, nsz, 2, CROP_PX, CROP_PX), np.float32)
         for j, plane in enumerate((D, L)):
-            z = cv2.remap(plane, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            out[:, :, j] = z.reshape(n, nsz, CROP_PX, 2, CROP_PX, 2).mean(axis=(3, 5))
+            z = np.concatenate([cv2.remap(plane, mx[i:i + REMAP_ROWS], my[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE) for i in range(0, len(mx), REMAP_ROWS)])
+            # the mean of each 2 x 2 block (rows pair up within a crop: each has 2 * CROP_PX),
+            # by four strided sums: numpy's mean over two inner axes is several times slower
+            z = (z[0::2, 0::2] + z[1::2, 0::2]) + (z[0::2, 1::2] + z[1::2, 1::2])
+            z *= 0.25
+            out[:, :, j] = z.reshape(n, nsz, CROP_PX, CROP_PX)
         return out
+
+    def candidate_crops(self, squares: np.ndarray) -> np.ndarray:
+        """Clear sets: ``size_crops`` of the last frame's ``squares`` centred, for every size
+        alike, on each place where any size's top was found (by the edges, and by the white
+        rim for sizes with one): (squares, places, sizes, 2, CROP_PX, CROP_PX).
+
+        There is one cup, so its top lies at one place on the view whatever its size; where
+        the search for the right size went astray (a glare spot, a grid line, a plug the
+        colour of the wood), the search for another size has often found that place."""
+        f = self._last
+        squares = np.asarray(squares, np.intp)
+        places = [f.hyp.centre[squares]]  # (n, sizes, 2)
+        if f.rim_centre is not None:
+            places.append(f.rim_centre[squares][:, ~self._solid])
+        at = np.concatenate(places, axis=1)  # (n, places, 2)
+        n, k = at.shape[:2]
+        nsz = len(self.cal.sizes)
+        centres = np.broadcast_to(at.reshape(n * k, 1, 2), (n * k, nsz, 2))
+        return self.size_crops(np.repeat(squares, k), centres).reshape((n, k) + (nsz, 2, CROP_PX, CROP_PX))
+
+    def _own_places(self, squares: np.ndarray) -> np.ndarray:
+        """Which of ``candidate_crops``' places is each size's own top (``_top_centres``):
+        (squares, sizes) indices, its rim's place where that is sure, else its edges'."""
+        nsz = len(self.cal.sizes)
+        own = np.broadcast_to(np.arange(nsz), (len(squares), nsz))
+        if self._last.rim_centre is None:
+            return own
+        rim_place = nsz + np.cumsum(~self._solid) - 1  # where each size with a rim has its rim's place
+        sure = (self._last.rim_score[squares] >= RIM_SURE) & ~self._solid
+        return np.where(sure, rim_place, own)
+
+    def size_scores(self, squares: np.ndarray) -> np.ndarray:
+        """Clear sets with a size check: its score of each size class on the last frame's
+        ``squares``, (squares, sizes) (``SizeCheck.combine``).  A size's own crop is one of
+        the places' crops, so the net reads each crop once."""
+        squares = np.asarray(squares, np.intp)
+        places = self.size_check.scores(self.candidate_crops(squares))  # (squares, places, sizes)
+        own = np.take_along_axis(places, self._own_places(squares)[:, None, :], axis=1)[:, 0]
+        return self.size_check.combine(own, places)
 
     @property
     def last_rim(self) -> tuple[np.ndarray, np.ndarray | None]:
@@ -839,8 +888,7 @@ class Recogniser:
             if self.size_check is not None:
                 doubt = self.size_check.doubtful(probs)
                 if len(doubt):
-                    scores = self.size_check.scores(self.size_crops(doubt))
-                    probs[doubt] = self.size_check.revise(probs[doubt], scores)
+                    probs[doubt] = self.size_check.revise(probs[doubt], self.size_scores(doubt))
         else:
             # untrained (only while the model is being fitted): the best ring, if any rings
             probs = np.zeros((nsq, 1 + nsz))

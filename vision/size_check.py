@@ -6,7 +6,9 @@ recogniser takes a crop around where each size's top was found, scaled to that s
 radius (``Recogniser.size_crops``): the right size's crop has its white rim on the same
 circle whatever the camera.  A small convolutional net scores every crop; the score, times
 a weight, is added to the square model's log-probability of that size, and the empty
-reading keeps the square model's probability.
+reading keeps the square model's probability.  Where the search for a size went astray, its
+crop misses the cup; so each size is also scored at the places where the other sizes' tops
+were found (``Recogniser.candidate_crops``), less a fixed handicap (``combine``).
 
 ``scripts/fit_size_check.py`` trains the net (with torch) on rendered boards and writes
 ``vision/data/size_check.npz``; here it runs with numpy alone.  ``load_size_check`` checks
@@ -23,7 +25,7 @@ import numpy as np
 
 CHECK_PATH = Path(__file__).resolve().parent / "data" / "size_check.npz"
 CHECK_FORMAT = "cupboard-size-check"
-CHECK_VERSION = 1
+CHECK_VERSION = 2  # 2: the handicap of crops placed where another size was found
 # the net: 3x3 convolutions (each followed by ReLU and 2x2 max pooling), then two dense layers
 CONVS = (("conv1", 2, 8), ("conv2", 8, 16), ("conv3", 16, 16))
 HIDDEN = 32
@@ -67,13 +69,15 @@ def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class SizeCheck:
     """The net's weights, the scale its inputs are divided by, the weight of its score
-    against the square model's log-probability, and the doubt (the square model's best size
-    probability among cups below ``threshold``) that calls it."""
+    against the square model's log-probability, the doubt (the square model's best size
+    probability among cups below ``threshold``) that calls it, and the handicap of a score
+    taken where another size's top was found (``elsewhere``)."""
 
     weights: dict[str, np.ndarray]
     input_scale: float
     weight: float
     threshold: float
+    elsewhere: float
     crop_px: int
     note: str = ""
 
@@ -86,6 +90,13 @@ class SizeCheck:
         h = x.reshape(len(x), -1) @ self.weights["fc1_w"].T + self.weights["fc1_b"]
         np.maximum(h, 0.0, out=h)
         return (h @ self.weights["fc2_w"].T + self.weights["fc2_b"])[:, 0].reshape(lead)
+
+    def combine(self, own: np.ndarray, places: np.ndarray) -> np.ndarray:
+        """Each size's score (squares, sizes): the better of its crop where that size's top
+        was found (``own``, (squares, sizes)) and its best crop at any of the places where
+        a top of some size was found (``places``, (squares, places, sizes)) less the
+        handicap ``elsewhere``."""
+        return np.maximum(own, places.max(axis=1) - self.elsewhere)
 
     def doubtful(self, probs: np.ndarray) -> np.ndarray:
         """Squares (indices) read as a cup whose size the square model is unsure of; ``probs``
@@ -117,6 +128,7 @@ def save_size_check(check: SizeCheck, path: Path = CHECK_PATH) -> None:
     meta = {"format": np.array(CHECK_FORMAT), "version": np.array(CHECK_VERSION),
             "note": np.array(check.note), "input_scale": np.array(check.input_scale),
             "weight": np.array(check.weight), "threshold": np.array(check.threshold),
+            "elsewhere": np.array(check.elsewhere),
             "crop_px": np.array(check.crop_px)}
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, **meta, **{k: np.asarray(v, np.float32) for k, v in check.weights.items()})
@@ -139,6 +151,10 @@ def load_size_check(path: Path = CHECK_PATH) -> SizeCheck:
     if int(data.get("version", -1)) != CHECK_VERSION:
         raise CheckFileError(f"{path}: version {data.get('version')}, this program reads "
                              f"{CHECK_VERSION} (refit with scripts/fit_size_check.py)")
+    for key in ("input_scale", "weight", "threshold", "elsewhere", "crop_px"):
+        if (key not in data or data[key].shape != () or data[key].dtype.kind not in "iuf"
+                or not np.isfinite(data[key])):
+            raise CheckFileError(f"{path}: {key!r} should be one finite number")
     crop_px = int(data["crop_px"])
     weights = {}
     for name, shape in _shapes(crop_px).items():
@@ -151,4 +167,4 @@ def load_size_check(path: Path = CHECK_PATH) -> SizeCheck:
             raise CheckFileError(f"{path}: {name} holds a number that is not finite")
         weights[name] = a
     return SizeCheck(weights, float(data["input_scale"]), float(data["weight"]), float(data["threshold"]),
-                     crop_px, str(data["note"]))
+                     float(data["elsewhere"]), crop_px, str(data.get("note", "")))
