@@ -154,6 +154,7 @@ class _Frame:
     lum_level: np.ndarray | None = None
     far_dir: tuple[np.ndarray, np.ndarray] | None = None
     n_px: np.ndarray | None = None
+    tops: np.ndarray | None = None  # ``_top_centres`` of every square, made when first asked
 
 
 class Recogniser:
@@ -709,20 +710,26 @@ class Recogniser:
         There is one cup, so its top lies at one place on the view whatever its size; where
         the search for the right size went astray (a glare spot, a grid line, a plug the
         colour of the wood), the search for another size has often found that place."""
-        f = self._last
         squares = np.asarray(squares, np.intp)
-        places = [f.hyp.centre[squares]]  # (n, sizes, 2)
-        if f.rim_centre is not None:
-            places.append(f.rim_centre[squares][:, ~self._solid])
-        at = np.concatenate(places, axis=1)  # (n, places, 2)
+        at = self._places(squares)
         n, k = at.shape[:2]
         nsz = len(self.cal.sizes)
         centres = np.broadcast_to(at.reshape(n * k, 1, 2), (n * k, nsz, 2))
         return self.size_crops(np.repeat(squares, k), centres).reshape((n, k) + (nsz, 2, CROP_PX, CROP_PX))
 
+    def _places(self, squares: np.ndarray) -> np.ndarray:
+        """Every place on the view where the last frame found a top on ``squares``, (n,
+        places, 2) canvas px: each size's by its edges, then each size with a rim's by it."""
+        f = self._last
+        places = [f.hyp.centre[squares]]
+        if f.rim_centre is not None:
+            places.append(f.rim_centre[squares][:, ~self._solid])
+        return np.concatenate(places, axis=1)
+
     def _own_places(self, squares: np.ndarray) -> np.ndarray:
-        """Which of ``candidate_crops``' places is each size's own top (``_top_centres``):
-        (squares, sizes) indices, its rim's place where that is sure, else its edges'."""
+        """Which of ``_places`` is where each size's own top was found, (n, sizes): its white
+        rim's where that is sure, else its edges' (where a light plug's rim barely shows,
+        the rim search's best is often off the cup)."""
         nsz = len(self.cal.sizes)
         own = np.broadcast_to(np.arange(nsz), (len(squares), nsz))
         if self._last.rim_centre is None:
@@ -748,17 +755,16 @@ class Recogniser:
 
     def _top_centres(self, squares: np.ndarray) -> np.ndarray:
         """Where the last frame's top of each size class on ``squares`` was found, (n, sizes,
-        2): by its white rim where that is sure, else by its edges (where a light plug's rim
-        barely shows, the rim search's best is often off the cup)."""
-        f = self._last
-        if f.rim_centre is None:
-            return f.hyp.centre[squares]
-        sure = f.rim_score[squares] >= RIM_SURE
-        return np.where(sure[..., None], f.rim_centre[squares], f.hyp.centre[squares])
+        2) canvas px (``_own_places``)."""
+        squares = np.asarray(squares, np.intp)
+        return np.take_along_axis(self._places(squares), self._own_places(squares)[..., None], axis=1)
 
     def _top_centre(self, sq: int, s: int) -> np.ndarray:
         """``_top_centres`` of one square and size class."""
-        return self._top_centres(np.array([sq]))[0, s]
+        f = self._last
+        if f.tops is None:
+            f.tops = self._top_centres(np.arange(self.board.squares))
+        return f.tops[sq, s]
 
     def colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """(colour, margin) of the top of square ``sq`` in the last frame read, taking it to
