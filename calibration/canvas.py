@@ -7,13 +7,12 @@ nadir (H the camera height), which is how each size class is predicted at its ow
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from hardware.camera_model import CameraIntrinsics, CameraPose, project
+from hardware.camera_model import CameraIntrinsics, CameraPose
 from hardware.markers import outer_rect
 from hardware.pieces import BoardSpec
 
@@ -48,29 +47,22 @@ def board_canvas(board: BoardSpec, ppm: float = 1.0, margin_mm: float = 40.0) ->
     return Canvas(ppm, x0, y1, int(np.ceil((x1 - x0) * ppm)), int(np.ceil((y1 - y0) * ppm)))
 
 
-def canvas_maps(canvas: Canvas, intr: CameraIntrinsics, pose: CameraPose,
-                step: int = 8) -> tuple[np.ndarray, np.ndarray]:
-    """cv2.remap maps from the canvas to image pixels.  The projection is smooth, so it is
-    computed every ``step`` pixels and interpolated."""
-    cols = np.arange(0, canvas.width + step, step, dtype=np.float64)
-    rows = np.arange(0, canvas.height + step, step, dtype=np.float64)
-    C, Rr = np.meshgrid(cols, rows)
-    mm = canvas.to_mm(np.stack([C, Rr], axis=-1)).reshape(-1, 2)
-    uv = project(np.column_stack([mm, np.zeros(len(mm))]), intr, pose).reshape(C.shape + (2,)).astype(np.float32)
-    gx, gy = _coarse_grid_at_pixels(canvas.width, canvas.height, step)
-    return (cv2.remap(uv[..., 0], gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-            cv2.remap(uv[..., 1], gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+def canvas_maps(canvas: Canvas, intr: CameraIntrinsics, pose: CameraPose) -> tuple[np.ndarray, np.ndarray]:
+    """cv2.remap maps from the canvas to image pixels, exact at every pixel, in OpenCV's
+    fixed-point form (the quicker to remap with).  The canvas lies on the plane z = 0, so
+    from canvas pixels to the camera's normalised coordinates is one homography; OpenCV's
+    undistort-rectify maps take it (as the inverse of their rectifying rotation, which may be
+    any invertible matrix) and add the lens distortion, as the pose's solvePnP took it."""
+    to_mm = np.array([[1 / canvas.ppm, 0.0, canvas.x0], [0.0, -1 / canvas.ppm, canvas.y1], [0.0, 0.0, 1.0]])
+    plane = np.column_stack([pose.R[:, 0], pose.R[:, 1], pose.t]) @ to_mm
+    return cv2.initUndistortRectifyMap(intr.K, intr.D, np.linalg.inv(plane), np.eye(3),
+                                       (canvas.width, canvas.height), cv2.CV_16SC2)
 
 
-@functools.lru_cache(maxsize=4)
-def _coarse_grid_at_pixels(width: int, height: int, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """Where each canvas pixel falls on the grid of every ``step`` pixels, in that grid's
-    units: the maps that interpolate it (cv2.resize would misalign the corners).  The same
-    for every pose of one canvas, so kept (read only)."""
-    gx, gy = np.meshgrid(np.arange(width, dtype=np.float32) / step, np.arange(height, dtype=np.float32) / step)
-    gx.flags.writeable = False
-    gy.flags.writeable = False
-    return gx, gy
+def maps_inside(maps: tuple[np.ndarray, np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """Which view pixels ``maps`` (``canvas_maps``) take wholly from inside a frame of
+    ``shape`` (all the pixels they blend lie in it): a uint8 mask, 255 there, else 0."""
+    return cv2.inRange(maps[0], (0, 0), (shape[1] - 2, shape[0] - 2))
 
 
 def rectify(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:

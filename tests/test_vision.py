@@ -204,17 +204,17 @@ def test_no_phantom_hand_after_a_hand_hid_markers():
 
 
 @pytest.mark.parametrize("n,k", [(9, 4), (15, 7), (3, 1), (5, 5), (1, 1), (12, 9), (24, 19)])
-def test_smallest_sum_is_the_sum_of_the_k_smallest_planes(n, k):
-    """The ring and rim scores' "weaker part of the arc" (``_smallest_sum``) agrees with a
-    sort, whether it keeps the smallest or takes the largest few from the whole."""
+def test_smallest_sum_is_the_sum_of_the_k_smallest(n, k):
+    """The ring and rim scores' "weaker part of the arc" (``kernels.smallest_sums``) agrees
+    with a sort, whether it keeps the smallest or takes the largest few from the whole."""
     import numpy as np
 
-    from vision.recognise import _smallest_sum
+    from vision.kernels import smallest_sums
 
-    values = np.random.default_rng(n * 10 + k).standard_normal((n, 6, 5)).astype(np.float32)
-    values[:, 0, 0] = 0.25  # ties
+    values = np.random.default_rng(n * 10 + k).standard_normal((n, 30)).astype(np.float32)
+    values[:, 0] = 0.25  # ties
     expected = np.sort(values, axis=0)[:k].sum(axis=0)
-    np.testing.assert_allclose(_smallest_sum(values, k), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(smallest_sums(values, k), expected, rtol=1e-5, atol=1e-5)
 
 
 def test_paired_timing_bench_runs_two_trees_on_the_same_frames():

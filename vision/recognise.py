@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from calibration.calibrate import board_area_mask
-from calibration.canvas import canvas_maps, rectify
+from calibration.canvas import canvas_maps, maps_inside, rectify
 from calibration.corners import board_corners_world
 from calibration.locate import BoardFix, detect_markers, estimate_pose
 from calibration.model import Calibration
@@ -46,6 +46,7 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
+from .kernels import disc_offsets, log_channels, rim_search, ring_search, smallest_sums
 from .size_check import SizeCheck, load_size_check
 from .square_model import (
     N_POLAR,
@@ -91,21 +92,34 @@ _U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
 _FINE = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)  # a fine step round a seed
 
 
+def _far_units(n_ang: int) -> np.ndarray:
+    """Unit vectors (A, 2) of the far arc's angles among ``n_ang`` round a circle, angle 0
+    pointing away from the nadir: a top's edge is searched there, never hidden by the cup's
+    own wall."""
+    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+    ang = ang[np.cos(ang) > -0.3]
+    return np.stack([np.cos(ang), np.sin(ang)], axis=1)
+
+
+def _units(n_ang: int) -> np.ndarray:
+    """Unit vectors (n_ang, 2) of angles evenly round a circle, angle 0 along +x."""
+    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
+    return np.stack([np.cos(ang), np.sin(ang)], axis=1)
+
+
+_FAR_UNITS = {n: _far_units(n) for n in (COARSE_ANGLES, N_ANG)}
+_UNITS = {n: _units(n) for n in (RIM_COARSE_ANGLES, RIM_ANGLES)}
+# the logs ``_channels`` reads, of every sum of a pixel's channels and of every channel value
+_LOG_SUM = cv2.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0).ravel()
+_LOG_LEVEL = cv2.log(np.arange(256, dtype=np.float32) + 8.0).ravel()
+
+
 def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-    """Log-brightness and the warm-cool chroma log(R/B) of a BGR view (float32, 2-D each;
-    the chroma only ``with_chroma``).  Both ignore the light's level: a change of level is an
-    offset of the first and leaves the second alone."""
-    # planes, not a float copy of the whole view: fewer and smaller temporaries
-    b, g, r = cv2.split(view)
-    total = cv2.add(cv2.add(b, g, dtype=cv2.CV_32F), r, dtype=cv2.CV_32F)
-    total += 12.0
-    lum = cv2.log(total)
-    if not with_chroma:
-        return lum, None
-    red, blue = r.astype(np.float32), b.astype(np.float32)
-    red += 8.0
-    blue += 8.0
-    return lum, cv2.subtract(cv2.log(red), cv2.log(blue))
+    """Log-brightness log(b + g + r + 12) and the warm-cool chroma log((r + 8) / (b + 8)) of a
+    BGR view (float32, 2-D each; the chroma only ``with_chroma``).  Both ignore the light's
+    level: a change of level is an offset of the first and leaves the second alone."""
+    lum, chroma = log_channels(np.ascontiguousarray(view), _LOG_SUM, _LOG_LEVEL, with_chroma)
+    return lum, chroma if with_chroma else None
 
 
 def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
@@ -133,7 +147,7 @@ class _Hypotheses:
     centre: np.ndarray  # (squares, sizes, 2) canvas px of the best centre
     edges: np.ndarray  # (squares, sizes, 2) score of the inner and the outer edge (the same twice
     # for a size with one edge), at the best centre
-    planes: list[np.ndarray]  # the gradient planes searched (``_ring_scores``), flat with a border
+    planes: np.ndarray  # the gradient planes searched (``kernels.ring_search``), flat with a border
     pad: int  # of this many pixels (buffers the next frame's search overwrites)
 
 
@@ -241,7 +255,7 @@ class Recogniser:
         # where the view has picture, at the hand detector's size: a board nudged towards the
         # edge of the camera's field leaves part of the view black (or the reference was), and
         # that is no change on the board, nor a way in for an arm
-        self._ref_seen = _seen_small(cal.reference.max(axis=2) > 0, (sh, sw))
+        self._ref_seen = _seen_small(np.where(cal.reference.max(axis=2) > 0, 255, 0).astype(np.uint8), (sh, sw))
         self._seen = self._ref_seen
         mid = self.centres_px * HAND_SCALE
         disc = _disc(0.3 * self.board.square_mm * self.canvas.ppm * HAND_SCALE)
@@ -301,15 +315,10 @@ class Recogniser:
             self._maps_uv = uv
             self._maps_pose = self.pose
             self._regions = None
-            self._seen = self._ref_seen & _seen_small(self._maps_in_frame(image.shape), self.hands.area.shape)
+            self._seen = self._ref_seen & _seen_small(maps_inside(self._maps, image.shape), self.hands.area.shape)
         else:
             self.pose = self._maps_pose
         return rectify(image, self._maps)
-
-    def _maps_in_frame(self, shape: tuple[int, ...]) -> np.ndarray:
-        """Which view pixels the current maps take from inside a frame of ``shape``."""
-        mx, my = self._maps
-        return (mx >= 0) & (my >= 0) & (mx <= shape[1] - 1) & (my <= shape[0] - 1)
 
     def _square_regions(self) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
         """Per square, on the hand detector's small view: the bounding box and mask of where
@@ -360,69 +369,13 @@ class Recogniser:
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
     # -- the squares ----------------------------------------------------------------------
-    def _padded(self, name: str, plane: np.ndarray, pad: int, border: int) -> np.ndarray:
-        """``plane`` with a border of ``pad`` pixels (zero or replicated), written into a
-        buffer kept from the last frame (a fresh array every frame cost about 6 % of a
-        clear-set frame's CPU)."""
-        h, w = plane.shape
-        shape = (h + 2 * pad, w + 2 * pad)
+    def _buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """A float32 buffer of ``shape`` kept from the last frame, zeros when first made (a
+        fresh array every frame cost about 6 % of a clear-set frame's CPU)."""
         buf = self._buffers.get(name)
-        if buf is None or buf.shape != shape or buf.dtype != plane.dtype:
-            buf = self._buffers[name] = np.empty(shape, plane.dtype)
-        cv2.copyMakeBorder(plane, pad, pad, pad, pad, border, dst=buf, value=0)
+        if buf is None or buf.shape != shape:
+            buf = self._buffers[name] = np.zeros(shape, np.float32)
         return buf
-
-    def _ring_scores(self, planes: list[np.ndarray], wp: int, lin_c: np.ndarray, radii_px: list[float],
-                     cs: np.ndarray, sn: np.ndarray, n_ang: int,
-                     offsets: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Ring evidence for candidate top centres, given as flat indices ``lin_c`` (S, C) into
-        the padded gradient ``planes`` (row width ``wp``): (score, sign) each (S, C), and the
-        score of each ring (S, C, rings).  Rings of ``radii_px`` (one per edge of the size
-        class), each tried at the radius ``offsets`` around it; angle 0 of square i's ring
-        points along (cs[i], sn[i]).  ``planes`` is (x, y) of the change of log-brightness
-        gradient since the empty board, or for chroma sets (x, y) of the current and the
-        reference gradient of log-brightness, then the same of the chroma."""
-        ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-        ang = ang[np.cos(ang) > -0.3]  # only the far arc is ever used
-        A = len(ang)
-        u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
-        # samples are laid out angle first, (A, S, C, rings, radius offsets): whatever is done
-        # across the angles is then done on whole contiguous planes
-        ring = np.stack([u * (r + d) for r in radii_px for d in offsets], axis=1)  # (A, R, 2)
-        c3, s3 = cs.reshape(1, -1, 1), sn.reshape(1, -1, 1)  # (1, S, 1)
-        rx = np.rint(ring[:, None, :, 0] * c3 - ring[:, None, :, 1] * s3).astype(np.int64)  # (A, S, R)
-        ry = np.rint(ring[:, None, :, 0] * s3 + ring[:, None, :, 1] * c3).astype(np.int64)
-        idx = lin_c[None, :, :, None] + (ry * wp + rx)[:, :, None, :]  # (A, S, C, R)
-        ux = (u[:, None, 0:1] * c3 - u[:, None, 1:2] * s3)[..., None].astype(np.float32)  # (A, S, 1, 1)
-        uy = (u[:, None, 0:1] * s3 + u[:, None, 1:2] * c3)[..., None].astype(np.float32)
-        S_, C_ = lin_c.shape
-        shape = (A, S_, C_, len(radii_px), len(offsets))
-
-        def radial(k: int) -> np.ndarray:
-            return _radial(planes[k], planes[k + 1], idx, ux, uy).reshape(shape)
-
-        p_cur = radial(0)
-        if len(planes) == 8:
-            p_ref = radial(2)
-            # use whichever channel (brightness or chroma) rings more
-            p_c = radial(4)
-            use_c = np.abs(p_c.sum(axis=0)) > np.abs(p_cur.sum(axis=0))
-            p_cur = np.where(use_c, p_c, p_cur)
-            p_ref = np.where(use_c, radial(6), p_ref)
-            # what changed since the empty board: a cup edge lying where a grid line was
-            # still counts, a board feature that is still there cancels
-            p_cur = p_cur - p_ref
-        sg = np.sign(p_cur.sum(axis=0))
-        # the weaker half of the far arc must still show the edge: a neighbour's edge
-        # crossing part of the ring does not make a closed arc
-        p_cur *= sg
-        sc_r = _smallest_sum(p_cur, A // 2) / (A // 2)
-        if len(offsets) == 1:  # one radius per edge: no radius to choose
-            return sc_r[..., 0].mean(axis=2), sg[:, :, 0, 0], sc_r[..., 0]
-        ri = sc_r.argmax(axis=3)
-        per_ring = np.take_along_axis(sc_r, ri[..., None], axis=3)[..., 0]
-        sign = np.take_along_axis(sg[:, :, 0], ri[:, :, :1], axis=2)[..., 0]
-        return per_ring.mean(axis=2), sign, per_ring
 
     def _ring_border(self, H: float, n_px: np.ndarray, beyond_px: float) -> int:
         """Pixels of border the view needs so that every ring searched round any square's top
@@ -439,44 +392,39 @@ class Recogniser:
         """For every square and size class, the best-supported top centre and its score.
         Candidate centres lie on whole pixels, so each ring sample is one integer add away."""
         cv = self.canvas
-        if self.use_chroma:
-            cols = [cur[0], cur[1], self.ref_g[0], self.ref_g[1], cur[2], cur[3], self.ref_g[2], self.ref_g[3]]
-        else:
-            # only the change since the empty board counts, and the ring's radial gradient
-            # is linear in the gradients: their difference is all that needs sampling
-            cols = [cur[0] - self.ref_g[0], cur[1] - self.ref_g[1]]
         centres = self.centres_px
         nsq = len(centres)
         sizes = self.cal.sizes
-        # a border of no gradient wide enough for every ring
+        # a border of no gradient wide enough for every ring (written once: only the inside
+        # changes from frame to frame)
         pad = self._ring_border(H, n_px, max(RADII))
-        wp = cv.width + 2 * pad
-        planes = [self._padded(f"ring{i}", c, pad, cv2.BORDER_CONSTANT).ravel() for i, c in enumerate(cols)]
+        h, w = cur[0].shape
+        buf = self._buffer("ring", (2 * len(cur) if self.use_chroma else len(cur), h + 2 * pad, w + 2 * pad))
+        inside = buf[:, pad:pad + h, pad:pad + w]
+        if self.use_chroma:
+            for plane, out in zip([cur[0], cur[1], self.ref_g[0], self.ref_g[1],
+                                   cur[2], cur[3], self.ref_g[2], self.ref_g[3]], inside):
+                np.copyto(out, plane)
+        else:
+            # only the change since the empty board counts, and the ring's radial gradient
+            # is linear in the gradients: their difference is all that needs sampling
+            for now, ref, out in zip(cur, self.ref_g, inside):
+                cv2.subtract(now, ref, dst=out)
+        wp = w + 2 * pad
+        planes = buf.reshape(len(buf), -1)
         score = np.zeros((nsq, len(sizes)), np.float32)
         sign = np.zeros((nsq, len(sizes)), np.float32)
         best_c = np.zeros((nsq, len(sizes), 2), np.float32)
         edges = np.zeros((nsq, len(sizes), 2), np.float32)
         cs, sn = far_dir
-        idx = np.arange(nsq)
         for s, sc in enumerate(sizes):
             k = height_scale(H, sc.height_mm)
             radii = [r * k * cv.ppm for r in self.edges_mm[s]]
             reach = self.offsets_mm[s] * k * cv.ppm
-            cand = _coarse_offsets(reach)  # (C, 2)
             base = np.rint(n_px + (centres - n_px) * k).astype(np.int64)  # (S, 2)
-            coarse_pts = base[:, None, :] + cand[None, :, :]
-            lin = (coarse_pts[..., 1] + pad) * wp + coarse_pts[..., 0] + pad
-            coarse, _, _ = self._ring_scores(planes, wp, lin, radii, cs, sn, COARSE_ANGLES, (0.0,))
-            top = np.argpartition(-coarse, 1, axis=1)[:, :2]  # (S, 2)
-            seeds = np.take_along_axis(coarse_pts, top[..., None], axis=1)  # (S, 2, 2)
-            fine_pts = (seeds[:, :, None, :] + _FINE[None, None, :, :]).reshape(nsq, -1, 2)
-            lin = (fine_pts[..., 1] + pad) * wp + fine_pts[..., 0] + pad
-            sc_f, sg_f, rings = self._ring_scores(planes, wp, lin, radii, cs, sn, N_ANG, RADII)
-            ci = sc_f.argmax(axis=1)
-            score[:, s] = sc_f[idx, ci]
-            sign[:, s] = sg_f[idx, ci]
-            best_c[:, s] = fine_pts[idx, ci]
-            edges[:, s] = rings[idx, ci][:, [0, -1]]
+            score[:, s], sign[:, s], best_c[:, s], edges[:, s] = ring_search(
+                planes, wp, pad, base, _coarse_grid(reach), reach, np.array(radii), cs[:, 0], sn[:, 0],
+                _FAR_UNITS[COARSE_ANGLES], _FINE, _FAR_UNITS[N_ANG], np.array(RADII), 2)
         return _Hypotheses(score, sign, best_c, edges, planes, pad)
 
     def _rim_search(self, D: np.ndarray, H: float, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -495,44 +443,10 @@ class Recogniser:
         best = np.zeros((nsq, nsz, 2), np.float32)
         # a border wide enough for every ring, so sample positions need no clipping
         pad = self._ring_border(H, n_px, RIM_SIDE_PX)
-        Dp = self._padded("rim", D.astype(np.float32), pad, cv2.BORDER_REPLICATE)
-        wp = Dp.shape[1]
-        Df = Dp.ravel()
-        fine = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), axis=-1).reshape(-1, 2)
-
-        def ring_of(radii: tuple[float, ...], n_ang: int) -> np.ndarray:
-            ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-            u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
-            return np.concatenate([u * r for r in radii])  # (len(radii) * A, 2)
-
-        def lead_of(v: np.ndarray) -> np.ndarray:
-            # v: samples with the radii first: inside, one or more on the rim (the brightest
-            # counts), outside
-            rim = v[1]
-            for i in range(2, len(v) - 1):
-                rim = np.maximum(rim, v[i])
-            return rim - np.maximum(v[0], v[-1])
-
-        def coarse_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
-            # candidate and ring offsets rounded apart: one integer add per sample; samples
-            # laid out radius and angle first, so the weakest angles are kept on whole planes
-            ring = np.rint(ring_of(radii, n_ang)).astype(np.intp)
-            lin = np.rint(pts).astype(np.intp) + pad
-            idx = (ring[:, 1] * wp + ring[:, 0])[:, None, None] + (lin[..., 1] * wp + lin[..., 0])[None]
-            lead = lead_of(np.take(Df, idx).reshape((len(radii), n_ang) + pts.shape[:2]))
-            keep = int(n_ang * RIM_KEEP)
-            return _smallest_sum(lead, keep) / keep
-
-        def fine_score(pts: np.ndarray, radii: tuple[float, ...], n_ang: int) -> np.ndarray:
-            # (few candidates and more angles: np.partition along the angles is the quicker)
-            ring = ring_of(radii, n_ang)
-            xi = np.rint(pts[..., 0:1] + ring[None, None, :, 0]).astype(np.intp) + pad
-            yi = np.rint(pts[..., 1:2] + ring[None, None, :, 1]).astype(np.intp) + pad
-            v = np.take(Df, yi * wp + xi).reshape(pts.shape[:2] + (len(radii), n_ang))
-            lead = lead_of(np.moveaxis(v, 2, 0))
-            keep = int(n_ang * RIM_KEEP)
-            return np.partition(lead, keep, axis=2)[..., :keep].mean(axis=2)
-
+        h, w = D.shape
+        Dp = self._buffer("rim", (h + 2 * pad, w + 2 * pad))
+        cv2.copyMakeBorder(D, pad, pad, pad, pad, cv2.BORDER_REPLICATE, dst=Dp)
+        fine = _FINE.astype(np.float64)
         for s, sc in enumerate(self.cal.sizes):
             if len(self.edges_mm[s]) < 2:
                 continue
@@ -543,20 +457,11 @@ class Recogniser:
             # the coarse grid can put the ring up to a pixel and a half off a rim 2-3 px wide
             coarse_radii = (r_in - RIM_SIDE_PX - 0.7, mid - 0.8, mid + 0.8, r_out + RIM_SIDE_PX + 1.2)
             reach = self.offsets_mm[s] * f
-            g = np.arange(-reach, reach + 1e-6, RIM_STEP_PX)
-            ox, oy = np.meshgrid(g, g)
-            keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
-            cand = np.stack([ox[keep], oy[keep]], axis=1)
             base = n_px + (centres - n_px) * height_scale(H, sc.height_mm)
-            pts = base[:, None, :] + cand[None, :, :]
-            coarse = coarse_score(pts, coarse_radii, RIM_COARSE_ANGLES)
-            top = np.argsort(-coarse, axis=1)[:, :3]
-            seeds = np.take_along_axis(pts, top[..., None], axis=1)
-            fine_pts = (seeds[:, :, None, :] + fine[None, None, :, :]).reshape(nsq, -1, 2)
-            sc_f = fine_score(fine_pts, radii, RIM_ANGLES)
-            ci = sc_f.argmax(axis=1)
-            score[:, s] = sc_f[np.arange(nsq), ci]
-            best[:, s] = fine_pts[np.arange(nsq), ci]
+            score[:, s], best[:, s] = rim_search(
+                Dp, pad, base, np.arange(-reach, reach + 1e-6, RIM_STEP_PX), reach,
+                _UNITS[RIM_COARSE_ANGLES], np.array(coarse_radii), _UNITS[RIM_ANGLES], np.array(radii), fine,
+                3, int(RIM_COARSE_ANGLES * RIM_KEEP), int(RIM_ANGLES * RIM_KEEP))
         return score, best
 
     def _profiles(self, cur_log: np.ndarray, D: np.ndarray, off: float, centres: np.ndarray, H: float,
@@ -829,7 +734,8 @@ class Recogniser:
         if len(planes) == 8:  # chroma sets keep the current and the reference gradients apart
             rise -= _radial(planes[2], planes[3], idx, ux, uy)
         half = n_ang // 2
-        return (_smallest_sum(-rise, half) / half).max(axis=1)
+        weak = smallest_sums(np.ascontiguousarray(-rise.reshape(len(rise), -1)), half)
+        return (weak.reshape(rise.shape[1:]) / half).max(axis=1)
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -932,11 +838,13 @@ class Recogniser:
 def _coarse_offsets(reach: float) -> np.ndarray:
     """Whole-pixel offsets (n, 2) on the coarse grid of the edge search (``COARSE_STEP_PX``)
     within ``reach`` pixels: where a top's centre is first looked for."""
+    return disc_offsets(_coarse_grid(reach), reach).astype(np.int64)
+
+
+def _coarse_grid(reach: float) -> np.ndarray:
+    """One axis of the coarse grid of the edge search that ``reach`` pixels span."""
     half = int(reach // COARSE_STEP_PX)
-    g = np.arange(-half, half + 1) * COARSE_STEP_PX
-    ox, oy = np.meshgrid(g, g)
-    keep = ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6
-    return np.stack([ox[keep], oy[keep]], axis=1).astype(np.int64)
+    return np.arange(-half, half + 1) * COARSE_STEP_PX
 
 
 def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
@@ -948,34 +856,6 @@ def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy:
     across *= uy
     along += across
     return along
-
-
-def _smallest_sum(values: np.ndarray, k: int) -> np.ndarray:
-    """Per element of ``values[0]``, the sum of the ``k`` smallest of ``values[:, ...]``
-    (more than half of them: all less the largest few).  On a short first axis this is several
-    times faster than ``np.partition`` along a last one."""
-    n = len(values)
-    if 2 * k > n:
-        return values.sum(axis=0) - _extreme_sum(values, n - k, largest=True)
-    return _extreme_sum(values, k, largest=False)
-
-
-def _extreme_sum(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
-    """The sum of the ``k`` smallest (or largest) planes of ``values`` per element: the k
-    extremes so far are kept in order and each further plane sinks through them."""
-    if k == 0:
-        return np.zeros_like(values[0])
-    first, second = (np.maximum, np.minimum) if largest else (np.minimum, np.maximum)
-    kept = [values[0].copy()]
-    for v in values[1:]:
-        for j in range(len(kept)):
-            kept[j], v = first(kept[j], v), second(kept[j], v)
-        if len(kept) < k:
-            kept.append(v)
-    total = kept[0]
-    for plane in kept[1:k]:
-        total += plane
-    return total
 
 
 def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -991,10 +871,10 @@ def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """uint8 mask (1 where every pixel under it is seen) of a view-sized bool mask, shrunk to
-    ``shape``."""
-    small = cv2.resize(seen.astype(np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
-    return (small > 0.999).astype(np.uint8)
+    """uint8 mask (1 where every pixel under it is seen) of a view-sized uint8 mask (255
+    where seen, else 0), shrunk to ``shape``."""
+    small = cv2.resize(seen, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return (small == 255).astype(np.uint8)
 
 
 def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:

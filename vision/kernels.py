@@ -1,0 +1,376 @@
+"""Compiled inner loops of recognition (``recognise.py``): the log channels of a view, and
+the searches for each size's top, which score the rings and rims round many candidate centres.
+
+Each score reads a few dozen samples round one candidate centre and keeps the weaker part of
+the arc.  In numpy that meant gathering every sample of every candidate into arrays of
+(angles x squares x candidates x rings) and reducing them plane by plane, a third of a
+frame's CPU; compiled, each candidate's samples stay in a small buffer.  The arithmetic is the
+numpy version's, in float32 and in the same order, so the scores are the same to the last
+bit where the order of a sum is defined (``_smallest_sum``)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+# cached: the first process to use the kernels compiles them once (a few seconds) for all
+_OPTS = {"cache": True, "nogil": True}
+
+
+@numba.njit(**_OPTS)
+def log_channels(view: np.ndarray, log_sum: np.ndarray, log_level: np.ndarray,
+                 with_chroma: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Log-brightness and warm-cool chroma of a BGR uint8 ``view`` (h, w, 3), float32 (h, w)
+    each, read from tables: ``log_sum`` of each b + g + r, ``log_level`` of each channel
+    value; the chroma is log_level[r] - log_level[b], and (0, 0) unless ``with_chroma``."""
+    h, w = view.shape[0], view.shape[1]
+    lum = np.empty((h, w), np.float32)
+    chroma = np.empty((h, w) if with_chroma else (0, 0), np.float32)
+    for y in range(h):
+        for x in range(w):
+            b, g, r = np.int64(view[y, x, 0]), np.int64(view[y, x, 1]), np.int64(view[y, x, 2])
+            lum[y, x] = log_sum[b + g + r]
+            if with_chroma:
+                chroma[y, x] = log_level[r] - log_level[b]
+    return lum, chroma
+
+
+@numba.njit(**_OPTS)
+def disc_offsets(grid: np.ndarray, reach: float) -> np.ndarray:
+    """The offsets (x, y) of ``grid`` x ``grid`` (y the slower) within ``reach`` of the
+    origin, (n, 2) float64: the candidate centres of a top, round where it would be."""
+    out = np.empty((len(grid) * len(grid), 2), np.float64)
+    n = 0
+    for oy in grid:
+        for ox in grid:
+            if ox ** 2 + oy ** 2 <= reach ** 2 + 1e-6:
+                out[n, 0] = ox
+                out[n, 1] = oy
+                n += 1
+    return out[:n]
+
+
+@numba.njit(**_OPTS)
+def _extreme_sums(v: np.ndarray, k: int, largest: bool, kept: np.ndarray, out: np.ndarray) -> None:
+    """Per column of ``v`` (values, columns), the sum of its ``k`` smallest (or largest) values
+    into ``out``, added as ``recognise._extreme_sum`` adds them: the extremes so far are kept
+    in order in ``kept`` (scratch, at least (k, columns)) and each further value sinks through
+    them by min and max.  The inner loops run along the columns, which need no branches."""
+    n, cols = v.shape
+    if k == 0:
+        out[:cols] = 0.0
+        return
+    for c in range(cols):
+        kept[0, c] = v[0, c]
+    m = 1
+    for i in range(1, n):
+        x = v[i].copy()
+        for j in range(m):
+            row = kept[j]
+            for c in range(cols):
+                y = row[c]
+                if largest:
+                    row[c] = max(y, x[c])
+                    x[c] = min(y, x[c])
+                else:
+                    row[c] = min(y, x[c])
+                    x[c] = max(y, x[c])
+        if m < k:
+            kept[m, :cols] = x
+            m += 1
+    for c in range(cols):
+        total = kept[0, c]
+        for j in range(1, k):
+            total += kept[j, c]
+        out[c] = total
+
+
+@numba.njit(**_OPTS)
+def _smallest_sums(v: np.ndarray, k: int, kept: np.ndarray, out: np.ndarray) -> None:
+    """Per column of ``v`` (values, columns), the sum of its ``k`` smallest values (float32)
+    into ``out``, as ``recognise._smallest_sum`` adds them: over half of them as the sum of
+    all less the largest few."""
+    n, cols = v.shape
+    if 2 * k > n:
+        _extreme_sums(v, n - k, True, kept, out)
+        for c in range(cols):
+            total = v[0, c]
+            for i in range(1, n):
+                total += v[i, c]
+            out[c] = total - out[c]
+        return
+    _extreme_sums(v, k, False, kept, out)
+
+
+@numba.njit(**_OPTS)
+def smallest_sums(values: np.ndarray, k: int) -> np.ndarray:
+    """Per column of ``values`` (values, columns; float32), the sum of its ``k`` smallest."""
+    out = np.empty(values.shape[1], np.float32)
+    _smallest_sums(values, k, np.empty_like(values), out)
+    return out
+
+
+@numba.njit(**_OPTS)
+def _radial(planes: np.ndarray, k: int, at: np.ndarray, steps: np.ndarray, ux: np.ndarray, uy: np.ndarray,
+            out: np.ndarray, total: np.ndarray) -> None:
+    """The gradient (x in ``planes[k]``, y in ``planes[k + 1]``) along each angle's outward
+    direction, at the flat indices ``at`` (candidates) + ``steps`` (angles): into ``out``
+    (angles, candidates), and its sum over the angles into ``total``."""
+    total[:len(at)] = 0.0
+    for a in range(len(steps)):
+        step, u, v = steps[a], ux[a], uy[a]
+        row = out[a]
+        for c in range(len(at)):
+            i = at[c] + step
+            row[c] = planes[k, i] * u + planes[k + 1, i] * v
+            total[c] += row[c]
+
+
+@numba.njit(**_OPTS)
+def _ring_scores(planes: np.ndarray, at: np.ndarray, steps: np.ndarray, ux: np.ndarray, uy: np.ndarray,
+                 n_rings: int, cur: np.ndarray, alt: np.ndarray, kept: np.ndarray, score: np.ndarray,
+                 sign: np.ndarray, per_ring: np.ndarray) -> None:
+    """Edge-ring evidence of one square's candidate top centres, ``at`` (C,): their flat
+    indices into the gradient ``planes`` (2 or 8, N) float32, x then y: the change since the
+    empty board, or the current and the reference of log-brightness then the same of the
+    chroma.  ``steps`` (A, rings x offsets): flat offset of each ring sample, by angle of the
+    far arc; ``ux``, ``uy`` (A,) float32: the outward direction of each angle.
+
+    The weaker half of the angles counts, and per ring the radius offset that scores best.
+    Writes ``score`` (C,), the mean over the rings; ``sign`` (C,), +1 where the first ring's
+    gradient points outwards on the whole; and ``per_ring`` (C, rings), each ring's score.
+    ``cur``, ``alt`` and ``kept`` are scratch of at least (A, C)."""
+    A, RO = steps.shape
+    C = len(at)
+    n_off = RO // n_rings
+    half = A // 2
+    chroma = planes.shape[0] == 8
+    total = np.empty(C, np.float32)
+    total_c = np.empty(C, np.float32)
+    sg = np.empty(C, np.float32)
+    use_c = np.empty(C, np.bool_)
+    sc = np.empty(C, np.float32)
+    per_ring[:C] = -np.inf
+    for r in range(n_rings):
+        for o in range(n_off):
+            j = r * n_off + o
+            _radial(planes, 0, at, steps[:, j], ux, uy, cur, total)
+            if chroma:
+                # whichever channel (brightness or chroma) rings more, less its ring on the
+                # empty board: a board feature still there cancels
+                _radial(planes, 4, at, steps[:, j], ux, uy, alt, total_c)
+                for c in range(C):
+                    use_c[c] = abs(total_c[c]) > abs(total[c])
+                total[:] = 0.0
+                for a in range(A):
+                    step, u, v = steps[a, j], ux[a], uy[a]
+                    for c in range(C):
+                        i = at[c] + step
+                        if use_c[c]:
+                            cur[a, c] = alt[a, c] - (planes[6, i] * u + planes[7, i] * v)
+                        else:
+                            cur[a, c] -= planes[2, i] * u + planes[3, i] * v
+                        total[c] += cur[a, c]
+            for c in range(C):
+                sg[c] = np.sign(total[c])
+            for a in range(A):
+                row = cur[a]
+                for c in range(C):
+                    row[c] *= sg[c]
+            _smallest_sums(cur[:A, :C], half, kept, sc)
+            for c in range(C):
+                sc[c] /= np.float32(half)
+                if sc[c] > per_ring[c, r]:
+                    per_ring[c, r] = sc[c]
+                    if r == 0:
+                        sign[c] = sg[c]
+    for c in range(C):
+        mean = per_ring[c, 0]
+        for r in range(1, n_rings):
+            mean += per_ring[c, r]
+        score[c] = mean / np.float32(n_rings)
+
+
+@numba.njit(**_OPTS)
+def _first_max(values: np.ndarray, n: int) -> int:
+    """The index of the first largest of ``values[:n]``."""
+    best = 0
+    for i in range(1, n):
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+@numba.njit(**_OPTS)
+def _around_best(scores: np.ndarray, n: int, n_seeds: int, base: np.ndarray, cand: np.ndarray,
+                 fine: np.ndarray, pts: np.ndarray) -> None:
+    """Into ``pts`` (n_seeds x fine, 2): the ``fine`` offsets round each of the ``n_seeds``
+    best candidates of ``scores[:n]``, best first, the candidates at ``base`` + ``cand``.  The
+    scores picked are spent (set to -inf)."""
+    m = fine.shape[0]
+    for k in range(n_seeds):
+        top = _first_max(scores, n)
+        for f in range(m):
+            pts[k * m + f, 0] = base[0] + cand[top, 0] + fine[f, 0]
+            pts[k * m + f, 1] = base[1] + cand[top, 1] + fine[f, 1]
+        scores[top] = -np.inf
+
+
+@numba.njit(**_OPTS)
+def _ring_geometry(u: np.ndarray, radii: np.ndarray, offsets: np.ndarray, c: float, s: float, wp: int,
+                   steps: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> None:
+    """The samples of rings of ``radii``, each tried at the radius ``offsets`` around it, at
+    the angles of the unit vectors ``u`` (A, 2), turned so that angle 0 points along (c, s):
+    into ``steps`` (A, rings x offsets) each sample's flat offset (rounded to whole pixels) in
+    planes of row width ``wp``, into ``ux``, ``uy`` (A,) each angle's outward direction."""
+    for a in range(u.shape[0]):
+        for r in range(len(radii)):
+            for o in range(len(offsets)):
+                x = u[a, 0] * (radii[r] + offsets[o])
+                y = u[a, 1] * (radii[r] + offsets[o])
+                steps[a, r * len(offsets) + o] = (np.int64(np.rint(x * s + y * c)) * wp
+                                                  + np.int64(np.rint(x * c - y * s)))
+        ux[a] = np.float32(u[a, 0] * c - u[a, 1] * s)
+        uy[a] = np.float32(u[a, 0] * s + u[a, 1] * c)
+
+
+@numba.njit(**_OPTS)
+def ring_search(planes: np.ndarray, wp: int, pad: int, base: np.ndarray, grid: np.ndarray, reach: float,
+                radii: np.ndarray,
+                far_cos: np.ndarray, far_sin: np.ndarray, coarse_u: np.ndarray, fine: np.ndarray,
+                fine_u: np.ndarray, fine_offsets: np.ndarray,
+                n_seeds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The edge search of one size class (``Recogniser._hypotheses``): per square, the top
+    centre whose rings of ``radii`` (one per edge of the size class) score best
+    (``_ring_scores``).  First over the offsets (x, y) from ``grid`` x ``grid`` within
+    ``reach`` (whole pixels) from ``base`` (S, 2), both in canvas pixels (``planes`` have a border of ``pad`` pixels, rows ``wp``
+    long), at the far-arc angles of ``coarse_u`` (unit vectors, angle 0 turned to each
+    square's (``far_cos``, ``far_sin``)); then at the ``fine`` offsets round the ``n_seeds``
+    best, at the angles of ``fine_u``, each ring tried at the radius ``fine_offsets`` around
+    it.  Returns score (S,), sign (S,), centre (S, 2) and the score of the first and the last
+    ring (S, 2)."""
+    cand = disc_offsets(grid, reach).astype(np.int64)
+    S, C = base.shape[0], cand.shape[0]
+    R = len(radii)
+    F = n_seeds * fine.shape[0]
+    A = max(coarse_u.shape[0], fine_u.shape[0])
+    width = max(C, F)
+    cur = np.empty((A, width), np.float32)
+    alt = np.empty((A, width), np.float32)
+    kept = np.empty((A, width), np.float32)
+    sc = np.empty(width, np.float32)
+    sg = np.empty(width, np.float32)
+    rings = np.empty((width, R), np.float32)
+    at = np.empty(width, np.int64)
+    pts = np.empty((F, 2), np.int64)
+    no_offsets = np.zeros(1)
+    coarse_steps = np.empty((coarse_u.shape[0], R), np.int64)
+    fine_steps = np.empty((fine_u.shape[0], R * len(fine_offsets)), np.int64)
+    ux = np.empty(A, np.float32)
+    uy = np.empty(A, np.float32)
+    score = np.empty(S, np.float32)
+    sign = np.empty(S, np.float32)
+    centre = np.empty((S, 2), np.int64)
+    edges = np.empty((S, 2), np.float32)
+    for s in range(S):
+        for c in range(C):
+            at[c] = (base[s, 1] + cand[c, 1] + pad) * wp + base[s, 0] + cand[c, 0] + pad
+        _ring_geometry(coarse_u, radii, no_offsets, far_cos[s], far_sin[s], wp, coarse_steps, ux, uy)
+        _ring_scores(planes, at[:C], coarse_steps, ux, uy, R, cur, alt, kept, sc, sg, rings)
+        _around_best(sc, C, n_seeds, base[s], cand, fine, pts)
+        for f in range(F):
+            at[f] = (pts[f, 1] + pad) * wp + pts[f, 0] + pad
+        _ring_geometry(fine_u, radii, fine_offsets, far_cos[s], far_sin[s], wp, fine_steps, ux, uy)
+        _ring_scores(planes, at[:F], fine_steps, ux, uy, R, cur, alt, kept, sc, sg, rings)
+        best = _first_max(sc, F)
+        score[s] = sc[best]
+        sign[s] = sg[best]
+        centre[s, 0] = pts[best, 0]
+        centre[s, 1] = pts[best, 1]
+        edges[s, 0] = rings[best, 0]
+        edges[s, 1] = rings[best, R - 1]
+    return score, sign, centre, edges
+
+
+@numba.njit(**_OPTS)
+def _rim_leads(Df: np.ndarray, at: np.ndarray, steps: np.ndarray, lead: np.ndarray) -> None:
+    """Per angle (rows of ``lead``) and candidate (columns): the brightest of the middle
+    radii's samples less the brighter of the inside and the outside one.  ``at`` holds the
+    candidates' flat indices into ``Df``, ``steps`` (candidates or 1, radii, angles) the
+    samples' flat offsets from them."""
+    R, A = steps.shape[1], steps.shape[2]
+    one = steps.shape[0] == 1
+    for a in range(A):
+        row = lead[a]
+        for c in range(len(at)):
+            st = steps[0 if one else c]
+            b = at[c]
+            rim = Df[b + st[1, a]]
+            for r in range(2, R - 1):
+                rim = max(rim, Df[b + st[r, a]])
+            row[c] = rim - max(Df[b + st[0, a]], Df[b + st[R - 1, a]])
+
+
+@numba.njit(**_OPTS)
+def rim_search(D: np.ndarray, pad: int, base: np.ndarray, grid: np.ndarray, reach: float, units_coarse: np.ndarray,
+               radii_coarse: np.ndarray, units_fine: np.ndarray, radii_fine: np.ndarray, fine: np.ndarray,
+               n_seeds: int, keep_coarse: int, keep_fine: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rim search of one size class (``Recogniser._rim_search``): per square, the top
+    centre (canvas px) with the best rim and that score.
+
+    ``D`` is the whiteness change with a border of ``pad`` pixels, ``base`` (S, 2) where each
+    square's top would be.  A candidate's score is the mean of the weakest ``keep`` angles of
+    its rim's lead (``_rim_leads``) on rings of ``radii`` at the angles of ``units`` (unit
+    vectors): first round every offset (x, y) from ``grid`` x ``grid`` within ``reach`` (the
+    candidate and the ring's samples rounded to whole pixels apart), then round each ``fine``
+    offset of the ``n_seeds`` best (each sample rounded where it falls)."""
+    S = base.shape[0]
+    wp = D.shape[1]
+    Df = D.ravel()
+    R1, A1 = len(radii_coarse), units_coarse.shape[0]
+    R2, A2 = len(radii_fine), units_fine.shape[0]
+    cand = disc_offsets(grid, reach)
+    C = len(cand)
+    coarse_steps = np.empty((1, R1, A1), np.int64)
+    for r in range(R1):
+        for a in range(A1):
+            x = np.int64(np.rint(units_coarse[a, 0] * radii_coarse[r]))
+            y = np.int64(np.rint(units_coarse[a, 1] * radii_coarse[r]))
+            coarse_steps[0, r, a] = y * wp + x
+    F = n_seeds * fine.shape[0]
+    at = np.empty(C, np.int64)
+    lead = np.empty((A1, C), np.float32)
+    kept = np.empty((max(A1, A2), max(C, F)), np.float32)
+    coarse = np.empty(C, np.float32)
+    pts = np.empty((F, 2), np.float64)
+    fine_at = np.zeros(F, np.int64)
+    fine_steps = np.empty((F, R2, A2), np.int64)
+    fine_lead = np.empty((A2, F), np.float32)
+    fine_score = np.empty(F, np.float32)
+    score = np.empty(S, np.float32)
+    centre = np.empty((S, 2), np.float64)
+    for s in range(S):
+        for c in range(C):
+            x = np.int64(np.rint(base[s, 0] + cand[c, 0])) + pad
+            y = np.int64(np.rint(base[s, 1] + cand[c, 1])) + pad
+            at[c] = y * wp + x
+        _rim_leads(Df, at, coarse_steps, lead)
+        _smallest_sums(lead, keep_coarse, kept, coarse)
+        for c in range(C):
+            coarse[c] /= np.float32(keep_coarse)
+        _around_best(coarse, C, n_seeds, base[s], cand, fine, pts)
+        for f in range(F):
+            for r in range(R2):
+                for a in range(A2):
+                    x = np.int64(np.rint(pts[f, 0] + units_fine[a, 0] * radii_fine[r])) + pad
+                    y = np.int64(np.rint(pts[f, 1] + units_fine[a, 1] * radii_fine[r])) + pad
+                    fine_steps[f, r, a] = y * wp + x
+        _rim_leads(Df, fine_at, fine_steps, fine_lead)
+        _smallest_sums(fine_lead, keep_fine, kept, fine_score)
+        for f in range(F):
+            fine_score[f] /= np.float32(keep_fine)
+        best = _first_max(fine_score, F)
+        score[s] = fine_score[best]
+        centre[s, 0] = pts[best, 0]
+        centre[s, 1] = pts[best, 1]
+    return score, centre
