@@ -4,16 +4,19 @@ the searches for each size's top, which score the rings and rims round many cand
 Each score reads a few dozen samples round one candidate centre and keeps the weaker part of
 the arc.  In numpy that meant gathering every sample of every candidate into arrays of
 (angles x squares x candidates x rings) and reducing them plane by plane, a third of a
-frame's CPU; compiled, each candidate's samples stay in a small buffer.  The arithmetic is the
-numpy version's, in float32 and in the same order, so the scores are the same to the last
-bit where the order of a sum is defined (``_smallest_sum``)."""
+frame's CPU; compiled, each candidate's samples stay in a small buffer.  The arithmetic is
+that numpy version's, in float32 and in the same order (``_extreme_sums``), so the ring
+scores did not change by a bit.
+
+numba compiles the kernels on their first use after an install or a change (about 10 s of
+CPU here) and keeps them in ``__pycache__``; later processes load them in a fraction of a
+second."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-# cached: the first process to use the kernels compiles them once (a few seconds) for all
 _OPTS = {"cache": True, "nogil": True}
 
 
@@ -51,32 +54,31 @@ def disc_offsets(grid: np.ndarray, reach: float) -> np.ndarray:
 
 
 @numba.njit(**_OPTS)
-def _extreme_sums(v: np.ndarray, k: int, largest: bool, kept: np.ndarray, out: np.ndarray) -> None:
-    """Per column of ``v`` (values, columns), the sum of its ``k`` smallest (or largest) values
-    into ``out``, added as ``recognise._extreme_sum`` adds them: the extremes so far are kept
-    in order in ``kept`` (scratch, at least (k, columns)) and each further value sinks through
-    them by min and max.  The inner loops run along the columns, which need no branches."""
-    n, cols = v.shape
+def _extreme_sums(v: np.ndarray, n: int, cols: int, k: int, largest: bool, kept: np.ndarray,
+                  out: np.ndarray) -> None:
+    """Per column c < ``cols`` of ``v[:n]`` (values, columns), the sum of its ``k`` smallest
+    (or largest) values into ``out[c]``.  The extremes so far are kept in order in the rows of
+    ``kept`` (scratch of k + 1 rows at least; row k holds the value sinking through them by
+    min and max, which need no branches along the columns) and added from the most extreme."""
     if k == 0:
         out[:cols] = 0.0
         return
-    for c in range(cols):
-        kept[0, c] = v[0, c]
-    m = 1
-    for i in range(1, n):
-        x = v[i].copy()
+    m = 0
+    for i in range(n):
+        for c in range(cols):
+            kept[k, c] = v[i, c]
         for j in range(m):
-            row = kept[j]
-            for c in range(cols):
-                y = row[c]
-                if largest:
-                    row[c] = max(y, x[c])
-                    x[c] = min(y, x[c])
-                else:
-                    row[c] = min(y, x[c])
-                    x[c] = max(y, x[c])
+            if largest:
+                for c in range(cols):
+                    y, z = kept[j, c], kept[k, c]
+                    kept[j, c], kept[k, c] = max(y, z), min(y, z)
+            else:
+                for c in range(cols):
+                    y, z = kept[j, c], kept[k, c]
+                    kept[j, c], kept[k, c] = min(y, z), max(y, z)
         if m < k:
-            kept[m, :cols] = x
+            for c in range(cols):
+                kept[m, c] = kept[k, c]
             m += 1
     for c in range(cols):
         total = kept[0, c]
@@ -86,27 +88,27 @@ def _extreme_sums(v: np.ndarray, k: int, largest: bool, kept: np.ndarray, out: n
 
 
 @numba.njit(**_OPTS)
-def _smallest_sums(v: np.ndarray, k: int, kept: np.ndarray, out: np.ndarray) -> None:
-    """Per column of ``v`` (values, columns), the sum of its ``k`` smallest values (float32)
-    into ``out``, as ``recognise._smallest_sum`` adds them: over half of them as the sum of
-    all less the largest few."""
-    n, cols = v.shape
+def _smallest_sums(v: np.ndarray, n: int, cols: int, k: int, kept: np.ndarray, out: np.ndarray) -> None:
+    """Per column c < ``cols`` of ``v[:n]`` (values, columns; float32), the sum of its ``k``
+    smallest values into ``out[c]``: over half of them, as the sum of all less the largest
+    few (``_extreme_sums``; ``kept`` is its scratch)."""
     if 2 * k > n:
-        _extreme_sums(v, n - k, True, kept, out)
+        _extreme_sums(v, n, cols, n - k, True, kept, out)
         for c in range(cols):
             total = v[0, c]
             for i in range(1, n):
                 total += v[i, c]
             out[c] = total - out[c]
         return
-    _extreme_sums(v, k, False, kept, out)
+    _extreme_sums(v, n, cols, k, False, kept, out)
 
 
 @numba.njit(**_OPTS)
 def smallest_sums(values: np.ndarray, k: int) -> np.ndarray:
     """Per column of ``values`` (values, columns; float32), the sum of its ``k`` smallest."""
-    out = np.empty(values.shape[1], np.float32)
-    _smallest_sums(values, k, np.empty_like(values), out)
+    n, cols = values.shape
+    out = np.empty(cols, np.float32)
+    _smallest_sums(values, n, cols, k, np.empty((n + 1, cols), np.float32), out)
     return out
 
 
@@ -177,7 +179,7 @@ def _ring_scores(planes: np.ndarray, at: np.ndarray, steps: np.ndarray, ux: np.n
                 row = cur[a]
                 for c in range(C):
                     row[c] *= sg[c]
-            _smallest_sums(cur[:A, :C], half, kept, sc)
+            _smallest_sums(cur, A, C, half, kept, sc)
             for c in range(C):
                 sc[c] /= np.float32(half)
                 if sc[c] > per_ring[c, r]:
@@ -355,7 +357,7 @@ def rim_search(D: np.ndarray, pad: int, base: np.ndarray, grid: np.ndarray, reac
             y = np.int64(np.rint(base[s, 1] + cand[c, 1])) + pad
             at[c] = y * wp + x
         _rim_leads(Df, at, coarse_steps, lead)
-        _smallest_sums(lead, keep_coarse, kept, coarse)
+        _smallest_sums(lead, A1, C, keep_coarse, kept, coarse)
         for c in range(C):
             coarse[c] /= np.float32(keep_coarse)
         _around_best(coarse, C, n_seeds, base[s], cand, fine, pts)
@@ -366,7 +368,7 @@ def rim_search(D: np.ndarray, pad: int, base: np.ndarray, grid: np.ndarray, reac
                     y = np.int64(np.rint(pts[f, 1] + units_fine[a, 1] * radii_fine[r])) + pad
                     fine_steps[f, r, a] = y * wp + x
         _rim_leads(Df, fine_at, fine_steps, fine_lead)
-        _smallest_sums(fine_lead, keep_fine, kept, fine_score)
+        _smallest_sums(fine_lead, A2, F, keep_fine, kept, fine_score)
         for f in range(F):
             fine_score[f] /= np.float32(keep_fine)
         best = _first_max(fine_score, F)
