@@ -478,35 +478,38 @@ class Recogniser:
         the board's grain (texture loss: the reference's spread inside the disc less the
         current one's)."""
         nsq, nsz = centres.shape[:2]
+        ppm = self.canvas.ppm
+        k = [height_scale(H, sc.height_mm) for sc in self.cal.sizes]
+        r_in = [e[0] * f * ppm for e, f in zip(self.edges_mm, k)]
+        r_out = [e[-1] * f * ppm for e, f in zip(self.edges_mm, k)]
+        # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
+        # (radii repeated to one count for all sizes: a repeat changes no ray's brightest)
+        ring_r = [np.arange(a - 0.5, b + 0.9, 0.7) for a, b in zip(r_in, r_out)]
+        n_ring = max(len(r) for r in ring_r)
+        ring_r = [np.concatenate([r, np.repeat(r[-1:], n_ring - len(r))]) for r in ring_r]
+        # the thin dark line round a clear cup's plug (or an opaque top's shoulder)
+        line = [np.array([r - 2.5, r - 0.7, r, r + 0.7, r + 2.5]) for r in r_in]
+        # every size's samples at once, (squares, sizes, samples): the plug's disc, the board
+        # just outside the top, the rays across the rim, the rays across the line
+        parts = [np.stack([_disc(r * 0.8) for r in r_in]),
+                 np.stack([_ring([r + 2.0, r + 3.5], _FAR) for r in r_out]),
+                 np.stack([_ring(list(r), _FAR) for r in ring_r]),
+                 np.stack([_ring(list(r), _FAR) for r in line])]
+        ends = np.cumsum([p.shape[1] for p in parts])
+        at = _sample_at(centres, np.concatenate(parts, axis=1), far_dir, D.shape)
+        d = D.take(at)
+        plug, board_out = d[..., :ends[0]] - off, d[..., ends[0]:ends[1]] - off
+        rim = d[..., ends[1]:ends[2]].reshape(nsq, nsz, n_ring, len(_FAR))
+        edge = d[..., ends[2]:].reshape(nsq, nsz, len(line[0]), len(_FAR))
         out = np.zeros((nsq, nsz, 5), np.float32)
-        for s, sc in enumerate(self.cal.sizes):
-            k = height_scale(H, sc.height_mm)
-            r_in = self.edges_mm[s][0] * k * self.canvas.ppm
-            r_out = self.edges_mm[s][-1] * k * self.canvas.ppm
-            pts = {
-                "plug": _disc(r_in * 0.8),
-                "out": _ring([r_out + 2.0, r_out + 3.5], _FAR),
-            }
-            vals = {}
-            for name, p in pts.items():
-                at = _sample_at(centres[:, s], p, far_dir, D.shape)
-                vals[name] = (D.take(at) - off, cur_log.take(at), self.ref_log.take(at))
-            d_out = np.median(vals["out"][0], axis=1)
-            out[:, s, 0] = np.median(vals["plug"][0], axis=1) - d_out
-            # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
-            ring_r = np.arange(r_in - 0.5, r_out + 0.9, 0.7)
-            at = _sample_at(centres[:, s], _ring(list(ring_r), _FAR), far_dir, D.shape)
-            peak = D.take(at).reshape(nsq, len(ring_r), len(_FAR)).max(axis=1)
-            o = (vals["out"][0] + off).reshape(nsq, 2, len(_FAR)).mean(axis=1)
-            out[:, s, 1] = np.median(peak - o, axis=1)
-            out[:, s, 2] = vals["plug"][2].std(axis=1) - vals["plug"][1].std(axis=1)
-            out[:, s, 3] = np.abs(vals["plug"][0]).mean(axis=1)
-            # the thin dark line round a clear cup's plug (or an opaque top's shoulder): per
-            # ray, how far the darkest point on the edge dips below the darker of its sides
-            line = np.array([r_in - 2.5, r_in - 0.7, r_in, r_in + 0.7, r_in + 2.5])
-            at = _sample_at(centres[:, s], _ring(list(line), _FAR), far_dir, D.shape)
-            v = D.take(at).reshape(nsq, len(line), len(_FAR))
-            out[:, s, 4] = np.median(np.minimum(v[:, 0], v[:, -1]) - v[:, 1:-1].min(axis=1), axis=1)
+        out[..., 0] = np.median(plug, axis=-1) - np.median(board_out, axis=-1)
+        o = (board_out + off).reshape(nsq, nsz, 2, len(_FAR)).mean(axis=2)
+        out[..., 1] = np.median(rim.max(axis=2) - o, axis=-1)
+        at_plug = at[..., :ends[0]]
+        out[..., 2] = self.ref_log.take(at_plug).std(axis=-1) - cur_log.take(at_plug).std(axis=-1)
+        out[..., 3] = np.abs(plug).mean(axis=-1)
+        # per ray, how far the darkest point on the edge dips below the darker of its sides
+        out[..., 4] = np.median(np.minimum(edge[:, :, 0], edge[:, :, -1]) - edge[:, :, 1:-1].min(axis=2), axis=-1)
         return out
 
     def _polar(self, white: np.ndarray, lum_change: np.ndarray, centres: np.ndarray, H: float,
@@ -519,14 +522,14 @@ class Recogniser:
         board outside; a wrong size's is stretched or squeezed.  The square model learns that
         shape, where the ring, rim and profile steps each test one radius."""
         nsq, nsz = centres.shape[:2]
+        radii = [e[-1] * height_scale(H, sc.height_mm) * self.canvas.ppm for e, sc in zip(self.edges_mm, self.cal.sizes)]
+        rings = np.stack([_ring(list(POLAR_RADII * r), _FAR) for r in radii])
+        at = _sample_at(centres, rings, far_dir, white.shape)
         out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
-        for s, sc in enumerate(self.cal.sizes):
-            r = self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
-            at = _sample_at(centres[:, s], _ring(list(POLAR_RADII * r), _FAR), far_dir, white.shape)
-            for j, D in enumerate((white, lum_change)):
-                v = np.sort(D.take(at).reshape(nsq, len(POLAR_RADII), len(_FAR)), axis=2)
-                out[:, s, j, :, 0] = 0.5 * (v[..., (len(_FAR) - 1) // 2] + v[..., len(_FAR) // 2])
-                out[:, s, j, :, 1] = v[..., POLAR_LOW]
+        for j, D in enumerate((white, lum_change)):
+            v = np.sort(D.take(at).reshape(nsq, nsz, len(POLAR_RADII), len(_FAR)), axis=-1)
+            out[:, :, j, :, 0] = 0.5 * (v[..., (len(_FAR) - 1) // 2] + v[..., len(_FAR) // 2])
+            out[:, :, j, :, 1] = v[..., POLAR_LOW]
         return out.reshape(nsq, nsz, -1)
 
     def _far_arc(self, n_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -884,16 +887,20 @@ def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
 
 def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarray, np.ndarray],
                shape: tuple[int, ...]) -> np.ndarray:
-    """Flat indices into an image of ``shape`` (for ``take``), (squares, samples), of the
-    sample ``offsets`` (px, angle 0 along +x) around each square's ``centres`` (squares, 2),
-    clipped to the image and turned so that angle 0 points along the square's ``far_dir``
-    (cos, sin; ``Recogniser._far_arc``)."""
+    """Flat indices into an image of ``shape`` (for ``take``) of the sample ``offsets`` (px,
+    angle 0 along +x) around each square's ``centres``, clipped to the image and turned so
+    that angle 0 points along the square's ``far_dir`` (cos, sin, (squares, 1) each;
+    ``Recogniser._far_arc``).  ``centres`` (squares, 2) with ``offsets`` (samples, 2) give
+    (squares, samples); (squares, sizes, 2) with (sizes, samples, 2), (squares, sizes,
+    samples)."""
     cs, sn = far_dir
+    if centres.ndim == 3:
+        cs, sn = cs[..., None], sn[..., None]
     h, w = shape[:2]
-    px = offsets[None, :, 0] * cs - offsets[None, :, 1] * sn
-    py = offsets[None, :, 0] * sn + offsets[None, :, 1] * cs
-    xi = np.clip(np.rint(centres[:, None, 0] + px).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.rint(centres[:, None, 1] + py).astype(np.int32), 0, h - 1)
+    px = offsets[None, ..., 0] * cs - offsets[None, ..., 1] * sn
+    py = offsets[None, ..., 0] * sn + offsets[None, ..., 1] * cs
+    xi = np.clip(np.rint(centres[..., None, 0] + px).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(centres[..., None, 1] + py).astype(np.int32), 0, h - 1)
     return yi * w + xi
 
 
