@@ -8,7 +8,7 @@ import pytest
 
 from calibration.canvas import Canvas, canvas_maps, maps_inside
 from hardware.camera_model import CameraPose, nominal_intrinsics, project
-from vision.kernels import disc_offsets, log_channels, rim_search, ring_search
+from vision.kernels import colour_vote, disc_offsets, log_channels, rim_search, ring_search
 from vision.recognise import _FAR_UNITS, _FINE, _LOG_LEVEL, _LOG_SUM, _UNITS, _channels
 
 PAD = 40
@@ -221,3 +221,56 @@ def test_maps_inside_marks_the_view_pixels_taken_from_the_frame():
     assert clear.any() and far_out.any()
     assert (got[clear] == 255).all()
     assert (got[far_out] == 0).all()
+
+
+# -- the colour of a top ---------------------------------------------------------------------
+BOARD_BGR = np.array([120.0, 170.0, 205.0])
+LIGHT_BGR, DARK_BGR = np.array([150.0, 200.0, 230.0]), np.array([40.0, 60.0, 95.0])
+REFS = np.log(np.array([LIGHT_BGR, DARK_BGR]) / BOARD_BGR)
+WARM_FROM = float((REFS[:, 2] - REFS[:, 0]).min()) - 0.15
+
+
+def _vote(view, cx, cy, r):
+    return colour_vote(view, cx, cy, r, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08)
+
+
+def _vote_reference(view, cx, cy, r):
+    """The vote in plain numpy."""
+    yy, xx = np.mgrid[0:view.shape[0], 0:view.shape[1]]
+    disc = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+    v = np.log(np.maximum(view[disc].astype(float), 1.0) / BOARD_BGR)
+    warm = v[:, 2] - v[:, 0] >= WARM_FROM
+    if warm.sum() >= max(4, len(v) // 4):
+        v = v[warm]
+    v = v[v.mean(axis=1) <= np.median(v.mean(axis=1))]
+
+    def dist(ref):
+        d = v - ref
+        lum = d.mean(axis=1)
+        return np.sqrt((lum / 0.35) ** 2 + ((d - lum[:, None]) ** 2).sum(axis=1) / 0.08 ** 2)
+
+    return float(np.median(dist(REFS[1]) - dist(REFS[0])))
+
+
+def _plug(colour, glare_share=0.0):
+    view = np.empty((60, 60, 3), np.uint8)
+    view[:] = BOARD_BGR
+    cv2.circle(view, (30, 30), 12, colour.tolist(), -1)
+    if glare_share:
+        # a white spot over part of the plug, as a lamp leaves on a varnished top
+        cv2.circle(view, (24, 26), int(12 * np.sqrt(glare_share)), (250, 250, 250), -1)
+    return view
+
+
+def test_colour_vote_as_the_plain_statement():
+    view = np.random.default_rng(3).integers(20, 250, (50, 50, 3)).astype(np.uint8)
+    for cx, cy, r in ((20.3, 24.8, 7.5), (3.2, 46.0, 6.0), (30.0, 30.0, 1.5)):
+        assert _vote(view, cx, cy, r) == pytest.approx(_vote_reference(view, cx, cy, r), abs=1e-12)
+
+
+def test_colour_vote_tells_the_players_apart_past_glare():
+    assert _vote(_plug(LIGHT_BGR), 30.0, 30.0, 9.0) > 0
+    assert _vote(_plug(DARK_BGR), 30.0, 30.0, 9.0) < 0
+    # glare over more than half of a dark plug is left out of the vote
+    assert _vote(_plug(DARK_BGR, 0.6), 30.0, 30.0, 9.0) == pytest.approx(_vote(_plug(DARK_BGR), 30.0, 30.0, 9.0))
+    assert np.isnan(_vote(_plug(DARK_BGR), -30.0, 30.0, 9.0))  # the disc lies off the view

@@ -376,3 +376,65 @@ def rim_search(D: np.ndarray, pad: int, base: np.ndarray, grid: np.ndarray, reac
         centre[s, 0] = pts[best, 0]
         centre[s, 1] = pts[best, 1]
     return score, centre
+
+
+@numba.njit(**_OPTS)
+def colour_distance(rows: np.ndarray, ref: np.ndarray, lum_sigma: float, tint_sigma: float) -> np.ndarray:
+    """Per row of ``rows`` (n, 3) of log-BGR ratios against the board, the distance to
+    ``ref`` (3,), brightness (the mean of the three) and tint (the rest) each weighed by its
+    spread on one colour of wood, ``lum_sigma`` and ``tint_sigma``: a shaded side or a dim
+    corner changes the brightness a lot but the tint hardly, so a light cup's wall in shadow
+    stays light."""
+    out = np.empty(len(rows))
+    for i in range(len(rows)):
+        d0, d1, d2 = rows[i, 0] - ref[0], rows[i, 1] - ref[1], rows[i, 2] - ref[2]
+        lum = (d0 + d1 + d2) / 3.0
+        t0, t1, t2 = d0 - lum, d1 - lum, d2 - lum
+        out[i] = np.sqrt((lum / lum_sigma) ** 2 + (t0 ** 2 + t1 ** 2 + t2 ** 2) / tint_sigma ** 2)
+    return out
+
+
+@numba.njit(**_OPTS)
+def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndarray, refs: np.ndarray,
+                warm_from: float, lum_sigma: float, tint_sigma: float) -> float:
+    """How much nearer the light player's colour (``refs[0]``, log-BGR against the board)
+    than the dark one's (``refs[1]``) the pixels of ``view`` within ``r`` of (``cx``, ``cy``)
+    are, against the board's colour now (``board``, BGR): the median over the pixels of the
+    distance to dark less the distance to light (``colour_distance``).  NaN where the disc
+    lies off the view.
+
+    Glare and a clear cup's rim are white, cooler (log(R/B) under ``warm_from``) than either
+    player's wood, and say nothing: they are left out unless they are most of the disc.
+    Glare only ever brightens, and a spot blurred into a dark plug leaves pixels of middling
+    brightness: only the darker half of the disc votes."""
+    h, w = view.shape[0], view.shape[1]
+    x0, y0 = int(cx - r), int(cy - r)
+    x1, y1 = int(cx + r) + 1, int(cy + r) + 1
+    ya, yb = max(y0, 0), min(max(y1, 0), h)
+    xa, xb = max(x0, 0), min(max(x1, 0), w)
+    if yb <= ya or xb <= xa:
+        return np.nan
+    v = np.empty(((yb - ya) * (xb - xa), 3))
+    n = 0
+    for inside_only in (True, False):  # the whole patch where no pixel lies in the disc
+        for y in range(ya, yb):
+            for x in range(xa, xb):
+                if not inside_only or (x - cx) ** 2 + (y - cy) ** 2 <= r * r:
+                    for ch in range(3):
+                        v[n, ch] = np.log(max(np.float64(view[y, x, ch]), 1.0) / max(board[ch], 1.0))
+                    n += 1
+        if n > 0:
+            break
+    warm = np.empty(n, np.bool_)
+    for i in range(n):
+        warm[i] = v[i, 2] - v[i, 0] >= warm_from
+    if np.count_nonzero(warm) >= max(4, n // 4):
+        v = v[:n][warm]
+    else:
+        v = v[:n]
+    lum = np.empty(len(v))
+    for i in range(len(v)):
+        lum[i] = (v[i, 0] + v[i, 1] + v[i, 2]) / 3.0
+    v = v[lum <= np.median(lum)]
+    return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
+                     - colour_distance(v, refs[0], lum_sigma, tint_sigma))

@@ -46,7 +46,8 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
-from .kernels import disc_offsets, log_channels, rim_search, ring_search, smallest_sums
+from .kernels import (colour_distance, colour_vote, disc_offsets, log_channels, rim_search, ring_search,
+                      smallest_sums)
 from .size_check import SizeCheck, load_size_check
 from .square_model import (
     N_POLAR,
@@ -266,7 +267,7 @@ class Recogniser:
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
-        self._players_apart = float(_colour_distance(self.colour_refs[:1], self.colour_refs[1])[0])
+        self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -542,34 +543,15 @@ class Recogniser:
 
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray,
                 share: float = COLOUR_DISC) -> tuple[int, float]:
-        r = max(1.5, radius * share)
-        x0, y0 = int(centre[0] - r), int(centre[1] - r)
-        x1, y1 = int(centre[0] + r) + 1, int(centre[1] + r) + 1
-        patch = view[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(np.float64)
-        if len(patch) == 0:
+        """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``:
+        each pixel votes by its colour distances and the median vote decides (a glare spot on
+        a dark plug or a grain streak covers well under half of the disc; ``colour_vote``).
+        The margin is the vote as a share of the players' distance."""
+        vote = colour_vote(view, float(centre[0]), float(centre[1]), max(1.5, radius * share), board_now,
+                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA)
+        if np.isnan(vote):
             return 0, 0.0
-        yy = np.arange(max(y0, 0), max(y1, 0))[:, None]
-        xx = np.arange(max(x0, 0), max(x1, 0))
-        m = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= r * r).ravel()
-        px = patch[m] if m.any() else patch
-        v = np.log(np.maximum(px, 1.0) / np.maximum(board_now, 1.0))
-        # glare and a clear cup's rim are white: cooler (less red against blue) than either
-        # player's wood, so they say nothing about the colour
-        warm = v[:, 2] - v[:, 0] >= self._coolest_player - GLARE_TINT
-        if np.count_nonzero(warm) >= max(4, len(v) // 4):
-            v = v[warm]
-        # glare only ever brightens, and a spot blurred into a dark plug leaves pixels of
-        # middling brightness and a cooled tint: the darker half of the disc is the wood
-        lum = v.mean(axis=1)
-        v = v[lum <= np.median(lum)]
-        # each pixel votes and the median vote decides: a glare spot on a dark plug or a
-        # grain streak covers well under half of the disc
-        d_light = _colour_distance(v, self.colour_refs[0])
-        d_dark = _colour_distance(v, self.colour_refs[1])
-        vote = float(np.median(d_dark - d_light))
-        c = 0 if vote >= 0 else 1
-        margin = abs(vote) / (self._players_apart + 1e-6)
-        return c, float(margin)
+        return (0 if vote >= 0 else 1), abs(vote) / (self._players_apart + 1e-6)
 
     def size_crops(self, squares: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
         """Clear sets: for the last frame's ``squares``, a crop per size class around that
@@ -859,18 +841,6 @@ def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy:
     across *= uy
     along += across
     return along
-
-
-def _colour_distance(refs: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Distance between log-BGR ratios (against the board), each row of ``refs`` against the
-    row ``v`` (or the rows ``refs`` against one ``refs``-like row), with brightness and tint
-    weighed by how much each varies on one colour of wood: a shaded side or a dim corner
-    changes the brightness a lot but the tint (the spread of the three log channels) hardly,
-    so a light cup's wall in shadow stays light."""
-    d = refs - v[None, :]
-    lum = d.mean(axis=1)
-    tint = d - lum[:, None]
-    return np.sqrt((lum / LUM_SIGMA) ** 2 + (tint ** 2).sum(axis=1) / TINT_SIGMA ** 2)
 
 
 def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
