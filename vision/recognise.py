@@ -87,19 +87,7 @@ POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th perc
 CROP_PX = 24  # clear sets: side of the per-size crops the size check reads (``size_crops``)
 CROP_SPAN = 1.6  # their half-width, in the size's outer radius
 REMAP_ROWS = 32000  # rows of a map cv2.remap takes at once (it refuses 32767 or more)
-_ANG = np.linspace(0, 2 * np.pi, N_ANG, endpoint=False)
-_FAR = np.nonzero(np.cos(_ANG) > -0.3)[0]
-_U = np.stack([np.cos(_ANG), np.sin(_ANG)], axis=1).astype(np.float32)
 _FINE = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)  # a fine step round a seed
-
-
-def _far_units(n_ang: int) -> np.ndarray:
-    """Unit vectors (A, 2) of the far arc's angles among ``n_ang`` round a circle, angle 0
-    pointing away from the nadir: a top's edge is searched there, never hidden by the cup's
-    own wall."""
-    ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-    ang = ang[np.cos(ang) > -0.3]
-    return np.stack([np.cos(ang), np.sin(ang)], axis=1)
 
 
 def _units(n_ang: int) -> np.ndarray:
@@ -108,6 +96,16 @@ def _units(n_ang: int) -> np.ndarray:
     return np.stack([np.cos(ang), np.sin(ang)], axis=1)
 
 
+def _far_units(n_ang: int) -> np.ndarray:
+    """Unit vectors (A, 2) of the far arc's angles among ``n_ang`` round a circle, angle 0
+    pointing away from the nadir: a top's edge is searched there, never hidden by the cup's
+    own wall."""
+    u = _units(n_ang)
+    return u[u[:, 0] > -0.3]
+
+
+_U = _units(N_ANG).astype(np.float32)
+_FAR = np.nonzero(_units(N_ANG)[:, 0] > -0.3)[0]  # the far arc among them
 _FAR_UNITS = {n: _far_units(n) for n in (COARSE_ANGLES, N_ANG)}
 _UNITS = {n: _units(n) for n in (RIM_COARSE_ANGLES, RIM_ANGLES)}
 # the logs ``_channels`` reads, of every sum of a pixel's channels and of every channel value
@@ -363,8 +361,7 @@ class Recogniser:
         r_mm = self.cal.pieces.sizes[size].outer_diameter_mm / 2
         base = n_px + (top_px - n_px) / k
         ppm = self.canvas.ppm
-        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        circ = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        circ = _units(16)
         pts = np.vstack([base + circ * (r_mm * ppm + 4), top_px + circ * (r_mm * k * ppm + 4)]) * HAND_SCALE
         hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
@@ -708,8 +705,7 @@ class Recogniser:
         at the best offset; (n,)."""
         hyp = self._last.hyp
         wp = self.canvas.width + 2 * hyp.pad
-        ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-        u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        u = _units(n_ang)
         ring = u[:, None, :] * (radius + np.asarray(offsets))[None, :, None]  # (A, offsets, 2)
         step = np.rint(ring[..., 1]).astype(np.int64) * wp + np.rint(ring[..., 0]).astype(np.int64)
         idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[None, :, None] + step[:, None, :]
@@ -851,7 +847,7 @@ def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
-    """Sample offsets (px) on circles of ``radii`` at the angles ``_ANG[idx]``, angle 0 along +x."""
+    """Sample offsets (px) on circles of ``radii`` at the angles of ``_U[idx]``, angle 0 along +x."""
     return np.concatenate([_U[idx] * r for r in radii])
 
 
