@@ -853,15 +853,12 @@ def _ring(radii: list[float], idx: np.ndarray) -> np.ndarray:
 
 def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarray, np.ndarray],
                shape: tuple[int, ...]) -> np.ndarray:
-    """Flat indices into an image of ``shape`` (for ``take``) of the sample ``offsets`` (px,
-    angle 0 along +x) around each square's ``centres``, clipped to the image and turned so
-    that angle 0 points along the square's ``far_dir`` (cos, sin, (squares, 1) each;
-    ``Recogniser._far_arc``).  ``centres`` (squares, 2) with ``offsets`` (samples, 2) give
-    (squares, samples); (squares, sizes, 2) with (sizes, samples, 2), (squares, sizes,
-    samples)."""
-    cs, sn = far_dir
-    if centres.ndim == 3:
-        cs, sn = cs[..., None], sn[..., None]
+    """Flat indices into an image of ``shape`` (for ``take``), (squares, sizes, samples), of
+    each size's sample ``offsets`` (sizes, samples, 2; px, angle 0 along +x) around each
+    square's top ``centres`` (squares, sizes, 2), clipped to the image and turned so that
+    angle 0 points along the square's ``far_dir`` (cos, sin, (squares, 1) each;
+    ``Recogniser._far_arc``)."""
+    cs, sn = far_dir[0][..., None], far_dir[1][..., None]
     h, w = shape[:2]
     px = offsets[None, ..., 0] * cs - offsets[None, ..., 1] * sn
     py = offsets[None, ..., 0] * sn + offsets[None, ..., 1] * cs
