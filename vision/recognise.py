@@ -367,13 +367,14 @@ class Recogniser:
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
     # -- the squares ----------------------------------------------------------------------
-    def _buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
-        """A float32 buffer of ``shape`` kept from the last frame, zeros when first made (a
-        fresh array every frame cost about 6 % of a clear-set frame's CPU)."""
+    def _buffer(self, name: str, shape: tuple[int, ...]) -> tuple[np.ndarray, bool]:
+        """A float32 buffer of ``shape`` kept from the last frame (a fresh array every frame
+        cost about 6 % of a clear-set frame's CPU), and whether it was just made, of zeros."""
         buf = self._buffers.get(name)
-        if buf is None or buf.shape != shape:
-            buf = self._buffers[name] = np.zeros(shape, np.float32)
-        return buf
+        if buf is not None and buf.shape == shape:
+            return buf, False
+        buf = self._buffers[name] = np.zeros(shape, np.float32)
+        return buf, True
 
     def _ring_border(self, H: float, n_px: np.ndarray, beyond_px: float) -> int:
         """Pixels of border the view needs so that every ring searched round any square's top
@@ -393,16 +394,19 @@ class Recogniser:
         centres = self.centres_px
         nsq = len(centres)
         sizes = self.cal.sizes
-        # a border of no gradient wide enough for every ring (written once: only the inside
-        # changes from frame to frame)
+        # a border of no gradient wide enough for every ring (written when the buffer is made,
+        # with the empty board's planes: only the current ones change from frame to frame)
         pad = self._ring_border(H, n_px, max(RADII))
         h, w = cur[0].shape
-        buf = self._buffer("ring", (2 * len(cur) if self.use_chroma else len(cur), h + 2 * pad, w + 2 * pad))
+        buf, made = self._buffer("ring", (2 * len(cur) if self.use_chroma else len(cur), h + 2 * pad, w + 2 * pad))
         inside = buf[:, pad:pad + h, pad:pad + w]
         if self.use_chroma:
-            for plane, out in zip([cur[0], cur[1], self.ref_g[0], self.ref_g[1],
-                                   cur[2], cur[3], self.ref_g[2], self.ref_g[3]], inside):
-                np.copyto(out, plane)
+            # planes: current x, y and the empty board's x, y of log-brightness, then of chroma
+            for i, plane in zip((0, 1, 4, 5), cur):
+                np.copyto(inside[i], plane)
+            if made:
+                for i, plane in zip((2, 3, 6, 7), self.ref_g):
+                    np.copyto(inside[i], plane)
         else:
             # only the change since the empty board counts, and the ring's radial gradient
             # is linear in the gradients: their difference is all that needs sampling
@@ -442,7 +446,7 @@ class Recogniser:
         # a border wide enough for every ring, so sample positions need no clipping
         pad = self._ring_border(H, n_px, RIM_SIDE_PX)
         h, w = D.shape
-        Dp = self._buffer("rim", (h + 2 * pad, w + 2 * pad))
+        Dp, _ = self._buffer("rim", (h + 2 * pad, w + 2 * pad))
         cv2.copyMakeBorder(D, pad, pad, pad, pad, cv2.BORDER_REPLICATE, dst=Dp)
         fine = _FINE.astype(np.float64)
         for s, sc in enumerate(self.cal.sizes):
