@@ -133,3 +133,20 @@ def test_collecting_in_parts_gives_the_boards_of_one_run(monkeypatch, tmp_path):
     for got in (parts, again):
         for name in ("x", "valid", "y", "colour_x", "colour_right"):
             assert np.array_equal(getattr(got, name), getattr(whole, name)), name
+
+
+@pytest.mark.parametrize("material", ["opaque", "clear"])
+def test_colour_confidence_follows_the_margin(material):
+    """A colour read halfway between the players' colours is a coin toss, however sure the
+    fit on rendered boards was; confidence grows with the margin and only a clear margin
+    reaches the tracker's commit level."""
+    from vision.square_model import margin_bound
+
+    m = load_model().for_material(material)
+    margins = np.linspace(0.0, 1.5, 31)
+    conf = [m.colour_confidence(x) for x in margins]
+    assert conf[0] <= 0.5 + 1e-9
+    assert all(b >= a - 1e-12 for a, b in zip(conf, conf[1:]))
+    assert m.colour_confidence(0.13) < 0.8  # the walnut plug of issue 19, once 0.998
+    assert m.colour_confidence(1.0) > 0.99
+    assert all(c <= margin_bound(x) + 1e-12 for c, x in zip(conf, margins))

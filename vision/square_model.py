@@ -10,8 +10,13 @@ part plus a few tanh units), and the softmax of the utilities is the probability
 reading.  Since all sizes share the weights, one model serves any number of size classes;
 there is one per cup material (opaque, clear).
 
-The colour is read by the recogniser; its confidence is a logistic of the colour margin.
-A reading's confidence is the probability of its size class times that of its colour.
+The colour is read by the recogniser; its confidence is a logistic of the colour margin,
+never above what the margin itself supports: a margin is a noisy measure (glare, shade, a
+light unlike any seen in fitting), so a colour read at margin m is taken to be right with
+probability at most Phi(m / ``COLOUR_MARGIN_SIGMA``), a coin toss at margin 0.  The fitted
+logistic may only lower that (renders rarely get a colour wrong, so alone it would say 0.999
+at any margin).  A reading's confidence is the probability of its size class times that of
+its colour.
 
 ``scripts/fit_square_model.py`` fits the weights on rendered boards and writes
 ``vision/data/square_model.json``; ``load_model`` checks that file's format, version,
@@ -50,6 +55,9 @@ EMPTY_FEATURES = ("empty_bias", "ring_top", "ring_second", "rim_top", "lift_top"
                   "change_in_top")
 COLOUR_FEATURES = ("margin", "margin_sq")
 N_FEATURES = len(CUP_FEATURES) + len(EMPTY_FEATURES)
+# the spread of a colour margin (a share of the players' distance) under conditions the
+# fit never saw: a margin of 2 sigma (0.4) gives at most 0.977, of 3 sigma (0.6) 0.9987
+COLOUR_MARGIN_SIGMA = 0.2
 
 
 class ModelFileError(ValueError):
@@ -175,10 +183,18 @@ class MaterialModel:
         return e / e.sum(axis=-1, keepdims=True)
 
     def colour_confidence(self, margin: float) -> float:
-        """Probability that a colour read with this margin is right."""
+        """Probability that a colour read with this margin is right: the fitted logistic,
+        capped by ``margin_bound``."""
         m = float(np.clip(margin, -1.0, 3.0))
         z = float(self.colour[0] + self.colour[1] * m + self.colour[2] * m * m)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        fitted = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return min(fitted, margin_bound(margin))
+
+
+def margin_bound(margin: float) -> float:
+    """The most a colour margin supports: Phi(margin / ``COLOUR_MARGIN_SIGMA``), 0.5 at a
+    margin of 0 (the top as close to one player's colour as to the other's)."""
+    return 0.5 * (1.0 + math.erf(max(0.0, float(margin)) / (COLOUR_MARGIN_SIGMA * math.sqrt(2.0))))
 
 
 @dataclass(frozen=True)
