@@ -22,9 +22,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--per-camera", type=int, default=2)
     ap.add_argument("--hands", type=int, default=0)
+    ap.add_argument("--measure-set", action="store_true",
+                    help="calibrate as the wizard does, with the set measured on a frame of its layout")
     args = ap.parse_args()
     for name in args.sets.split(","):
-        print(format_result(evaluate(name, args.boards, args.seed, args.per_camera, args.hands)), flush=True)
+        print(format_result(evaluate(name, args.boards, args.seed, args.per_camera, args.hands,
+                                            measure=args.measure_set)), flush=True)
     return 0
 
 

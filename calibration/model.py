@@ -42,8 +42,9 @@ class CalibrationError(ValueError):
 @dataclass(frozen=True)
 class ColourModel:
     """Mean BGR of the board wood and of the light and dark players' tops, all seen under the
-    same light (so their ratios carry over to other light); ``source`` says whether the cups
-    were measured (``cups``) or taken from the piece set (``nominal``)."""
+    same light (so their ratios carry over to other light); ``source`` says whether they were
+    measured on the user's whole set (``set``), on two cups (``cups``) or taken from the piece
+    set (``nominal``)."""
 
     board_bgr: tuple[float, float, float]
     light_bgr: tuple[float, float, float]
@@ -54,12 +55,16 @@ class ColourModel:
 @dataclass(frozen=True)
 class SizeClass:
     """One size class as the camera sees it at calibration: the top disc's true radius and
-    height, and how much it is magnified (H / (H - h)) at the calibrated camera height."""
+    height, and how much it is magnified (H / (H - h)) at the calibrated camera height.
+    ``edge_scale`` is how much wider or narrower than the piece set's numbers the top's edge
+    was measured on the user's own cups (``vision.set_measure``; 1.0 when not measured):
+    a rounded or chamfered top shows its edge inside the outer diameter."""
 
     size: int
     height_mm: float
     top_radius_mm: float
     scale: float
+    edge_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,13 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
+def _edge_scale(value: Any, where: str) -> float:
+    v = _number(value, where)
+    if not 0.5 <= v <= 1.5:
+        raise CalibrationError(f"{where}: {v} is not a plausible measured edge scale (0.5 to 1.5)")
+    return v
+
+
 def from_json(data: Any, where: str = "calibration") -> Calibration:
     """Validate a parsed calibration file and build the Calibration."""
     check_header(data, FORMAT, VERSION, where, CalibrationError, "; calibrate again")
@@ -189,7 +201,8 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
                                f"({len(pieces.sizes)})")
     sizes = tuple(SizeClass(k, _number(_need(s, "height_mm", f"{where}: size_classes[{k}]"), "height_mm"),
                             _number(_need(s, "top_radius_mm", f"{where}: size_classes[{k}]"), "top_radius_mm"),
-                            _number(_need(s, "scale", f"{where}: size_classes[{k}]"), "scale"))
+                            _number(_need(s, "scale", f"{where}: size_classes[{k}]"), "scale"),
+                            _edge_scale(s.get("edge_scale", 1.0), f"{where}: size_classes[{k}].edge_scale"))
                   for k, s in enumerate(raw_sizes))
     ref_text = _need(data, "reference_png", where)
     try:

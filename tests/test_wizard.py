@@ -70,12 +70,12 @@ def test_capture_calibrate_check_and_save(app, camera, tmp_path):
 
 def test_steps_need_the_token_and_their_order(app):
     client = app.test_client()
-    for step in ("empty", "colours", "check", "save"):
+    for step in ("empty", "set", "check", "save"):
         r = client.post(f"/api/calibration/{step}", json={})
         assert r.status_code == 401 and "token" in r.get_json()["error"]
         r = client.post(f"/api/calibration/{step}", json={}, headers={"X-Cupboard-Token": "nope"})
         assert r.status_code == 403
-    for step in ("colours", "check", "save"):
+    for step in ("set", "check", "save"):
         r = client.post(f"/api/calibration/{step}", json={}, headers=AUTH)
         assert r.status_code == 409 and "empty board first" in r.get_json()["error"]
     r = client.post("/api/calibration/empty", data="[", headers={**AUTH, "Content-Type": "application/json"})
@@ -85,6 +85,8 @@ def test_steps_need_the_token_and_their_order(app):
         assert r.status_code == 400 and "frames" in r.get_json()["error"]
     r = client.post("/api/calibration/empty", json={"set": "chess"}, headers=AUTH)
     assert r.status_code == 422 and "unknown piece set" in r.get_json()["error"]
+    r = client.post("/api/calibration/empty", json={"camera": "webcam9000"}, headers=AUTH)
+    assert r.status_code == 422 and "unknown camera module" in r.get_json()["error"]
     assert client.get("/calibrate").status_code == 200
 
 
@@ -174,11 +176,16 @@ def test_the_check_reads_one_cup_of_each_size_and_colour(tmp_path, pieces):
         last = table.board.square_name(table.board.squares - 1)
 
         for sampled in (False, True):
-            if sampled:  # step (c): a light largest cup on a1, a dark one on the last square
-                show(camera, table, [("a1", "light", n), (last, "dark", n)])
-                r = client.post("/api/calibration/colours", json={}, headers=AUTH)
+            if sampled:  # step (c): one cup of every size in both colours where the layout says
+                layout = client.get("/api/calibration").get_json()["layout"]
+                assert len(layout) == 2 * n and {c["square"] for c in layout} >= {"a1", last}
+                show(camera, table, [(c["square"], c["colour"], c["size"]) for c in layout])
+                r = client.post("/api/calibration/set", json={}, headers=AUTH)
                 assert r.status_code == 200, r.get_json()
-                assert r.get_json()["draft"]["colours"] == "cups"  # measured, no longer the set's nominal colours
+                d = r.get_json()
+                assert d["draft"]["colours"] == "set"  # measured, no longer the set's nominal colours
+                assert d["advice"] == [] and len(d["draft"]["edge_scale"]) == n
+                assert client.get("/api/calibration").get_json()["set_measured"] is True
             for first in ("light", "dark"):
                 cups = one_of_each_size(table, first)
                 show(camera, table, cups)

@@ -28,9 +28,11 @@ from hardware.synthetic import (
     random_scene,
     render_scene,
 )
+from hardware.render.scene import random_offsets
 
 from .observation import OCCLUDED
 from .recognise import Recogniser
+from .set_measure import measure_set, set_layout
 from .size_check import SizeCheck
 from .square_model import SquareModel
 
@@ -107,9 +109,11 @@ class BenchCamera:
 
 def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0, per_camera: int = 2,
                   hands: int = 0, hand_share: float = 1.0, nudge: bool = True,
-                  first_camera: int = 0) -> Iterator[BenchCamera]:
+                  first_camera: int = 0, measure: bool = False) -> Iterator[BenchCamera]:
     """The cameras and frames ``evaluate`` reads (its arguments mean the same), camera by
-    camera: deterministic for a seed, so two recognisers can be timed on the same frames."""
+    camera: deterministic for a seed, so two recognisers can be timed on the same frames.
+    With ``measure`` each calibration also measures the set as the wizard does
+    (``vision.set_measure``), on a frame of the set's layout under the camera's own light."""
     done = 0
     for cam in range(first_camera, first_camera + -(-boards // per_camera)):
         cam_seed = seed * 1_000_003 + cam * 7919
@@ -117,6 +121,8 @@ def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0
         try:
             cal = calibrate([render_scene(empty_scene(base), cam_seed + 1)[0]], pieces, board,
                             intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
+            if measure:
+                cal = measure_set(cal, render_scene(_layout_scene(base), cam_seed + 2)[0]).calibration
         except ValueError:
             yield BenchCamera(base, None, [])
             continue
@@ -134,6 +140,16 @@ def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0
             frames.append(render_scene(sc, cam_seed + 200 + j))
         done += len(frames)
         yield BenchCamera(base, cal, frames)
+
+
+def _layout_scene(base: Scene) -> Scene:
+    """``base`` with one cup of each size in both colours where the wizard asks for them."""
+    position = [() for _ in range(base.board.squares)]
+    for c in set_layout(base.board, base.pieces):
+        position[c.square] = ((c.colour, c.size),)
+    pos = tuple(position)
+    rng = np.random.default_rng(base.board.squares)
+    return replace(base, position=pos, offsets=random_offsets(base.board, base.pieces, pos, rng), hands=())
 
 
 def _label(top, sizes: int) -> str:
@@ -163,7 +179,8 @@ def _on_one_thread(fn):
 def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, hands: int = 0,
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
              nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped",
-             first_camera: int = 0, size_check: SizeCheck | None | str = "shipped") -> EvalResult:
+             first_camera: int = 0, size_check: SizeCheck | None | str = "shipped",
+             measure: bool = False) -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
@@ -177,7 +194,8 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
     done = 0
-    for camera in bench_cameras(pieces, board, boards, seed, per_camera, hands, hand_share, nudge, first_camera):
+    for camera in bench_cameras(pieces, board, boards, seed, per_camera, hands, hand_share, nudge, first_camera,
+                                measure):
         if camera.calibration is None:
             res.calibrations_failed += 1
             continue

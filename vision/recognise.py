@@ -201,12 +201,14 @@ class Recogniser:
         # its full outer diameter; a clear cup shows the edge of its wood plug
         self.edge_mm = []
         self.edges_mm: list[tuple[float, ...]] = []
+        # (times the edge scale measured on the user's own cups, where the set was measured)
         for s, size in enumerate(cal.pieces.sizes):
             self.offsets_mm.append(max_offset(cal.board, cal.pieces, s) + SLACK_MM)
             clear = cal.pieces.clear and not size.solid
-            self.edge_mm.append((size.top_diameter_mm if clear else size.outer_diameter_mm) / 2)
-            self.edges_mm.append((size.top_diameter_mm / 2, size.outer_diameter_mm / 2) if clear
-                                 else (size.outer_diameter_mm / 2,))
+            f = cal.sizes[s].edge_scale
+            self.edge_mm.append(f * (size.top_diameter_mm if clear else size.outer_diameter_mm) / 2)
+            self.edges_mm.append((f * size.top_diameter_mm / 2, f * size.outer_diameter_mm / 2) if clear
+                                 else (f * size.outer_diameter_mm / 2,))
         self.pose: CameraPose = cal.pose
         # where the board's outer corners were at calibration: a shift of the board shows there,
         # while the point under the camera swings with every small error in the estimated tilt
@@ -678,6 +680,21 @@ class Recogniser:
         if lead >= OUTLINE_SURE:
             centre = outline
         return self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE)
+
+    def top_pixels(self, sq: int, s: int, share: float = COLOUR_DISC_WIDE) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, square ``sq``, its top taken to be of size class ``s``: the BGR pixels
+        (n, 3) of the disc of ``share`` times the top's edge radius round where it was found,
+        and the board's median BGR in the same frame (what the light made of the wood)."""
+        f = self._last
+        radius = share * self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        cx, cy = self._top_centre(sq, s)
+        h, w = f.view.shape[:2]
+        r = int(np.ceil(radius))
+        x0, x1 = max(int(cx) - r, 0), min(int(cx) + r + 2, w)
+        y0, y1 = max(int(cy) - r, 0), min(int(cy) + r + 2, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius
+        return f.view[y0:y1, x0:x1][inside].reshape(-1, 3), f.board_now.copy()
 
     def _lighter_outline(self, sq: int, s: int) -> tuple[np.ndarray, float]:
         """Last frame, square ``sq``: the centre (canvas px) within the reach of a size-``s``

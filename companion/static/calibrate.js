@@ -1,4 +1,4 @@
-// The calibration wizard: markers (or four tapped corners), the empty board, colours, a check, save.
+// The calibration wizard: markers (or four tapped corners), the empty board, the user's set, a check, save.
 "use strict";
 
 (() => {
@@ -16,7 +16,13 @@
   function describe(cal) {
     const how = cal.method === "corners" ? "from the four tapped corners" : `markers ${cal.markers.join(", ")}`;
     return `Calibrated for the ${cal.set} set on the ${cal.board} board: camera ${cal.camera_height_mm} mm above it, ` +
-      `${how}, error ${cal.reprojection_error_px} px, colours ${cal.colours}.`;
+      `${how}, ${cal.camera_model}, error ${cal.reprojection_error_px} px, colours ${cal.colours}.`;
+  }
+
+  function describeSet(d) {
+    const sizes = d.draft.edge_scale.map((f, k) => `size ${k + 1}: ${Math.round(f * 100)} %`).join(", ");
+    const advice = d.advice.length ? "\n" + d.advice.map((a) => "• " + a).join("\n") : "";
+    return `Your set is measured: colours taken from your cups; tops' edges as read (${sizes} of the set file's).` + advice;
   }
 
   // Tapping the corners on a still frame (for boards without markers).
@@ -76,8 +82,15 @@
       sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, name)));
     }
     sel.value = s.set;
+    const cam = $("camera");
+    if (!cam.options.length) {
+      cam.replaceChildren(...s.cameras.map((c) => el("option", { value: c.id }, c.name)));
+    }
+    cam.value = s.camera;
+    $("layout").replaceChildren(...s.layout.map((c) =>
+      el("li", {}, `${c.square}: ${c.colour} size ${c.size_name}`)));
     done("step-empty", s.draft);
-    done("step-colours", s.colours_sampled);
+    done("step-set", s.set_measured);
     if (s.draft) result("empty-result", describe(s.draft), true);
     return s;
   }
@@ -97,18 +110,23 @@
   function bind() {
     $("btn-markers").addEventListener("click", refresh);
     $("btn-empty").addEventListener("click", () => step("btn-empty", "/api/calibration/empty",
-      { frames: 3, set: $("set").value }, (d) => { result("empty-result", describe(d.draft), true); done("step-empty", true); }, "empty-result"));
+      { frames: 3, set: $("set").value, camera: $("camera").value }, (d) => {
+        result("empty-result", describe(d.draft), true);
+        done("step-empty", true);
+        done("step-set", false);
+        refresh();
+      }, "empty-result"));
     $("btn-still").addEventListener("click", takeStill);
     $("still").addEventListener("click", tapCorner);
     $("btn-undo-corner").addEventListener("click", () => { corners.points.pop(); drawCorners(); });
     $("btn-corners").addEventListener("click", () => step("btn-corners", "/api/calibration/corners",
-      { points: corners.points, frame: corners.frame, set: $("set").value }, (d) => {
+      { points: corners.points, frame: corners.frame, set: $("set").value, camera: $("camera").value }, (d) => {
         result("corners-result", describe(d.draft), true);
         result("empty-result", describe(d.draft), true);
         done("step-empty", true);
       }, "corners-result"));
-    $("btn-colours").addEventListener("click", () => step("btn-colours", "/api/calibration/colours", {},
-      (d) => { result("colours-result", `Colours measured (${d.draft.colours}).`, true); done("step-colours", true); }, "colours-result"));
+    $("btn-set").addEventListener("click", () => step("btn-set", "/api/calibration/set", {},
+      (d) => { result("set-result", describeSet(d), !d.advice.length); done("step-set", true); }, "set-result"));
     $("btn-check").addEventListener("click", () => step("btn-check", "/api/calibration/check", {}, (d) => {
       const plays = (c) => (c.game_size !== null && c.game_size !== c.size ? ` (plays as ${c.game_size})` : "");
       const cups = d.cups.map((c) => `${c.square}: ${c.colour} size ${c.size}${plays(c)}`).join("\n") || "no cups read";

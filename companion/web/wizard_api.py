@@ -1,7 +1,9 @@
 """The calibration wizard, step by step: (a) are the four markers in view, (b) capture frames
-of the empty board and calibrate, (c) optionally sample the players' colours from a light and a
-dark largest cup, (d) check that recognition reads one cup of each size, (e) save the
-calibration into the data folder and referee with it.
+of the empty board and calibrate (with the camera module the user names, or the one that
+fits the markers best), (c) measure the user's own set: one cup of every size in both colours
+on the squares ``vision.set_measure.set_layout`` names, which teaches recognition the real
+pieces' sizes and colours under this light, (d) check that recognition reads one cup of each
+size, (e) save the calibration into the data folder and referee with it.
 
 Without markers, step (b) is done by hand instead: ``POST /still`` keeps a still frame (shown
 by ``GET /still/<id>.jpg``), the user taps the board's four outer corners on it, and
@@ -26,6 +28,7 @@ from calibration.calibrate import calibrate
 from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
+from hardware.camera_model import NOMINAL_CAMERAS
 from hardware.pieces import (
     BoardSpec,
     DataFileError,
@@ -36,6 +39,7 @@ from hardware.pieces import (
 )
 from vision.observation import CUP
 from vision.recognise import Recogniser
+from vision.set_measure import describe_layout, measure_set
 
 from ..app import Companion, companion
 from .errors import ApiError
@@ -45,6 +49,12 @@ from .security import require_control
 bp = Blueprint("wizard_api", __name__, url_prefix="/api/calibration")
 
 MAX_FRAMES = 8
+AUTO_CAMERA = "auto"
+# what the wizard offers for the camera module, in the words on the module's box
+CAMERA_NAMES = {AUTO_CAMERA: "find it from the markers", "pi3": "Camera Module 3",
+                "pi3-wide": "Camera Module 3 Wide", "pi2": "Camera Module 2"}
+# a Pi camera's sensor, as Picamera2 names it, and the module it is on
+SENSOR_MODULES = {"imx708": "pi3", "imx708_wide": "pi3-wide", "imx219": "pi2"}
 CAPTURE_TIMEOUT = 10.0  # seconds to wait for the camera's next frame
 
 
@@ -55,7 +65,9 @@ class Wizard:
     pieces: PieceSet
     board: BoardSpec
     empty: list[np.ndarray] = field(default_factory=list)
-    cup_frame: np.ndarray | None = None
+    set_frame: np.ndarray | None = None  # the set's layout (step c)
+    set_advice: tuple[str, ...] = ()
+    camera_model: str = AUTO_CAMERA
     draft: Calibration | None = None
     corners: list[list[float]] | None = None  # the tapped corners, when calibrated without markers
     still: np.ndarray | None = None  # the still frame shown for tapping the corners
@@ -119,6 +131,7 @@ def summary(cal: Calibration | None) -> dict[str, Any] | None:
     if cal is None:
         return None
     return {
+        "edge_scale": [round(sc.edge_scale, 3) for sc in cal.sizes],
         "set": cal.pieces.name,
         "board": cal.board.name,
         "markers": list(cal.markers_seen),
@@ -130,11 +143,31 @@ def summary(cal: Calibration | None) -> dict[str, Any] | None:
     }
 
 
+def _camera_models(w: Wizard) -> list[str]:
+    """The camera modules to try: the one named, else the one the Pi camera's sensor says, else
+    every known module (the markers tell them apart by how well each lens model fits)."""
+    if w.camera_model != AUTO_CAMERA:
+        return [w.camera_model]
+    source = getattr(companion().camera, "source", None)
+    sensor = SENSOR_MODULES.get(str(getattr(source, "model", "")).lower())
+    return [sensor] if sensor else list(NOMINAL_CAMERAS)
+
+
 def _calibrate(w: Wizard) -> Calibration:
+    """The draft from what the wizard has: the empty board (by markers, or by the tapped
+    corners with the module named or the standard one), then the set measured if it was."""
     try:
         if w.corners is not None:
-            return calibrate_from_corners(w.empty, w.corners, w.pieces, w.board, cup_frame=w.cup_frame)
-        return calibrate(w.empty, w.pieces, w.board, cup_frame=w.cup_frame)
+            model = w.camera_model if w.camera_model != AUTO_CAMERA else "pi3"
+            cal = calibrate_from_corners(w.empty, w.corners, w.pieces, w.board, camera_model=model)
+        else:
+            tried = [calibrate(w.empty, w.pieces, w.board, camera_model=m) for m in _camera_models(w)]
+            cal = min(tried, key=lambda c: c.reprojection_error_px)
+        w.set_advice = ()
+        if w.set_frame is not None:
+            measured = measure_set(cal, w.set_frame)
+            cal, w.set_advice = measured.calibration, measured.advice
+        return cal
     except CalibrationError as e:
         raise ApiError(422, f"calibration failed: {e}") from None
 
@@ -158,7 +191,11 @@ def status():
         frame=None if frame is None else {"width": frame.image.shape[1], "height": frame.image.shape[0]},
         markers={"expected": expected, "seen": seen, "found": set(expected) <= set(seen)},
         empty_frames=len(w.empty),
-        colours_sampled=w.cup_frame is not None,
+        cameras=[{"id": k, "name": v} for k, v in CAMERA_NAMES.items()],
+        camera=w.camera_model,
+        layout=describe_layout(w.board, w.pieces),
+        set_measured=w.set_frame is not None,
+        advice=list(w.set_advice),
         still=None if w.still is None else w.still_id,
         draft=summary(w.draft),
         active=summary(None if live is None else live.calibration),
@@ -169,8 +206,9 @@ def status():
 @bp.post("/empty")
 @require_control
 def empty():
-    """Step (b): ``{"frames": 3, "set": "gobblet"}`` captures frames of the empty board and
-    calibrates from them (the colour sample of step (c) is dropped: take it again)."""
+    """Step (b): ``{"frames": 3, "set": "gobblet", "camera": "auto"}`` captures frames of the
+    empty board and calibrates from them (``camera``: a module of ``CAMERA_NAMES``; ``auto``
+    finds it).  The set measured in step (c) is dropped: measure it again."""
     services = companion()
     camera = _camera()
     data = json_body()
@@ -180,12 +218,21 @@ def empty():
     w = wizard(services)
     with w.lock:
         _choose_set(w, data)
+        _choose_camera(w, data)
         w.empty = capture(camera, count)
-        w.cup_frame = None
+        w.set_frame = None
         w.corners = None
         w.draft = None
         w.draft = _calibrate(w)
         return jsonify(draft=summary(w.draft), empty_frames=len(w.empty))
+
+
+def _choose_camera(w: Wizard, data: dict[str, Any]) -> None:
+    if "camera" in data:
+        name = data["camera"]
+        if not isinstance(name, str) or name not in CAMERA_NAMES:
+            raise ApiError(422, f"unknown camera module {name!r}; known: {', '.join(CAMERA_NAMES)}")
+        w.camera_model = name
 
 
 def _choose_set(w: Wizard, data: dict[str, Any]) -> None:
@@ -256,39 +303,42 @@ def corners():
     w = wizard(services)
     with w.lock:
         _choose_set(w, data)
+        _choose_camera(w, data)
         if frame_id is not None:
             if w.still is None or frame_id != w.still_id:
                 raise ApiError(409, "that still frame is gone: take a new one and tap the corners again")
             image = w.still
         else:
             image = w.still if w.still is not None else capture(camera, 1)[0]
-        previous = (w.empty, w.corners, w.cup_frame, w.draft)
-        w.empty, w.corners, w.cup_frame, w.draft = [image], points, None, None
+        previous = (w.empty, w.corners, w.set_frame, w.draft)
+        w.empty, w.corners, w.set_frame, w.draft = [image], points, None, None
         try:
             w.draft = _calibrate(w)
         except ApiError:
-            w.empty, w.corners, w.cup_frame, w.draft = previous
+            w.empty, w.corners, w.set_frame, w.draft = previous
             raise
         return jsonify(draft=summary(w.draft), empty_frames=1)
 
 
-@bp.post("/colours")
+@bp.post("/set")
 @require_control
-def colours():
-    """Step (c): with a light largest cup on a1 and a dark one on the last square, capture a
-    frame and measure the players' colours from it."""
+def measure():
+    """Step (c): with one cup of every size in both colours where ``layout`` (in ``GET``) puts
+    them, capture a frame and measure the set's sizes and colours from it.  Answers the draft
+    and advice on what looked wrong (never a refusal for the light alone)."""
     w = wizard()
     camera = _camera()
     with w.lock:
         if not w.empty:
             raise ApiError(409, "capture the empty board first (step b)")
-        w.cup_frame = capture(camera, 1)[0]
+        previous = (w.set_frame, w.set_advice, w.draft)
+        w.set_frame = capture(camera, 1)[0]
         try:
             w.draft = _calibrate(w)
         except ApiError:
-            w.cup_frame = None
+            w.set_frame, w.set_advice, w.draft = previous
             raise
-        return jsonify(draft=summary(w.draft))
+        return jsonify(draft=summary(w.draft), advice=list(w.set_advice))
 
 
 @bp.post("/check")

@@ -1,0 +1,227 @@
+"""Measuring the user's own set at calibration: one cup of every size in both colours, standing
+on squares the wizard names (``set_layout``), seen under the user's light by the user's camera.
+
+Two things are learnt from that picture, so that recognition reads relative to the real
+pieces rather than to the piece set file's numbers or to what rendered boards looked like:
+
+* per size class of solid tops, where its top's edge really shows (``SizeClass.edge_scale``):
+  the edge search is tried at radii from 70 % to 115 % of the set file's and the best-supported
+  radius on the two cups of that size is kept where both agree and it differs plainly from the
+  file's (a rounded or chamfered top shows its edge well inside its outer diameter; a set whose
+  sizes differ from the file's is read at its own sizes).  A clear cup's plug edge is too faint
+  to measure its size by: clear sizes keep the file's numbers;
+* the players' colours (``ColourModel``, source ``set``) from every cup's top, each read where
+  the top is not mirroring the lamp: the brightest part of a top is left out, so a glossy dark
+  top's sheen does not make the dark player look grey.
+
+Nothing here refuses a calibration because of the light: what looks wrong becomes advice that
+says what to change (a cup, the lamp, the camera).  It refuses only a picture that cannot be
+the layout (no board, most cups missing, the colours the wrong way round).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from calibration.model import Calibration, CalibrationError, ColourModel
+from hardware.camera_model import height_scale
+from hardware.pieces import BoardSpec, PieceSet
+
+from .recognise import Recogniser
+
+SCALES = np.round(np.arange(0.70, 1.1501, 0.025), 3)  # edge radii tried, shares of the set file's
+DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
+AGREE = 0.08  # how far apart the two colours' cups of a size may put its edge and be believed
+FOUND = 2.0  # ring score (its units) from which a cup's top counts as found
+BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
+ALIKE = 0.25  # log-colour distance under which the players' colours are too close to tell well
+SIZES_APART = 1.06  # apparent radius ratio under which two neighbouring sizes look alike
+COLOUR_NAMES = ("light", "dark")
+
+
+@dataclass(frozen=True)
+class LayoutCup:
+    """Where the set's picture wants one cup: its square (index), colour (0 light, 1 dark)
+    and size class (0 the smallest)."""
+
+    square: int
+    colour: int
+    size: int
+
+
+@dataclass(frozen=True)
+class SetMeasurement:
+    """The calibration with the measured sizes and colours, the measured edge scale of each
+    size class, which layout cups were found, and advice on what looked wrong."""
+
+    calibration: Calibration
+    edge_scale: tuple[float, ...]
+    found: tuple[bool, ...]
+    advice: tuple[str, ...]
+
+
+def set_layout(board: BoardSpec, pieces: PieceSet) -> tuple[LayoutCup, ...]:
+    """The squares for the set's picture: the light cups smallest first from a1 along the
+    first rank(s), the dark ones smallest first from the last square backwards."""
+    n = len(pieces.sizes)
+    if 2 * n > board.squares:
+        raise CalibrationError(f"the board has {board.squares} squares: too few for one cup of each of the "
+                               f"set's {n} sizes in both colours")
+    light = tuple(LayoutCup(s, 0, s) for s in range(n))
+    dark = tuple(LayoutCup(board.squares - 1 - s, 1, s) for s in range(n))
+    return light + dark
+
+
+def describe_layout(board: BoardSpec, pieces: PieceSet) -> list[dict[str, object]]:
+    """``set_layout`` for people and pages: square name, colour name, the set's size name."""
+    return [{"square": board.square_name(c.square), "colour": COLOUR_NAMES[c.colour],
+             "size": c.size + 1, "size_name": pieces.sizes[c.size].name} for c in set_layout(board, pieces)]
+
+
+def with_edge_scales(cal: Calibration, scales: tuple[float, ...]) -> Calibration:
+    """``cal`` with each size class's edge scale replaced."""
+    return replace(cal, sizes=tuple(replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales)))
+
+
+def _ring_scores(cal: Calibration, frame: np.ndarray, layout: tuple[LayoutCup, ...]) -> np.ndarray:
+    """(len(SCALES), len(layout)): the edge search's score of each layout cup's own size on
+    its square, with every size's edge at each scale."""
+    out = np.zeros((len(SCALES), len(layout)))
+    n = len(cal.sizes)
+    for i, f in enumerate(SCALES):
+        rec = Recogniser(with_edge_scales(cal, (float(f),) * n), model=None, size_check=None)
+        obs = rec.recognise(frame)
+        if not obs.board_found:
+            raise CalibrationError("the board's markers were not found in the picture of the set: keep them "
+                                   "in view and uncovered")
+        ev = rec.last_evidence
+        out[i] = [ev.ring[c.square, c.size] for c in layout]
+    return out
+
+
+def _peak(scores: np.ndarray) -> float:
+    """The scale at the best of ``scores`` (over ``SCALES``), refined by a parabola through
+    its neighbours."""
+    i = int(np.argmax(scores))
+    if 0 < i < len(scores) - 1:
+        a, b, c = scores[i - 1], scores[i], scores[i + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            step = float(SCALES[1] - SCALES[0])
+            return float(SCALES[i] + np.clip(0.5 * (a - c) / den, -0.5, 0.5) * step)
+    return float(SCALES[i])
+
+
+def _measured_scale(scores: np.ndarray) -> float:
+    """One size class's edge scale from the scores (scales, cups) of its cups: the set file's
+    (1.0) unless the cups agree on an edge plainly elsewhere.  Within ``DEADBAND`` of it the
+    difference is measuring noise, and the models were fitted at the file's numbers."""
+    each = [_peak(scores[:, j]) for j in range(scores.shape[1])]
+    if max(each) - min(each) > AGREE:
+        return 1.0
+    f = _peak(scores.sum(axis=1))
+    return f if abs(f - 1.0) > DEADBAND else 1.0
+
+
+def _body_colour(pixels: np.ndarray) -> np.ndarray:
+    """The colour of a top's body: the median BGR of its pixels below the ``BODY_SHARE``
+    percentile of brightness (a lamp's reflection only ever brightens)."""
+    lum = pixels.astype(np.float64).sum(axis=1)
+    keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
+    return np.median((keep if len(keep) else pixels).astype(np.float64), axis=0)
+
+
+def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
+    """Measure the user's set on ``frame`` (the board with the ``set_layout`` cups, under the
+    same camera as ``cal``, which is a calibration of the empty board): returns ``cal`` with
+    each size's measured edge scale and the players' measured colours, and advice.  Raises
+    ``CalibrationError`` naming the problem when the picture cannot be the layout."""
+    board, pieces = cal.board, cal.pieces
+    layout = set_layout(board, pieces)
+    scores = _ring_scores(cal, frame, layout)
+    best = scores.max(axis=0)
+    found = tuple(bool(b >= FOUND) for b in best)
+    missing = [c for c, ok in zip(layout, found) if not ok]
+    if len(missing) > len(layout) // 2:
+        raise CalibrationError(
+            "most of the set's cups were not found where they should stand: put "
+            + _cups_text(board, pieces, layout) + " and try again")
+    advice = []
+    if missing:
+        advice.append("no top was found for " + _cups_text(board, pieces, tuple(missing))
+                      + ": check that it stands there, or light the board more evenly; that size keeps the "
+                      "set file's numbers")
+    n = len(cal.sizes)
+    scales = []
+    for s in range(n):
+        cols = [j for j, c in enumerate(layout) if c.size == s and found[j]]
+        # a clear cup's plug edge is too faint a measure of its size (its white rim is found
+        # by the rim search, at the file's numbers): only solid tops are measured
+        solid = not (pieces.clear and not pieces.sizes[s].solid)
+        scales.append(_measured_scale(scores[:, cols]) if cols and solid else 1.0)
+    measured = with_edge_scales(cal, tuple(scales))
+    advice += _sizes_advice(measured)
+
+    rec = Recogniser(measured, model=None, size_check=None)
+    rec.recognise(frame)
+    ref_board = np.asarray(cal.colour.board_bgr, np.float64)
+    bodies = []
+    for c, ok in zip(layout, found):
+        if not ok:
+            bodies.append(None)
+            continue
+        pixels, board_now = rec.top_pixels(c.square, c.size)
+        bodies.append(_body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
+    players = []
+    for colour in (0, 1):
+        own = [b for b, c in zip(bodies, layout) if b is not None and c.colour == colour]
+        if not own:
+            raise CalibrationError(f"none of the {COLOUR_NAMES[colour]} cups was found: put "
+                                   + _cups_text(board, pieces, tuple(c for c in layout if c.colour == colour)))
+        players.append(np.median(np.stack(own), axis=0))
+    light, dark = players
+    if light.sum() <= dark.sum():
+        raise CalibrationError(
+            f"the cups on {_squares(board, layout, 0)} should be the light ones and those on "
+            f"{_squares(board, layout, 1)} the dark ones, but the first look darker: swap them")
+    logs = np.log(np.maximum(np.stack(players), 1.0))
+    for b, c in zip(bodies, layout):
+        if b is None:
+            continue
+        d = np.linalg.norm(np.log(np.maximum(b, 1.0)) - logs, axis=1)
+        if d[1 - c.colour] < 0.6 * d[c.colour]:  # plainly the other player's, not a shade off
+            advice.append(f"the cup on {board.square_name(c.square)} looks more like the "
+                          f"{COLOUR_NAMES[1 - c.colour]} player's: it should be a {COLOUR_NAMES[c.colour]} size "
+                          f"{pieces.sizes[c.size].name}")
+    apart = float(np.linalg.norm(logs[0] - logs[1]))
+    if apart < ALIKE:
+        advice.append("the light and dark cups look alike under this light: more light on the board, or "
+                      "light from another side, will make their colours easier to tell")
+    colour = ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark), "set")
+    return SetMeasurement(replace(measured, colour=colour), tuple(round(f, 3) for f in scales), found,
+                          tuple(advice))
+
+
+def _sizes_advice(cal: Calibration) -> list[str]:
+    """Neighbouring sizes whose tops, as measured, look nearly the same size to this camera."""
+    out = []
+    H = cal.camera_height_mm
+    radii = [sc.edge_scale * p.outer_diameter_mm / 2 * height_scale(H, sc.height_mm)
+             for sc, p in zip(cal.sizes, cal.pieces.sizes)]
+    for s in range(len(radii) - 1):
+        if radii[s + 1] < radii[s] * SIZES_APART:
+            a, b = cal.pieces.sizes[s].name, cal.pieces.sizes[s + 1].name
+            out.append(f"sizes {a} and {b} look almost the same size from this camera: mount it higher, or "
+                       "check those two cups")
+    return out
+
+
+def _squares(board: BoardSpec, layout: tuple[LayoutCup, ...], colour: int) -> str:
+    return ", ".join(board.square_name(c.square) for c in layout if c.colour == colour)
+
+
+def _cups_text(board: BoardSpec, pieces: PieceSet, cups: tuple[LayoutCup, ...]) -> str:
+    return "; ".join(f"a {COLOUR_NAMES[c.colour]} size {pieces.sizes[c.size].name} on {board.square_name(c.square)}"
+                     for c in cups)
