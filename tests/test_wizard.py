@@ -106,8 +106,8 @@ class Table(FrameSource):
 
     name = "synthetic"
 
-    def __init__(self, pieces: str, seed: int) -> None:
-        self.pieces_name, self.seed = pieces, seed
+    def __init__(self, pieces: str, seed: int, module: str = "pi3") -> None:
+        self.pieces_name, self.seed, self.module = pieces, seed, module
         self.index = 0
         self.shown: dict[int, tuple] = {}  # frame index -> the position it shows
 
@@ -116,7 +116,7 @@ class Table(FrameSource):
         self.board = load_board(self.pieces.default_board)
         self.position = empty_position(self.board)
         self.base = random_scene(self.pieces, self.board, self.seed, position=self.position, difficulty=0.6,
-                                 intrinsics=nominal_intrinsics("pi3"))
+                                 intrinsics=nominal_intrinsics(self.module))
 
     def read(self) -> Frame:
         position = self.position
@@ -202,3 +202,48 @@ def test_the_check_reads_one_cup_of_each_size_and_colour(tmp_path, pieces):
     finally:
         camera.stop()
         app.extensions["cupboard"].hub.close()
+
+
+def _tilt(seed: int, module: str) -> float:
+    """How far (degrees) the Table's camera of ``seed`` looks away from straight down."""
+    table = Table("gobblet-jr", seed=seed, module=module)
+    table.open()
+    axis = table.base.pose.R.T @ np.array([0.0, 0.0, 1.0])
+    return float(np.degrees(np.arccos(abs(axis[2]))))
+
+
+def _calibrate_through_the_wizard(tmp_path, seed: int, module: str, camera: str | None = None) -> dict:
+    table = Table("gobblet-jr", seed=seed, module=module)
+    source = started_camera(table)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=source, default_variant="gobblet-jr"))
+    try:
+        client = app.test_client()
+        status = client.get("/api/calibration").get_json()
+        assert status["camera"] == "auto" and {c["id"] for c in status["cameras"]} >= {"pi2", "pi3", "pi3-wide"}
+        body = {"frames": 1} if camera is None else {"frames": 1, "camera": camera}
+        r = client.post("/api/calibration/empty", json=body, headers=AUTH)
+        assert r.status_code == 200, r.get_json()
+        return {**r.get_json()["draft"], "true_height": table.base.pose.height}
+    finally:
+        source.stop()
+        app.extensions["cupboard"].hub.close()
+
+
+@pytest.mark.parametrize("module", ["pi2", "pi3-wide"])
+def test_the_camera_module_is_found_from_the_markers_of_a_tilted_camera(tmp_path, module):
+    """A Module 2 calibrated as a Module 3 came out 15-19 % too high.  A camera that looks at
+    the board at a slant (most mounts) sees the markers' perspective, which only the right
+    lens fits: the wizard tries every module's and keeps it; a module named is used as named."""
+    seed = next(s for s in range(40) if _tilt(s, module) >= 20)
+    found = _calibrate_through_the_wizard(tmp_path / "found", seed, module)
+    assert found["camera_model"] == f"nominal {module}"
+    assert abs(found["camera_height_mm"] - found["true_height"]) < 0.03 * found["true_height"]
+    named = _calibrate_through_the_wizard(tmp_path / "named", seed, module, camera="pi3")
+    assert named["camera_model"] == "nominal pi3" and named["reprojection_error_px"] > found["reprojection_error_px"]
+
+
+def test_a_camera_looking_straight_down_is_taken_for_the_standard_module(tmp_path):
+    """Straight down, any lens fits the markers (at another height): none is guessed, the
+    standard Camera Module 3 is assumed (and the page says how to name another)."""
+    seed = next(s for s in range(40) if _tilt(s, "pi2") < 8)
+    assert _calibrate_through_the_wizard(tmp_path, seed, "pi2")["camera_model"] == "nominal pi3"

@@ -111,7 +111,10 @@
     $("btn-markers").addEventListener("click", refresh);
     $("btn-empty").addEventListener("click", () => step("btn-empty", "/api/calibration/empty",
       { frames: 3, set: $("set").value, camera: $("camera").value }, (d) => {
-        result("empty-result", describe(d.draft), true);
+        // where the markers cannot tell the lens, the standard module is assumed: say so
+        const assumed = $("camera").value === "auto" && d.draft.camera_model === "nominal pi3"
+          ? "\nTaken as a Camera Module 3: if yours is another, choose it above and capture again." : "";
+        result("empty-result", describe(d.draft) + assumed, true);
         done("step-empty", true);
         done("step-set", false);
         refresh();
@@ -126,7 +129,11 @@
         done("step-empty", true);
       }, "corners-result"));
     $("btn-set").addEventListener("click", () => step("btn-set", "/api/calibration/set", {},
-      (d) => { result("set-result", describeSet(d), !d.advice.length); done("step-set", true); }, "set-result"));
+      (d) => {
+        result("set-result", describeSet(d), !d.advice.length);
+        result("empty-result", describe(d.draft), true);
+        done("step-set", true);
+      }, "set-result"));
     $("btn-check").addEventListener("click", () => step("btn-check", "/api/calibration/check", {}, (d) => {
       const plays = (c) => (c.game_size !== null && c.game_size !== c.size ? ` (plays as ${c.game_size})` : "");
       const cups = d.cups.map((c) => `${c.square}: ${c.colour} size ${c.size}${plays(c)}`).join("\n") || "no cups read";

@@ -50,6 +50,8 @@ bp = Blueprint("wizard_api", __name__, url_prefix="/api/calibration")
 
 MAX_FRAMES = 8
 AUTO_CAMERA = "auto"
+STANDARD = "pi3"  # the module assumed where the markers cannot tell
+CLEARLY_BETTER = 0.6  # a module's marker fit error under this share of the standard's wins
 # what the wizard offers for the camera module, in the words on the module's box
 CAMERA_NAMES = {AUTO_CAMERA: "find it from the markers", "pi3": "Camera Module 3",
                 "pi3-wide": "Camera Module 3 Wide", "pi2": "Camera Module 2"}
@@ -153,16 +155,26 @@ def _camera_models(w: Wizard) -> list[str]:
     return [sensor] if sensor else list(NOMINAL_CAMERAS)
 
 
+def _best_fit(tried: list[Calibration]) -> Calibration:
+    """Of calibrations with different camera modules, the one whose lens the markers fit
+    plainly best; where none stands out (a camera looking straight down sees the same
+    markers through any focal length, at another height) the standard module, ``STANDARD``."""
+    if len(tried) == 1:
+        return tried[0]
+    best = min(tried, key=lambda c: c.reprojection_error_px)
+    standard = next(c for c in tried if c.intrinsics.model == STANDARD)
+    return best if best.reprojection_error_px < CLEARLY_BETTER * standard.reprojection_error_px else standard
+
+
 def _calibrate(w: Wizard) -> Calibration:
     """The draft from what the wizard has: the empty board (by markers, or by the tapped
     corners with the module named or the standard one), then the set measured if it was."""
     try:
         if w.corners is not None:
-            model = w.camera_model if w.camera_model != AUTO_CAMERA else "pi3"
+            model = w.camera_model if w.camera_model != AUTO_CAMERA else STANDARD
             cal = calibrate_from_corners(w.empty, w.corners, w.pieces, w.board, camera_model=model)
         else:
-            tried = [calibrate(w.empty, w.pieces, w.board, camera_model=m) for m in _camera_models(w)]
-            cal = min(tried, key=lambda c: c.reprojection_error_px)
+            cal = _best_fit([calibrate(w.empty, w.pieces, w.board, camera_model=m) for m in _camera_models(w)])
         w.set_advice = ()
         if w.set_frame is not None:
             measured = measure_set(cal, w.set_frame)
