@@ -17,14 +17,30 @@ from .camera_model import CameraIntrinsics, CameraPose, nominal_intrinsics, proj
 from .frames import EndOfStream, Frame, FrameSource, SourceUnavailable
 from .pieces import BoardSpec, PieceSet, load_board, load_piece_set
 from .render.draw import render
+from .render.look import Look, random_look, styled_hand
+from .render.shaded import render_shaded
 from .render.scene import (Hand, Imaging, Lighting, Position, Scene, centred_offsets, empty_position,
                            random_camera, random_hand, random_imaging, random_lighting, random_offsets,
                            random_position)
 
-__all__ = ["GroundTruth", "Scene", "Lighting", "Imaging", "Hand", "Position", "render_scene",
+__all__ = ["GroundTruth", "Scene", "Lighting", "Imaging", "Hand", "Position", "Look", "STYLES", "render_scene",
            "random_scene", "empty_scene", "SyntheticCamera", "tops_of", "demo_script"]
 
 OCCLUDED_FRACTION = 0.03
+# the renderer's two looks: "polygon" (render/draw.py, what the recogniser was fitted on) and
+# "shaded" (render/shaded.py, written apart from it, to measure on)
+STYLES = ("polygon", "shaded")
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise ValueError(f"unknown rendering style {style!r}; known: {', '.join(STYLES)}")
+
+
+def _look_rng(seed: int) -> np.random.Generator:
+    # apart from the scene's own generator, so a seed gives the same position, camera and
+    # hands in both styles
+    return np.random.default_rng([seed, 19])
 
 
 @dataclass(frozen=True)
@@ -73,9 +89,19 @@ def _occlusion(scene: Scene, hand_mask: np.ndarray) -> tuple[bool, ...]:
     return tuple(out)
 
 
-def render_scene(scene: Scene, seed: int = 0) -> tuple[np.ndarray, GroundTruth]:
-    """Render ``scene`` (deterministic for ``seed``): (BGR uint8 image, ground truth)."""
-    image, hand_mask = render(scene, seed)
+def render_scene(scene: Scene, seed: int = 0, style: str | None = None) -> tuple[np.ndarray, GroundTruth]:
+    """Render ``scene`` (deterministic for ``seed``): (BGR uint8 image, ground truth).
+    ``style`` is ``polygon`` or ``shaded``; by default ``shaded`` when the scene carries a
+    look, else ``polygon``.  A scene without a look rendered ``shaded`` gets a random look
+    drawn from ``seed``."""
+    if style is None:
+        style = "shaded" if scene.look is not None else "polygon"
+    _check_style(style)
+    if style == "shaded":
+        look = scene.look or random_look(_look_rng(seed), scene.pieces, scene.board)
+        image, hand_mask = render_shaded(scene, look, seed)
+    else:
+        image, hand_mask = render(scene, seed)
     truth = GroundTruth(tops=tops_of(scene.position), occluded=_occlusion(scene, hand_mask),
                         position=scene.position, intrinsics=scene.intrinsics, pose=scene.pose)
     return image, truth
@@ -83,9 +109,13 @@ def render_scene(scene: Scene, seed: int = 0) -> tuple[np.ndarray, GroundTruth]:
 
 def random_scene(pieces: PieceSet, board: BoardSpec, seed: int, *, position: Position | None = None,
                  hands: int = 0, difficulty: float = 1.0, intrinsics: CameraIntrinsics | None = None,
-                 pose: CameraPose | None = None) -> Scene:
+                 pose: CameraPose | None = None, style: str = "polygon") -> Scene:
     """A scene with a random position (unless given), off-centre cups, camera, light, picture
-    defects (scaled by ``difficulty``, 0 = clean) and ``hands`` hands over the board."""
+    defects (scaled by ``difficulty``, 0 = clean) and ``hands`` hands over the board.  With
+    ``style="shaded"`` the scene also carries a random ``Look`` (and the hands its skins and
+    sleeves); position, offsets, camera and hand poses are the same as the polygon style's
+    for the same seed."""
+    _check_style(style)
     rng = np.random.default_rng(seed)
     if position is None:
         position = random_position(board, pieces, rng)
@@ -94,12 +124,17 @@ def random_scene(pieces: PieceSet, board: BoardSpec, seed: int, *, position: Pos
         intrinsics, pose = random_camera(board, pieces, rng, intrinsics)
     elif intrinsics is None:
         raise ValueError("a pose needs its intrinsics")
-    return Scene(board=board, pieces=pieces, position=position, offsets=offsets,
-                 intrinsics=intrinsics, pose=pose, lighting=random_lighting(rng, difficulty),
-                 imaging=random_imaging(rng, difficulty),
-                 hands=tuple(random_hand(board, rng) for _ in range(hands)),
-                 texture_variant=int(rng.integers(0, 4)),
-                 table_bgr=tuple(int(v) for v in rng.integers(40, 160, 3)))
+    scene = Scene(board=board, pieces=pieces, position=position, offsets=offsets,
+                  intrinsics=intrinsics, pose=pose, lighting=random_lighting(rng, difficulty),
+                  imaging=random_imaging(rng, difficulty),
+                  hands=tuple(random_hand(board, rng) for _ in range(hands)),
+                  texture_variant=int(rng.integers(0, 4)),
+                  table_bgr=tuple(int(v) for v in rng.integers(40, 160, 3)))
+    if style == "shaded":
+        lrng = _look_rng(seed)
+        look = random_look(lrng, pieces, board, difficulty)
+        scene = replace(scene, look=look, hands=tuple(styled_hand(h, lrng) for h in scene.hands))
+    return scene
 
 
 def empty_scene(scene: Scene) -> Scene:
@@ -147,13 +182,17 @@ class SyntheticCamera(FrameSource):
     ``script`` lists positions (default: ``demo_script``); ``pieces``/``board`` are names or
     paths; each position is held for ``still_frames`` frames, each change takes
     ``move_frames`` frames with a hand over the squares that change.  ``truth`` holds the
-    ground truth of the last frame read.  Deterministic for ``seed``."""
+    ground truth of the last frame read.  Deterministic for ``seed``.  ``style="shaded"``
+    plays the game in a random look of the shaded renderer, fixed for the game (the camera's
+    auto-exposure still drifts from frame to frame)."""
 
     name = "synthetic"
 
     def __init__(self, script: list[Position] | None = None, seed: int = 0, pieces: str = "storer-clear",
                  board: str | None = None, still_frames: int = 6, move_frames: int = 6, fps: float = 10.0,
-                 nudge_every: int = 0, loop: bool = False, difficulty: float = 0.6):
+                 nudge_every: int = 0, loop: bool = False, difficulty: float = 0.6, style: str = "polygon"):
+        _check_style(style)
+        self.style = style
         self.seed = seed
         self.fps = fps
         self.loop = loop
@@ -175,7 +214,8 @@ class SyntheticCamera(FrameSource):
         self.script = self._script or demo_script(self.board, self.pieces)
         # the standard module, which is what calibrate() assumes unless told otherwise
         self.base = random_scene(self.pieces, self.board, self.seed, position=self.script[0],
-                                 difficulty=self.difficulty, intrinsics=nominal_intrinsics("pi3"))
+                                 difficulty=self.difficulty, intrinsics=nominal_intrinsics("pi3"),
+                                 style=self.style)
         self._timeline = self._build_timeline()
         self._i = 0
         self._opened = True
@@ -207,6 +247,9 @@ class SyntheticCamera(FrameSource):
                 pose = nudged(pose, r.uniform(-6, 6), r.uniform(-6, 6), r.uniform(-2.5, 2.5),
                               (self.board.width_mm / 2, self.board.depth_mm / 2))
         hands = tuple(random_hand(self.board, rng, sq) for sq in hand_squares)
+        if self.base.look is not None:
+            # the same player's hand all game: one skin and sleeve drawn from the game's seed
+            hands = tuple(styled_hand(h, _look_rng(self.seed * 7 + 3)) for h in hands)
         offsets = random_offsets(self.board, self.pieces, pos, np.random.default_rng(hash(pos) & 0xFFFF),
                                  scale=self.difficulty)
         scene = replace(self.base, position=pos, offsets=offsets, hands=hands, pose=pose)

@@ -9,12 +9,16 @@ light and 1 dark and size class 0 the smallest of the piece set.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..camera_model import CameraIntrinsics, CameraPose, nominal_intrinsics, project
 from ..markers import outer_rect, tile_side
 from ..pieces import BoardSpec, PieceSet
+
+if TYPE_CHECKING:
+    from .look import Look
 
 Cup = tuple[int, int]
 Stack = tuple[Cup, ...]
@@ -60,7 +64,9 @@ class Hand:
 @dataclass(frozen=True)
 class Scene:
     """Everything needed to render one frame.  ``offsets`` gives, per square and per cup of
-    its stack, the cup's (dx, dy) from the square centre in mm."""
+    its stack, the cup's (dx, dy) from the square centre in mm.  ``look`` set means the
+    scene is drawn in the shaded style (``hardware.render.shaded``) with those materials and
+    lamps; ``lighting``, ``imaging``, ``texture_variant`` and ``table_bgr`` are then unused."""
 
     board: BoardSpec
     pieces: PieceSet
@@ -73,6 +79,7 @@ class Scene:
     hands: tuple[Hand, ...] = ()
     texture_variant: int = 0
     table_bgr: tuple[int, int, int] = (95, 105, 112)
+    look: "Look | None" = None
 
 
 def empty_position(board: BoardSpec) -> Position:
