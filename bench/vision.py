@@ -22,12 +22,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--per-camera", type=int, default=2)
     ap.add_argument("--hands", type=int, default=0)
+    ap.add_argument("--style", default="polygon", choices=("polygon", "shaded"),
+                    help="the renderer's look: polygon (what the models were fitted on) or shaded (held out)")
     ap.add_argument("--measure-set", action="store_true",
                     help="calibrate as the wizard does, with the set measured on a frame of its layout")
     args = ap.parse_args()
     for name in args.sets.split(","):
         print(format_result(evaluate(name, args.boards, args.seed, args.per_camera, args.hands,
-                                            measure=args.measure_set)), flush=True)
+                                            measure=args.measure_set, style=args.style)), flush=True)
     return 0
 
 

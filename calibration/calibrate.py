@@ -79,7 +79,7 @@ def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, 
     for k, f in enumerate(frames):
         if f.shape[:2] != (h, w):
             raise CalibrationError(f"frame {k} is {f.shape[1]}x{f.shape[0]}, the first was {w}x{h}")
-        fix = estimate_pose(detect_markers(f, board), board, intrinsics)
+        fix = estimate_pose(detect_markers(f, board, thorough=True), board, intrinsics)
         if fix is not None:
             fixes.append((len(fix.markers), -fix.error_px, k, fix))
     if not fixes:

@@ -35,15 +35,21 @@ def largest_window(marker_px: float | None) -> int:
 
 def detect_markers(image: np.ndarray, board: BoardSpec,
                    rois: list[tuple[int, int, int, int]] | None = None,
-                   marker_px: float | None = None) -> dict[int, np.ndarray]:
+                   marker_px: float | None = None, thorough: bool = False) -> dict[int, np.ndarray]:
     """The board's markers found in ``image``: id → corners (4, 2) in pixels.  With
     ``rois`` (x, y, w, h) only those regions are searched (much faster); ``marker_px``, the
-    markers' expected side in pixels, if known, spares thresholds that cannot help."""
+    markers' expected side in pixels, if known, spares thresholds that cannot help.
+    ``thorough`` (calibration, where time is no matter): where a marker is missing, look again
+    in the picture with its contrast evened out and in it enlarged twice (a small, soft
+    marker's bits are then wider than the thresholds' smallest window)."""
     det = _detector(board.markers.dictionary, largest_window(marker_px))
     wanted = set(board.markers.ids)
     if rois is None:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        return _keep(det.detectMarkers(gray)[:2], wanted, [(0, 0, 0)])
+        found = _keep(det.detectMarkers(gray)[:2], wanted, [(0, 0, 0)])
+        if thorough and set(found) != wanted:
+            found = {**_second_looks(gray, det, wanted), **found}
+        return found
     # the regions side by side in one picture, searched at once: a search costs much the same
     # whatever the picture's size up to a few regions' worth, and each marker lies well inside
     # its region (which pads it by at least 30 px), so it is found there as it would be alone
@@ -68,6 +74,20 @@ def detect_markers(image: np.ndarray, board: BoardSpec,
 
 
 MOSAIC_GAP = 16  # px of white between the regions searched together
+
+
+def _second_looks(gray: np.ndarray, det: cv2.aruco.ArucoDetector, wanted: set[int]) -> dict[int, np.ndarray]:
+    """Markers found in ``gray`` with its contrast evened out (CLAHE) or enlarged twice,
+    corners in ``gray``'s pixels; the first look's where both find one."""
+    even = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(gray)
+    found = _keep(det.detectMarkers(even)[:2], wanted, [(0, 0, 0)])
+    for picture in (gray, even):
+        if set(found) == wanted:
+            break
+        big = cv2.resize(picture, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+        for i, c in _keep(det.detectMarkers(big)[:2], wanted, [(0, 0, 0)]).items():
+            found.setdefault(i, (c + 0.5) / 2 - 0.5)  # pixel centres of the enlarged picture
+    return found
 
 
 def _keep(detected, wanted: set[int], shifts: list[tuple[int, int, int]]) -> dict[int, np.ndarray]:

@@ -109,15 +109,17 @@ class BenchCamera:
 
 def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0, per_camera: int = 2,
                   hands: int = 0, hand_share: float = 1.0, nudge: bool = True,
-                  first_camera: int = 0, measure: bool = False) -> Iterator[BenchCamera]:
+                  first_camera: int = 0, measure: bool = False, style: str = "polygon") -> Iterator[BenchCamera]:
     """The cameras and frames ``evaluate`` reads (its arguments mean the same), camera by
     camera: deterministic for a seed, so two recognisers can be timed on the same frames.
     With ``measure`` each calibration also measures the set as the wizard does
-    (``vision.set_measure``), on a frame of the set's layout under the camera's own light."""
+    (``vision.set_measure``), on a frame of the set's layout under the camera's own light.
+    ``style`` is the renderer's look (``hardware.synthetic.STYLES``): in the ``shaded`` one a
+    camera's table keeps its look (wood, finishes, lamps) for all its frames."""
     done = 0
     for cam in range(first_camera, first_camera + -(-boards // per_camera)):
         cam_seed = seed * 1_000_003 + cam * 7919
-        base = random_scene(pieces, board, cam_seed)
+        base = random_scene(pieces, board, cam_seed, style=style)
         try:
             cal = calibrate([render_scene(empty_scene(base), cam_seed + 1)[0]], pieces, board,
                             intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
@@ -131,12 +133,13 @@ def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0
             rng = np.random.default_rng(cam_seed + 300 + j)
             with_hands = hands if rng.random() < hand_share else 0
             sc = random_scene(pieces, board, cam_seed + 100 + j, intrinsics=base.intrinsics, pose=base.pose,
-                              hands=with_hands)
+                              hands=with_hands, style=style)
             pose = base.pose
             if nudge and rng.random() < 0.5:
                 pose = nudged(pose, rng.uniform(-8, 8), rng.uniform(-8, 8), rng.uniform(-3, 3),
                               (board.width_mm / 2, board.depth_mm / 2))
-            sc = replace(sc, pose=pose, table_bgr=base.table_bgr, texture_variant=base.texture_variant)
+            sc = replace(sc, pose=pose, table_bgr=base.table_bgr, texture_variant=base.texture_variant,
+                         look=base.look)
             frames.append(render_scene(sc, cam_seed + 200 + j))
         done += len(frames)
         yield BenchCamera(base, cal, frames)
@@ -180,7 +183,7 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
              board_name: str | None = None, progress=None, hand_share: float = 1.0,
              nudge: bool = True, observer=None, model: SquareModel | None | str = "shipped",
              first_camera: int = 0, size_check: SizeCheck | None | str = "shipped",
-             measure: bool = False) -> EvalResult:
+             measure: bool = False, style: str = "polygon") -> EvalResult:
     """Render ``boards`` random positions of ``piece_set`` (``per_camera`` positions per random
     camera, each camera calibrated from a rendered frame of its empty board), recognise them
     and count.  With ``hands`` > 0, a share ``hand_share`` of the frames has that many hands
@@ -189,13 +192,15 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
     model's fit collects its evidence that way); ``model`` and ``size_check`` are passed to
     ``Recogniser``.
     ``first_camera`` skips that many cameras of the seed's sequence, so a long run can be
-    done (and kept) in parts that together give the same boards as one run."""
+    done (and kept) in parts that together give the same boards as one run.  ``measure``:
+    calibrate as the wizard does, with the set measured; ``style``: the renderer's look (both
+    as in ``bench_cameras``)."""
     pieces = load_piece_set(piece_set)
     board = load_board(board_name or pieces.default_board)
     res = EvalResult(pieces.name, board.name)
     done = 0
     for camera in bench_cameras(pieces, board, boards, seed, per_camera, hands, hand_share, nudge, first_camera,
-                                measure):
+                                measure, style):
         if camera.calibration is None:
             res.calibrations_failed += 1
             continue

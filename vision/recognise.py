@@ -298,6 +298,8 @@ class Recogniser:
             markers = detect_markers(image, self.board, rois, marker_px=float(np.median(sides)))
         if len(markers) < len(self.last_markers) or not markers:
             markers = detect_markers(image, self.board)
+            if len(markers) < 3:  # too few for a pose: the slower second looks (small, soft markers)
+                markers = detect_markers(image, self.board, thorough=True)
         fix = estimate_pose(markers, self.board, self.cal.intrinsics,
                             guess=self.pose if len(markers) < 3 else None)
         if fix is not None and fix.error_px < 4.0:
