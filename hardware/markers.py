@@ -54,12 +54,14 @@ def marker_centres(board: BoardSpec) -> dict[int, np.ndarray]:
 
 def marker_corners_world(board: BoardSpec) -> dict[int, np.ndarray]:
     """The four corners (4, 3) of each marker by id, in ArUco's order (top-left, top-right,
-    bottom-right, bottom-left of the printed marker), on the board plane z = 0."""
+    bottom-right, bottom-left of the printed marker), at the markers' height above the
+    playing surface (z = 0; ``MarkerLayout.height_mm``)."""
     s = board.markers.size_mm / 2
+    z = board.markers.height_mm
     out = {}
     for mid, (cx, cy) in marker_centres(board).items():
-        out[mid] = np.array([[cx - s, cy + s, 0], [cx + s, cy + s, 0],
-                             [cx + s, cy - s, 0], [cx - s, cy - s, 0]], dtype=np.float64)
+        out[mid] = np.array([[cx - s, cy + s, z], [cx + s, cy + s, z],
+                             [cx + s, cy - s, z], [cx - s, cy - s, z]], dtype=np.float64)
     return out
 
 

@@ -26,13 +26,25 @@ class DataFileError(ValueError):
 @dataclass(frozen=True)
 class PieceSize:
     """One size class: its outer diameter, the diameter of the disc seen on top (a clear
-    cup's plug is its inner diameter), its height, and whether it is solid (no cavity)."""
+    cup's plug is its inner diameter), its height, and whether it is solid (no cavity).
+    ``top_edge`` is the profile where the top meets the wall: ``square`` (a sharp corner),
+    ``rounded`` (a fillet of radius ``edge_mm``) or ``chamfered`` (a bevel ``edge_mm`` wide);
+    seen from above, a rounded or chamfered edge shows midway across it
+    (``seen_edge_diameter_mm``)."""
 
     name: str
     outer_diameter_mm: float
     top_diameter_mm: float
     height_mm: float
     solid: bool = False
+    top_edge: str = "square"
+    edge_mm: float = 0.0
+
+    @property
+    def seen_edge_diameter_mm(self) -> float:
+        """The diameter at which an opaque top's edge shows from above: the outer diameter
+        less the rounding or bevel (half of it on each side)."""
+        return self.outer_diameter_mm - (self.edge_mm if self.top_edge != "square" else 0.0)
 
 
 @dataclass(frozen=True)
@@ -87,12 +99,15 @@ class PieceSet:
 class MarkerLayout:
     """The ArUco markers stuck at the board's four outer corners: dictionary name, ids in the
     order (a1 corner, far corner of the last file, far corner of the last rank... see
-    ``hardware.markers``), printed side length and the white margin around each."""
+    ``hardware.markers``), printed side length and the white margin around each.  ``height_mm`` is how far
+    the markers' printed face lies above (+) or below (-) the playing surface: 0 for markers
+    stuck on the board; -12 for markers on cards laid on the table beside a board 12 mm thick."""
 
     dictionary: str
     ids: tuple[int, int, int, int]
     size_mm: float
     quiet_mm: float
+    height_mm: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -221,7 +236,8 @@ def piece_set_from_dict(data: dict, where: str = "piece set") -> PieceSet:
         h = _positive(_get(s, "height_mm", float, w), f"{w}.height_mm")
         if top > od:
             raise DataFileError(f"{w}: top_diameter_mm ({top}) exceeds outer_diameter_mm ({od})")
-        sizes.append(PieceSize(_get(s, "name", str, w), od, top, h, bool(s.get("solid", False))))
+        sizes.append(PieceSize(_get(s, "name", str, w), od, top, h, bool(s.get("solid", False)),
+                               *_top_edge(s, od, w)))
     for i in range(1, len(sizes)):
         if sizes[i].outer_diameter_mm <= sizes[i - 1].outer_diameter_mm:
             raise DataFileError(f"{where}: sizes must be listed smallest first "
@@ -242,6 +258,30 @@ def piece_set_from_dict(data: dict, where: str = "piece set") -> PieceSet:
     )
 
 
+TOP_EDGES = ("square", "rounded", "chamfered")
+
+
+def _top_edge(s: dict, outer: float, where: str) -> tuple[str, float]:
+    """A size's ``top_edge`` and ``edge_mm`` (both optional: a square edge)."""
+    edge = s.get("top_edge", "square")
+    if edge not in TOP_EDGES:
+        raise DataFileError(f"{where}.top_edge: {edge!r} is not one of {', '.join(TOP_EDGES)}")
+    width = s.get("edge_mm", 0.0)
+    if not isinstance(width, (int, float)) or isinstance(width, bool) or not 0.0 <= float(width) <= outer / 4:
+        raise DataFileError(f"{where}.edge_mm: the rounding or bevel must be from 0 to a quarter of the outer "
+                            f"diameter ({outer / 4:g} mm), got {width!r}")
+    if edge == "square" and width:
+        raise DataFileError(f"{where}.edge_mm: a square top edge has no rounding; set top_edge to rounded or chamfered")
+    return edge, float(width)
+
+
+def _marker_height(value: object, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not -100.0 <= float(value) <= 100.0:
+        raise DataFileError(f"{where}.height_mm: the markers' height above the playing surface must be a number "
+                            f"of mm from -100 to 100 (negative: below it), got {value!r}")
+    return float(value)
+
+
 def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
     """Validate and build a BoardSpec from its JSON object; errors start with ``where``."""
     rows = _get(data, "rows", int, where)
@@ -255,7 +295,7 @@ def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
         raise DataFileError(f"{w}: 'ids' must be four different non-negative integers")
     markers = MarkerLayout(_get(m, "dictionary", str, w), (ids[0], ids[1], ids[2], ids[3]),
                            _positive(_get(m, "size_mm", float, w), f"{w}.size_mm"),
-                           _get(m, "quiet_mm", float, w))
+                           _get(m, "quiet_mm", float, w), _marker_height(m.get("height_mm", 0.0), w))
     return BoardSpec(
         name=_get(data, "name", str, where),
         description=data.get("description", ""),

@@ -206,9 +206,9 @@ class Recogniser:
             self.offsets_mm.append(max_offset(cal.board, cal.pieces, s) + SLACK_MM)
             clear = cal.pieces.clear and not size.solid
             f = cal.sizes[s].edge_scale
-            self.edge_mm.append(f * (size.top_diameter_mm if clear else size.outer_diameter_mm) / 2)
+            self.edge_mm.append(f * (size.top_diameter_mm if clear else size.seen_edge_diameter_mm) / 2)
             self.edges_mm.append((f * size.top_diameter_mm / 2, f * size.outer_diameter_mm / 2) if clear
-                                 else (f * size.outer_diameter_mm / 2,))
+                                 else (f * size.seen_edge_diameter_mm / 2,))
         self.pose: CameraPose = cal.pose
         # where the board's outer corners were at calibration: a shift of the board shows there,
         # while the point under the camera swings with every small error in the estimated tilt
