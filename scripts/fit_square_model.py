@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hardware.pieces import load_board, load_piece_set  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
+from vision.square_fit import train_choice  # noqa: E402
 from vision.square_model import (  # noqa: E402
     MODEL_PATH,
     N_FEATURES,
@@ -143,32 +144,11 @@ def fit_choice(data: Samples, hidden: int, seed: int, steps: int = STEPS, l2: fl
     z = np.where(valid[..., None], (x - mean) / scale, 0.0).astype(np.float32)
     rng = np.random.default_rng(seed)
     d = x.shape[-1]
-    params = {"linear": np.zeros(d, np.float32),
-              "hidden_w": rng.normal(0.0, 0.3 / np.sqrt(d), (d, hidden)).astype(np.float32),
-              "hidden_b": rng.normal(0.0, 0.1, hidden).astype(np.float32),
-              "out": rng.normal(0.0, 0.1, hidden).astype(np.float32)}
-    m1 = {k: np.zeros_like(v) for k, v in params.items()}
-    m2 = {k: np.zeros_like(v) for k, v in params.items()}
-    n = len(y)
-    onehot = np.zeros(valid.shape, np.float32)
-    onehot[np.arange(n), y] = 1.0
-    z2 = z.reshape(-1, d)
-    for t in range(1, steps + 1):
-        hh = np.tanh(z2 @ params["hidden_w"] + params["hidden_b"])  # (squares * alternatives, hidden)
-        u = (z2 @ params["linear"] + hh @ params["out"]).reshape(valid.shape)
-        u = np.where(valid, u, -1e9)
-        u -= u.max(axis=1, keepdims=True)
-        p = np.exp(u) * valid
-        p /= p.sum(axis=1, keepdims=True)
-        g = ((p - onehot) / n).reshape(-1)
-        dh = g[:, None] * params["out"] * (1.0 - hh ** 2)
-        grads = {"linear": z2.T @ g, "out": hh.T @ g, "hidden_w": z2.T @ dh, "hidden_b": dh.sum(axis=0)}
-        rate = RATE * (0.05 + 0.95 * (1 - t / steps))
-        for k, value in params.items():
-            grad = grads[k] + (l2 * value if k != "hidden_b" else 0.0)
-            m1[k] = 0.9 * m1[k] + 0.1 * grad
-            m2[k] = 0.999 * m2[k] + 0.001 * grad ** 2
-            params[k] = value - rate * (m1[k] / (1 - 0.9 ** t)) / (np.sqrt(m2[k] / (1 - 0.999 ** t)) + 1e-8)
+    start = {"linear": np.zeros(d, np.float32),
+             "hidden_w": rng.normal(0.0, 0.3 / np.sqrt(d), (d, hidden)).astype(np.float32),
+             "hidden_b": rng.normal(0.0, 0.1, hidden).astype(np.float32),
+             "out": rng.normal(0.0, 0.1, hidden).astype(np.float32)}
+    params = train_choice(z, valid, y, start, steps, l2, rate=RATE)
     return MaterialModel(mean=mean, scale=scale, colour=np.array([6.0, 0.0, 0.0]),
                          **{k: v.astype(np.float64) for k, v in params.items()})
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -30,7 +31,9 @@ from hardware.synthetic import (
 )
 from hardware.render.scene import random_offsets
 
-from .observation import OCCLUDED
+from .frames_folder import frames as folder_frames
+from .frames_folder import open_folder
+from .observation import OCCLUDED, Observation
 from .recognise import Recogniser
 from .set_measure import measure_set, set_layout
 from .size_check import SizeCheck
@@ -81,6 +84,42 @@ class EvalResult:
     def board_accuracy(self) -> float:
         """Share of boards with every square right."""
         return self.boards_right / self.boards if self.boards else 0.0
+
+    def count(self, obs: Observation, tops: Sequence, occluded: Sequence[bool]) -> None:
+        """Count one recognised frame against its truth: per square the top (colour, size
+        class) or None, and whether something hides it (a hidden square is right if read
+        as occluded or read correctly)."""
+        any_occl = any(occluded)
+        self.hand_frames += any_occl
+        self.hand_frames_seen += any_occl and obs.hand
+        self.false_hand_frames += (not any_occl) and obs.hand
+        all_right = True
+        for reading, top, occl in zip(obs.squares, tops, occluded):
+            got = reading.top if reading.state != OCCLUDED else OCCLUDED
+            right = got == top or (occl and got == OCCLUDED)
+            if occl:
+                self.occluded_truth += 1
+                self.occluded_truth_said += got == OCCLUDED
+            if got == OCCLUDED:
+                self.said_occluded += 1
+                self.false_occluded += not occl
+            else:
+                self.conf_right.append((reading.confidence, got == top))
+                if got is None:
+                    self.empty_conf_right.append((reading.confidence, got == top))
+                if got != top:
+                    self.wrong_labels += 1
+                    self.wrong_under_hand += occl
+            if top is None:
+                self.empty += 1
+                self.empty_right += right
+            else:
+                self.occupied += 1
+                self.occupied_right += right
+            all_right &= right
+            self.confusion[(_label(top), _label(got))] += 1
+        self.boards += 1
+        self.boards_right += all_right
 
     def reliability(self) -> list[tuple[float, float, int, int]]:
         """Per confidence bin of the labelled (not occluded) readings: (low edge, high edge,
@@ -155,7 +194,7 @@ def _layout_scene(base: Scene) -> Scene:
     return replace(base, position=pos, offsets=random_offsets(base.board, base.pieces, pos, rng), hands=())
 
 
-def _label(top, sizes: int) -> str:
+def _label(top) -> str:
     if top is None:
         return "empty"
     if top == OCCLUDED:
@@ -215,40 +254,28 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
             res.cpu_ms.append((time.thread_time() - c0) * 1000)
             if observer is not None:
                 observer(rec, obs, truth)
-            any_occl = any(truth.occluded)
-            res.hand_frames += any_occl
-            res.hand_frames_seen += any_occl and obs.hand
-            res.false_hand_frames += (not any_occl) and obs.hand
-            all_right = True
-            for sq, (reading, top, occl) in enumerate(zip(obs.squares, truth.tops, truth.occluded)):
-                got = reading.top if reading.state != OCCLUDED else OCCLUDED
-                right = got == top or (occl and got == OCCLUDED)
-                if occl:
-                    res.occluded_truth += 1
-                    res.occluded_truth_said += got == OCCLUDED
-                if got == OCCLUDED:
-                    res.said_occluded += 1
-                    res.false_occluded += not occl
-                else:
-                    res.conf_right.append((reading.confidence, got == top))
-                    if got is None:
-                        res.empty_conf_right.append((reading.confidence, got == top))
-                    if got != top:
-                        res.wrong_labels += 1
-                        res.wrong_under_hand += occl
-                if top is None:
-                    res.empty += 1
-                    res.empty_right += right
-                else:
-                    res.occupied += 1
-                    res.occupied_right += right
-                all_right &= right
-                res.confusion[(_label(top, len(pieces.sizes)), _label(got, len(pieces.sizes)))] += 1
-            res.boards += 1
-            res.boards_right += all_right
+            res.count(obs, truth.tops, truth.occluded)
             done += 1
             if progress:
                 progress(done, boards)
+    return res
+
+
+@_on_one_thread
+def evaluate_folder(folder: str | Path, model: SquareModel | None | str = "shipped") -> EvalResult:
+    """Recognise every frame of a frames folder (``vision.frames_folder``: the user's own
+    photos, or frames the referee kept) through its calibration, and count against its truth."""
+    cal, _ = open_folder(folder)
+    res = EvalResult(cal.pieces.name, cal.board.name)
+    res.heights.append(cal.camera_height_mm)
+    res.models[cal.intrinsics.model or "?"] += 1
+    rec = Recogniser(cal, model)
+    for image, item in folder_frames(folder):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        obs = rec.recognise(image)
+        res.ms.append((time.perf_counter() - t0) * 1000)
+        res.cpu_ms.append((time.thread_time() - c0) * 1000)
+        res.count(obs, item.tops, item.hidden)
     return res
 
 

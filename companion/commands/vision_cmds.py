@@ -29,7 +29,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--per-camera", type=int, default=2, help="positions per random camera (default 2)")
     p.add_argument("--hands", type=int, default=0, help="hands over the board in every frame (default 0)")
+    p.add_argument("--style", default="polygon", choices=["polygon", "shaded"],
+                   help="the renderer's look: polygon (what the models were fitted on) or shaded (held out)")
+    p.add_argument("--measure-set", action="store_true",
+                   help="calibrate as the wizard does, with the set measured on a frame of its layout")
+    p.add_argument("--frames", metavar="DIR",
+                   help="measure on a folder of labelled frames instead (your photos or the referee's; "
+                        "docs/geometry.md, 'Frames folders')")
+    p.add_argument("--model", metavar="FILE", help="a square model to read with (default: the shipped one)")
     p.set_defaults(func=cmd_vision_eval)
+
+    p = subparsers.add_parser("adapt", help="adapt recognition to your own table from a folder of labelled frames")
+    p.add_argument("--frames", metavar="DIR", required=True, help="the frames folder (calibration, truth, pictures)")
+    p.add_argument("--out", metavar="FILE", help="where to write the adapted model (default DIR/square_model.json)")
+    p.set_defaults(func=cmd_adapt)
 
     p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
     p.add_argument("--board", default="storer-lid-4x4", help="board name or JSON file")
@@ -79,11 +92,37 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
     """Print recognition accuracy and speed on rendered boards."""
     from vision.evaluate import evaluate, format_result
 
+    from vision.evaluate import evaluate_folder
+    from vision.square_model import load_model
+
+    model = load_model(Path(args.model)) if args.model else "shipped"
+    if args.frames:
+        print(format_result(evaluate_folder(args.frames, model)), flush=True)
+        return 0
     if args.boards < 1:
         raise ValueError("--boards must be at least 1")
     for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
-        res = evaluate(name, args.boards, seed=args.seed, per_camera=args.per_camera, hands=args.hands)
+        res = evaluate(name, args.boards, seed=args.seed, per_camera=args.per_camera, hands=args.hands,
+                       model=model, measure=args.measure_set, style=args.style)
         print(format_result(res), flush=True)
+    return 0
+
+
+def cmd_adapt(args: argparse.Namespace) -> int:
+    """Adapt the square model to a frames folder; write it only if it reads the frames kept
+    apart at least as well."""
+    from vision.adapt import adapt
+    from vision.square_model import load_model, save_model
+
+    result = adapt(args.frames, load_model())
+    print(f"adapted on {result.frames_used} frames; the {result.frames_checked} kept apart read "
+          f"{100 * result.before:.2f} % right before, {100 * result.after:.2f} % after")
+    if not result.adapted:
+        print("the adapted model read the kept-apart frames worse: nothing written")
+        return 0
+    out = Path(args.out) if args.out else Path(args.frames) / "square_model.json"
+    save_model(result.model, out)
+    print(f"adapted model written to {out}: use it with --model {out}")
     return 0
 
 

@@ -1,0 +1,110 @@
+"""Labelled frames folders (``vision.frames_folder``), measuring recognition on them and
+adapting the square model to them (``vision.adapt``), on rendered tables; and the commands."""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from calibration import calibrate
+from hardware.pieces import load_board, load_piece_set
+from hardware.synthetic import empty_scene, random_scene, render_scene
+from vision.adapt import adapt
+from vision.evaluate import evaluate_folder
+from vision.frames_folder import FramesFolderError, FramesWriter, frames, open_folder
+from vision.square_model import load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _folder(tmp: Path, name: str, style: str, count: int, seed: int, keep: int | None = None) -> Path:
+    pieces = load_piece_set(name)
+    board = load_board(pieces.default_board)
+    base = random_scene(pieces, board, seed, style=style, difficulty=0.6)
+    cal = calibrate([render_scene(empty_scene(base), seed)[0]], pieces, board, intrinsics=base.intrinsics)
+    writer = FramesWriter(tmp, cal, keep=keep or count)
+    for j in range(count):
+        sc = random_scene(pieces, board, seed + 100 + j, intrinsics=base.intrinsics, pose=base.pose, style=style,
+                          difficulty=0.6)
+        image, truth = render_scene(replace(sc, look=base.look, table_bgr=base.table_bgr,
+                                            texture_variant=base.texture_variant), seed + j)
+        writer.add(image, truth.tops)
+    return tmp
+
+
+def test_a_frames_folder_keeps_its_newest_frames_and_reads_back(tmp_path):
+    folder = _folder(tmp_path / "f", "gobblet-jr", "polygon", 5, seed=31, keep=3)
+    cal, truth = open_folder(folder)
+    assert [t.file for t in truth] == ["00003.png", "00004.png", "00005.png"]
+    assert sorted(p.name for p in folder.glob("*.png")) == ["00003.png", "00004.png", "00005.png"]
+    data = json.loads((folder / "truth.json").read_text())
+    assert data["format"] == "cupboard-frames" and len(data["frames"][0]["tops"]) == 9
+    images = list(frames(folder))
+    assert len(images) == 3 and images[0][0].shape == (720, 1280, 3)
+    res = evaluate_folder(folder)
+    assert res.boards == 3 and res.square_accuracy >= 0.95
+    # the same calibration goes on adding; another one starts the folder again
+    FramesWriter(folder, cal, keep=3)
+    assert len(open_folder(folder)[1]) == 3
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d["frames"][0]["tops"].__setitem__(0, "X9"), r"frames\[0\]\.tops\[0\]: 'X9' is not"),
+    (lambda d: d["frames"][0]["tops"].pop(), r"frames\[0\]: 'tops' must list the 9 squares"),
+    (lambda d: d["frames"][0].__setitem__("file", "../calibration.json"), r"'file' must name a file in the folder"),
+    (lambda d: d["frames"][0].__setitem__("hidden", ["z9"]), r"'hidden' must list square names"),
+    (lambda d: d.__setitem__("format", "other"), r"truth.json"),
+])
+def test_a_damaged_truth_file_is_named(tmp_path, change, says):
+    folder = _folder(tmp_path / "f", "gobblet-jr", "polygon", 1, seed=32)
+    data = json.loads((folder / "truth.json").read_text())
+    change(data)
+    (folder / "truth.json").write_text(json.dumps(data))
+    with pytest.raises(FramesFolderError, match=says):
+        open_folder(folder)
+
+
+def test_a_missing_truth_or_picture_is_named(tmp_path):
+    folder = _folder(tmp_path / "f", "gobblet-jr", "polygon", 1, seed=33)
+    (folder / "00001.png").unlink()
+    with pytest.raises(FramesFolderError, match="00001.png: missing"):
+        list(frames(folder))
+    (folder / "truth.json").unlink()
+    with pytest.raises(FramesFolderError, match="no such file"):
+        open_folder(folder)
+
+
+def test_adapting_to_a_table_in_the_held_out_look_reads_it_no_worse(tmp_path):
+    """The square model, fitted on the polygon look, adapted on frames of one table in the
+    shaded look: kept only if it reads the frames it kept apart at least as well, and then it
+    reads other frames of that table at least as well as the shipped model."""
+    learn = _folder(tmp_path / "learn", "gobblet-jr", "shaded", 8, seed=4100)
+    test = _folder(tmp_path / "test", "gobblet-jr", "shaded", 4, seed=4100 + 50)
+    (test / "calibration.json").write_bytes((learn / "calibration.json").read_bytes())
+    shipped = load_model()
+    result = adapt(learn, shipped)
+    assert result.frames_used == 6 and result.frames_checked == 2
+    assert result.adapted == (result.after >= result.before)
+    assert (result.model is shipped) != result.adapted
+    before, after = evaluate_folder(test, shipped), evaluate_folder(test, result.model)
+    assert after.square_accuracy >= before.square_accuracy - 1e-9
+
+
+def test_the_commands_measure_and_adapt_on_a_folder(tmp_path):
+    folder = _folder(tmp_path / "f", "gobblet-jr", "polygon", 6, seed=34)
+    run = [sys.executable, "-m", "companion.cli"]
+    out = subprocess.run([*run, "vision-eval", "--frames", str(folder)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "per-square accuracy" in out.stdout and "6 boards" in out.stdout
+    model = tmp_path / "adapted.json"
+    out = subprocess.run([*run, "adapt", "--frames", str(folder), "--out", str(model)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "kept apart" in out.stdout and model.exists() == ("written to" in out.stdout)
+    bad = subprocess.run([*run, "vision-eval", "--frames", str(tmp_path / "nothing")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "no such folder" in bad.stderr and "Traceback" not in bad.stderr

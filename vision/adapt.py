@@ -1,0 +1,104 @@
+"""Adapting the square model to a user's own board, pieces, light and camera from labelled
+frames (``vision.frames_folder``: frames the referee kept of committed positions, or the
+user's own photos with a truth file).
+
+The square model was fitted on rendered boards.  Here its weights for the folder's cup
+material are trained further on the folder's squares, pulled towards the shipped weights (so a
+few games' frames move them only as far as they must) and with the same standardisation.  A
+share of the frames is kept apart: the adapted model is kept only if it reads those at least
+as well as the one it started from, and both figures are reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .frames_folder import FramesFolderError, frames, open_folder
+from .recognise import Recogniser
+from .square_fit import PARAMS, train_choice
+from .square_model import MaterialModel, SquareModel, alternatives
+
+STEPS = 300
+PULL = 0.02  # l2 towards the weights adapted from
+RATE = 0.005
+HOLD_OUT = 0.25  # share of the frames (every 4th) kept apart to check the adaptation on
+
+
+@dataclass(frozen=True)
+class Squares:
+    """The folder's squares as the model sees them: alternatives (squares, alternatives,
+    features), which are real, and the true alternative (0 empty, 1 + size class)."""
+
+    x: np.ndarray
+    valid: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """The model to use (adapted, or the one started from if adapting did not help), whether
+    it was adapted, and the share of the kept-apart squares each model reads right."""
+
+    model: SquareModel
+    adapted: bool
+    frames_used: int
+    frames_checked: int
+    before: float
+    after: float
+
+
+def collect(folder: str | Path) -> tuple[str, list[Squares]]:
+    """The folder's material and, per frame with nothing hidden, its squares."""
+    cal, _ = open_folder(folder)
+    rec = Recogniser(cal, model=None, size_check=None)
+    out = []
+    for image, item in frames(folder):
+        if any(item.hidden):
+            continue
+        obs = rec.recognise(image)
+        if not obs.board_found or rec.last_evidence is None:
+            continue
+        x = alternatives(rec.last_evidence)
+        y = np.array([0 if t is None else 1 + t[1] for t in item.tops])
+        out.append(Squares(x, np.ones(x.shape[:2], bool), y))
+    return rec.material, out
+
+
+def _merge(parts: list[Squares]) -> Squares:
+    return Squares(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Squares)))
+
+
+def accuracy(model: MaterialModel, data: Squares) -> float:
+    """Share of squares whose most probable alternative is the true one."""
+    return float((model.probabilities(data.x).argmax(axis=-1) == data.y).mean())
+
+
+def fine_tune(model: MaterialModel, data: Squares, steps: int = STEPS, pull: float = PULL) -> MaterialModel:
+    """``model`` trained further on ``data``, pulled towards its own weights."""
+    z = ((data.x - model.mean) / model.scale).astype(np.float32)
+    start = {k: getattr(model, k).astype(np.float32) for k in PARAMS}
+    params = train_choice(z, data.valid, data.y, start, steps, pull, anchor=start, rate=RATE)
+    return dataclasses.replace(model, **{k: v.astype(np.float64) for k, v in params.items()})
+
+
+def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float = PULL) -> Adaptation:
+    """Adapt ``base`` to the frames of ``folder`` (every 4th frame kept apart to check)."""
+    material, per_frame = collect(folder)
+    if len(per_frame) < 4:
+        raise FramesFolderError(f"{folder}: {len(per_frame)} usable frames (board found, nothing hidden); "
+                                "adapting needs at least 4")
+    check = per_frame[::int(round(1 / HOLD_OUT))]
+    train = [f for k, f in enumerate(per_frame) if k % int(round(1 / HOLD_OUT))]
+    start = base.for_material(material)
+    tuned = fine_tune(start, _merge(train), steps, pull)
+    held = _merge(check)
+    before, after = accuracy(start, held), accuracy(tuned, held)
+    better = after >= before
+    note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
+            f"({100 * before:.2f} -> {100 * after:.2f} % of {len(held.y)} squares kept apart)")
+    model = SquareModel({**base.materials, material: tuned}, note) if better else base
+    return Adaptation(model, better, len(train), len(check), before, after)
