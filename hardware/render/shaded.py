@@ -144,7 +144,9 @@ def _wood(look_rng_tables, grids, u, v, early, late, ring_mm, strip_mm, fp):
     v0, depth, tint = look_rng_tables
     strip = np.floor(v / strip_mm)
     idx = np.mod(strip, len(v0)).astype(np.int32)
-    warp = 7.0 * _vnoise(grids[0], u / 160.0, v / 45.0) + 0.8 * _vnoise(grids[1], u / 25.0, v / 5.0)
+    # rings are of uneven width (good and poor growing years): a slow wobble across them
+    warp = (7.0 * _vnoise(grids[0], u / 160.0, v / 45.0) + 0.8 * _vnoise(grids[1], u / 25.0, v / 5.0)
+            + 1.6 * ring_mm * _vnoise(grids[3], u / 400.0, v / (2.5 * ring_mm)))
     dist = np.sqrt((v - (strip + 0.5) * strip_mm - v0[idx]) ** 2 + depth[idx] ** 2) + warp
     ring = np.mod(dist / ring_mm, 1.0)
     # the dark latewood band of each ring, sharp on one side; it fades where a pixel spans
@@ -629,9 +631,10 @@ class _Shader:
         obj = self.new_obj()
         f.hand_ids.add(obj)
         parts = [(E, elbow, 44.0, "sleeve"), (elbow, wrist, 30.0, "sleeve" if long_sleeve else "skin")]
-        for off in (-20.0, 0.0, 20.0):
-            parts.append((wrist + d3 * 12 + perp * off * 0.8, P + d3 * 24 + perp * off + np.array([0, 0, -4.0]),
-                          15.0, "skin"))
+        # the palm: overlapping rods fanning out from the wrist to the knuckles
+        for off in (-22.0, -11.0, 0.0, 11.0, 22.0):
+            parts.append((wrist + d3 * 12 + perp * off * 0.7, P + d3 * 24 + perp * off + np.array([0, 0, -4.0]),
+                          13.0, "skin"))
         for k, off in enumerate((-24.0, -8.0, 8.0, 24.0)):
             ang = (k - 1.5) * 0.12 * (1 + hand.spread)
             fd = np.array([np.cos(ang) * d[0] - np.sin(ang) * d[1], np.sin(ang) * d[0] + np.cos(ang) * d[1], 0.0])
@@ -651,8 +654,11 @@ class _Shader:
             dd = f.D[y0:y1, x0:x1]
             t, n = _capsule_hit(f.C.astype(np.float32), dd, a.astype(np.float32), b.astype(np.float32), r)
             if kind == "skin":
-                f.write(box, t.astype(np.float32), n, np.broadcast_to(skin, n.shape).astype(np.float32),
-                        0.05, 14.0, obj, wrap=0.35)
+                # skin is not one flat colour: blotches and creases, a few per cent
+                Pw = f.C + np.where(np.isfinite(t), t, 0.0)[..., None] * dd
+                blot = _vnoise(self.grids[5], Pw[..., 0] / 9.0, Pw[..., 1] / 9.0 + Pw[..., 2] / 13.0)
+                alb = skin[None, None, :] * (0.9 + 0.2 * blot)[..., None]
+                f.write(box, t.astype(np.float32), n, alb.astype(np.float32), 0.05, 14.0, obj, wrap=0.35)
             else:
                 Pw = f.C + np.where(np.isfinite(t), t, 0.0)[..., None] * dd
                 e = (b - a) / np.linalg.norm(b - a)
