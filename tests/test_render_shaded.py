@@ -301,7 +301,8 @@ def test_calibration_finds_the_board_in_the_shaded_style(name):
         assert len(cal.markers_seen) >= 3
         seen = project(corners, cal.intrinsics, cal.pose)
         err = np.linalg.norm(seen - project(corners, base.intrinsics, base.pose), axis=1)
-        assert err.max() < 2.5
+        # three markers pin the far corner less well
+        assert err.max() < (2.5 if len(cal.markers_seen) == 4 else 4.0)
     assert done >= 6
 
 

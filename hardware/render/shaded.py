@@ -25,6 +25,7 @@ from ..camera_model import CameraIntrinsics
 from ..markers import marker_bits, marker_centres, outer_rect, tile_side
 from .look import Look, kelvin_to_bgr
 from .scene import Hand, Scene
+from .shade_kernels import capsule_shadow, cone_shadow, light_pass
 
 _FAR = 1.0e5  # ray length standing for "nothing hit"
 _PLUG_MM = 8.0  # length of a clear cup's wood plug (5/16 inch)
@@ -124,11 +125,13 @@ def _noise_grids(seed: int) -> np.ndarray:
     return rng.random((6, _NOISE_N, _NOISE_N)).astype(np.float32)
 
 
-def _vnoise(grid: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Smooth value noise in [0, 1] at (x, y) measured in noise cells (tiles every 256)."""
+def _vnoise(grid: np.ndarray, x: np.ndarray, y: np.ndarray, fine: bool = False) -> np.ndarray:
+    """Smooth value noise in [0, 1] at (x, y) measured in noise cells (tiles every 256);
+    ``fine`` noise, a pixel or two per cell, is interpolated linearly (cheaper, and cubic
+    would not show)."""
     mx = np.mod(x, _NOISE_N).astype(np.float32)
     my = np.mod(y, _NOISE_N).astype(np.float32)
-    return cv2.remap(grid, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+    return cv2.remap(grid, mx, my, cv2.INTER_LINEAR if fine else cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
 
 
 @lru_cache(maxsize=16)
@@ -154,7 +157,7 @@ def _wood(look_rng_tables, grids, u, v, early, late, ring_mm, strip_mm, fp):
     late_w = _smoothstep(0.55, 0.92, ring) * (1.0 - _smoothstep(0.92, 1.0, ring))
     fade = np.clip(1.5 - fp / ring_mm * 1.5, 0.0, 1.0)
     late_w = late_w * fade + 0.3 * (1 - fade)
-    fibre = _vnoise(grids[2], u / 18.0, v / 0.9) - 0.5
+    fibre = _vnoise(grids[2], u / 18.0, v / 0.9, True) - 0.5
     alb = early[None, None, :] * (1 - late_w[..., None]) + late[None, None, :] * late_w[..., None]
     return alb * (1.0 + 0.12 * fibre)[..., None] * tint[idx][..., None]
 
@@ -284,58 +287,6 @@ def _capsule_hit(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, r: 
     return best, _unit(n).astype(np.float32)
 
 
-# -- shadows ---------------------------------------------------------------------------------
-
-def _cone_shadow(P, l, c, R, Rt, zb, zt):
-    """How far inside a frustum (axis at c, radius R at zb to Rt at zt) the rays from points
-    P toward directions l (unit, pointing up to the light) pass: negative where they miss,
-    in mm roughly (the smallest of dist^2 - r^2 over the frustum's height, over 2r)."""
-    lz = np.maximum(l[:, 2], 1e-4)
-    v = l[:, :2] / lz[:, None]
-    zlo = np.maximum(P[:, 2], zb)
-    p0 = P[:, :2] - P[:, 2:3] * v - c
-    k = (Rt - R) / (zt - zb)
-    r0 = R - k * zb  # radius extrapolated to z = 0
-    qa = np.einsum("ij,ij->i", v, v) - k * k
-    qb = 2 * (np.einsum("ij,ij->i", v, p0) - r0 * k)
-    qc = np.einsum("ij,ij->i", p0, p0) - r0 * r0
-
-    def q(z):
-        return qa * z * z + qb * z + qc
-
-    qmin = np.minimum(q(zlo), q(np.full_like(zlo, zt)))
-    zs = -qb / np.where(qa > 1e-9, 2 * qa, 1.0)
-    inside = (qa > 1e-9) & (zs > zlo) & (zs < zt)
-    qmin = np.where(inside, np.minimum(qmin, q(np.clip(zs, zlo, zt))), qmin)
-    qmin = np.where(zlo < zt, qmin, 1e9)
-    return -qmin / (2 * max(R, Rt))
-
-
-def _capsule_shadow(P, Q, a, b, r):
-    """Distance by which segments P-Q pass inside capsule a-b (positive = blocked), and the
-    distance from P along P-Q to where they pass closest."""
-    d1 = Q - P
-    if d1.shape != P.shape:
-        d1 = np.broadcast_to(d1, P.shape)
-    a, b = a.astype(np.float32), b.astype(np.float32)
-    d2 = b - a
-    rr = P - a
-    aa = np.einsum("ij,ij->i", d1, d1)
-    e = float(d2 @ d2)
-    f = rr @ d2
-    c = np.einsum("ij,ij->i", d1, rr)
-    bb = d1 @ d2
-    den = aa * e - bb * bb
-    s = np.where(den > 1e-9, np.clip((bb * f - c * e) / np.where(den > 1e-9, den, 1.0), 0, 1), 0.0)
-    t = (bb * s + f) / e
-    lo, hi = t < 0, t > 1
-    s = np.where(lo, np.clip(-c / aa, 0, 1), np.where(hi, np.clip((bb - c) / aa, 0, 1), s))
-    t = np.clip(t, 0, 1)
-    gap = rr + d1 * s[:, None] - np.outer(t, d2)
-    dist = np.sqrt(np.einsum("ij,ij->i", gap, gap))
-    return r - dist, s * np.sqrt(aa)
-
-
 # -- the renderer -----------------------------------------------------------------------------
 
 class _Shader:
@@ -385,10 +336,10 @@ class _Shader:
             gap = np.abs(np.mod(Y + 1700.0, plank) - plank / 2) > plank / 2 - 0.8
             alb *= np.where(gap & (fp < 2.0), 0.45, 1.0)[..., None]
         elif look.table_kind == "laminate":
-            n = 0.05 * (_vnoise(g[3], X / 0.8, Y / 0.8) - 0.5) + 0.05 * (_vnoise(g[4], X / 40, Y / 40) - 0.5)
+            n = 0.05 * (_vnoise(g[3], X / 0.8, Y / 0.8, True) - 0.5) + 0.05 * (_vnoise(g[4], X / 40, Y / 40) - 0.5)
             alb = ta[None, None, :] * (1 + n)[..., None]
         elif look.table_kind == "cloth":
-            weave = _vnoise(g[3], X / 1.2, Y / 1.2) - 0.5
+            weave = _vnoise(g[3], X / 1.2, Y / 1.2, True) - 0.5
             wrinkle = _vnoise(g[4], X / 70, Y / 50) - 0.5
             alb = ta[None, None, :] * (1 + 0.12 * weave * np.clip(2 - fp, 0, 1) + 0.25 * wrinkle)[..., None]
         else:  # gingham check
@@ -416,7 +367,7 @@ class _Shader:
                 v = -Xb * np.sin(a) + Yb * np.cos(a)
                 balb = _wood(self.strips, g, u + 500.0, v + 900.0, be, bl, look.board_ring_mm, look.board_strip_mm, fb)
             elif look.board_kind == "mdf":
-                n = (0.06 * (_vnoise(g[3], Xb / 0.9, Yb / 0.9) - 0.5)
+                n = (0.06 * (_vnoise(g[3], Xb / 0.9, Yb / 0.9, True) - 0.5)
                      + 0.1 * (_vnoise(g[5], Xb / 35, Yb / 35) - 0.5))
                 balb = be[None, None, :] * (1 + n)[..., None]
             else:
@@ -547,9 +498,9 @@ class _Shader:
         if grain > 0:
             # varnished wood: straight grain across the top, running up the wall
             top = part == len(segs)
-            gtop = _vnoise(self.grids[1], (P[..., 0] + cx) / 25.0, (P[..., 1] + cy) / 0.9)
+            gtop = _vnoise(self.grids[1], (P[..., 0] + cx) / 25.0, (P[..., 1] + cy) / 0.9, True)
             ang = np.arctan2(P[..., 1], P[..., 0])
-            gwall = _vnoise(self.grids[2], ang * R / 0.9 + cx, P[..., 2] / 25.0)
+            gwall = _vnoise(self.grids[2], ang * R / 0.9 + cx, P[..., 2] / 25.0, True)
             gr = np.where(top, gtop, gwall)
             alb = alb * (1 - grain * (gr - 0.5) * 2)[..., None]
         if cap_only:
@@ -601,7 +552,7 @@ class _Shader:
         up[..., 2] = 1
         n = np.where((best == t_side)[..., None], radial, up)
         n = np.where((best == t_inner)[..., None], -radial, n)
-        gr = _vnoise(self.grids[1], (P[..., 0] + cx) / 20.0, (P[..., 1] + cy) / 0.8)
+        gr = _vnoise(self.grids[1], (P[..., 0] + cx) / 20.0, (P[..., 1] + cy) / 0.8, True)
         alb = plug[None, None, :] * (1 - grain * (gr - 0.5) * 2)[..., None]
         pale = _lin(wall_bgr) * 0.55
         is_plastic = (best == t_rim) | (best == t_inner)
@@ -683,88 +634,78 @@ class _Shader:
                         wrap=0.2)
 
     # -- light ----------------------------------------------------------------------------------
-    def visibility(self, P: np.ndarray, light_pos: np.ndarray | None, direction: np.ndarray | None,
-                   pen_scale: float) -> np.ndarray:
-        """Per pixel, how much of a lamp (at ``light_pos``) or the sun (``direction``) reaches
-        the surface: shadows of every cup and hand part, soft over a small penumbra."""
+    def visibility(self, P: np.ndarray, light: np.ndarray, point: bool, pen_scale: float,
+                   region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Per pixel, how much of a lamp (at ``light``, ``point``) or the sun (toward
+        ``light``) reaches the surface: shadows of every cup and hand part, soft over a small
+        penumbra; only inside ``region`` (rows y0:y1, columns x0:x1) when given."""
         f = self.f
         vis = np.ones((f.H, f.W), np.float32)
+        light = np.asarray(light, np.float64)
         for occ in f.occluders:
             pts = occ.bounds
-            if light_pos is not None:
-                den = np.maximum(light_pos[2] - pts[:, 2], 20.0)
-                on_plane = light_pos + (pts - light_pos) * (light_pos[2] / den)[:, None]
+            if point:
+                den = np.maximum(light[2] - pts[:, 2], 20.0)
+                on_plane = light + (pts - light) * (light[2] / den)[:, None]
             else:
-                on_plane = pts - np.outer(pts[:, 2] / max(direction[2], 0.05), direction)
+                on_plane = pts - np.outer(pts[:, 2] / max(light[2], 0.05), light)
             on_plane[:, 2] = 0.0
             box = f.bbox(self.proj(np.vstack([pts, on_plane])), pad=4)
             if box is None:
                 continue
             y0, y1, x0, x1 = box
-            sel = (f.obj[y0:y1, x0:x1] != occ.obj) & (f.obj[y0:y1, x0:x1] != -2)
-            if not sel.any():
-                continue
-            Pr = P[y0:y1, x0:x1][sel]
-            if light_pos is not None:
-                Lv = light_pos[None, :].astype(np.float32) - Pr
-                l = Lv / np.sqrt(np.einsum("ij,ij->i", Lv, Lv))[:, None]
-                Q = light_pos.astype(np.float32)[None, :]
-            else:
-                l = np.broadcast_to(direction.astype(np.float32), Pr.shape)
-                Q = Pr + l * 5000.0
+            if region is not None:
+                y0, y1 = max(y0, region[0]), min(y1, region[1])
+                x0, x1 = max(x0, region[2]), min(x1, region[3])
+                if y1 <= y0 or x1 <= x0:
+                    continue
             if occ.kind == "cone":
-                c, R0, R1, zb, zt = occ.params
-                depth = _cone_shadow(Pr, np.asarray(l), np.asarray(c), R0, R1, zb, zt)
-                pen = 0.3 + pen_scale * (zt - Pr[:, 2]).clip(0) * 0.03
+                (cx, cy), R0, R1, zb, zt = occ.params
+                cone_shadow(vis, P, f.obj, occ.obj, y0, y1, x0, x1, float(cx), float(cy), float(R0), float(R1),
+                            float(zb), float(zt), light, point, float(occ.opacity), pen_scale)
             else:
                 a, b, r = occ.params
-                depth, along = _capsule_shadow(Pr, Q, a, b, r)
-                pen = 0.3 + pen_scale * along * 0.03
-            block = occ.opacity * _smoothstep(-pen, pen, depth)
-            sub = vis[y0:y1, x0:x1]
-            sub[sel] *= (1 - block).astype(np.float32)
+                capsule_shadow(vis, P, f.obj, occ.obj, y0, y1, x0, x1, np.asarray(a, np.float64),
+                               np.asarray(b, np.float64), float(r), light, point, float(occ.opacity), pen_scale)
         return vis
 
     def shade(self) -> np.ndarray:
         f, look = self.f, self.look
         T = np.where(f.obj == -2, 0.0, f.T)
-        P = f.C[None, None, :].astype(np.float32) + T[..., None] * f.D
+        P = np.ascontiguousarray(f.C[None, None, :].astype(np.float32) + T[..., None] * f.D)
         V = -f.D
         N = f.N
-        ndv = np.clip(_dot(N, V), 0.0, 1.0)
         out = np.zeros((f.H, f.W, 3), np.float32)
         centre = np.array([self.scene.board.width_mm / 2, self.scene.board.depth_mm / 2, 0.0])
-        spec_norm = (f.SH + 8.0) / (8.0 * np.pi)
         self.light_mix = np.zeros(3, np.float32)
+        full = (0, f.H, 0, f.W)
         for lamp in look.lamps:
             Lp = np.asarray(lamp.position, np.float64)
             d0 = np.linalg.norm(Lp - centre)
             power = lamp.strength * d0 ** 3 / Lp[2]  # irradiance `strength` at the board's centre
             colour = _light_colour(lamp.kelvin)
-            Lv = Lp[None, None, :].astype(np.float32) - P
-            dist2 = _dot(Lv, Lv)
-            l = Lv / np.sqrt(dist2)[..., None]
-            self._accumulate(out, N, V, l, (power / dist2).astype(np.float32), colour, spec_norm,
-                             self.visibility(P, Lp, None, 1.0))
+            light_pass(out, P, N, f.D, f.A, f.KS, f.SH, f.WRAP, self.visibility(P, Lp, True, 1.0), Lp, True,
+                       float(power), colour, *full)
             self.light_mix += colour * lamp.strength
         if look.sun is not None:
             s = np.asarray(look.sun.direction, np.float64)
             s /= np.linalg.norm(s)
             x0, y0, x1, y1 = look.sun.patch
-            px = P[..., 0] - P[..., 2] * s[0] / s[2]
-            py = P[..., 1] - P[..., 2] * s[1] / s[2]
+            # where each point's ray toward the sun meets the board plane: in the window's patch?
+            px = P[..., 0] - P[..., 2] * np.float32(s[0] / s[2])
+            py = P[..., 1] - P[..., 2] * np.float32(s[1] / s[2])
             e = 0.6
-            patch = (_smoothstep(-e, e, px - x0) * _smoothstep(-e, e, x1 - px)
-                     * _smoothstep(-e, e, py - y0) * _smoothstep(-e, e, y1 - py))
+            patch = _smoothstep(-e, e, np.minimum(np.minimum(px - x0, x1 - px), np.minimum(py - y0, y1 - py)))
             bx, bw = look.sun.bar
             if bw > 0:
                 patch *= 1 - _smoothstep(-e, e, bw / 2 - np.abs(px - bx))
             colour = _light_colour(look.sun.kelvin)
-            if patch.max() > 0:
-                l = np.broadcast_to(s.astype(np.float32), P.shape)
-                vis = self.visibility(P, None, s, 0.1) * patch
-                self._accumulate(out, N, V, l, np.full(P.shape[:2], look.sun.strength, np.float32), colour,
-                                 spec_norm, vis)
+            rows, cols = np.nonzero(patch.any(axis=1))[0], np.nonzero(patch.any(axis=0))[0]
+            if len(rows):
+                region = (int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1)
+                vis = self.visibility(P, s, False, 0.1, region) * patch.astype(np.float32)
+                light_pass(out, P, N, f.D, f.A, f.KS, f.SH, f.WRAP, vis, s, False, float(look.sun.strength),
+                           colour, *region)
             self.light_mix += colour * look.sun.strength * 0.2
         # ambient: the room's light from above, less from below, less in the cups' corners
         amb = _light_colour(look.ambient_kelvin) * look.ambient
@@ -772,6 +713,7 @@ class _Shader:
         out += f.A * (sky[..., None] * amb[None, None, :])
         # the room reflected by smooth surfaces (a dielectric's 4 %, more at grazing angles):
         # the ceiling above, the darker walls and table below
+        ndv = np.clip(_dot(N, V), 0.0, 1.0)
         refl_z = 2 * ndv * N[..., 2] - V[..., 2]
         env = (0.3 + 0.7 * np.clip(refl_z, 0, 1)) * look.ambient
         smooth = np.clip((f.SH - 10.0) / 50.0, 0.0, 1.0) * (f.KS > 0.015)
@@ -781,17 +723,6 @@ class _Shader:
         # beyond the table: a dim room
         out[f.obj == -2] = 0.05 * amb
         return out
-
-    def _accumulate(self, out, N, V, l, irr, colour, spec_norm, vis) -> None:
-        f = self.f
-        ndl = _dot(N, l)
-        diff = np.clip((ndl + f.WRAP) / (1 + f.WRAP), 0.0, 1.0)
-        hv = l + V
-        hv = _unit(hv)
-        ndh = np.clip(_dot(N, hv), 1e-6, 1.0)
-        spec = f.KS * spec_norm * np.exp(f.SH * np.log(ndh)) * np.clip(ndl, 0, 1)
-        e = (irr * vis)[..., None] * colour[None, None, :]
-        out += e * (f.A * diff[..., None] + spec[..., None])
 
     def composite_pipes(self, img: np.ndarray) -> None:
         """Clear walls over the shaded picture: what is behind shows through, a little shifted
