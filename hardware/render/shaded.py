@@ -307,6 +307,7 @@ class _Shader:
         self.strips = (self.tex_rng.uniform(-400, 400, 64), self.tex_rng.uniform(30, 300, 64),
                        self.tex_rng.uniform(0.88, 1.1, 64).astype(np.float32))
         self.next_obj = 0
+        self.ao = np.ones((H, W), np.float32)  # contact darkening of the board round cups
 
     def new_obj(self) -> int:
         self.next_obj += 1
@@ -444,7 +445,7 @@ class _Shader:
         return segs
 
     def opaque_cup(self, cx: float, cy: float, R: float, rt: float, h: float, albedo: np.ndarray,
-                   ks: float, sh: float, grain: float, obj: int, cap_only: bool = False) -> None:
+                   ks: float, sh: float, grain: float, obj: int) -> None:
         f = self.f
         ring = np.linspace(0, 2 * np.pi, 16, endpoint=False)
         bounds = np.concatenate([np.column_stack([cx + R * np.cos(ring), cy + R * np.sin(ring), np.full(16, z)])
@@ -503,15 +504,13 @@ class _Shader:
             gwall = _vnoise(self.grids[2], ang * R / 0.9 + cx, P[..., 2] / 25.0, True)
             gr = np.where(top, gtop, gwall)
             alb = alb * (1 - grain * (gr - 0.5) * 2)[..., None]
-        if cap_only:
-            best = np.where(part == len(segs), best, np.inf)
         f.write(box, best.astype(np.float32), n.astype(np.float32), alb, ks, sh, obj)
         self.contact_shade(cx, cy, R, box)
 
     def look_top_radius(self, R: float, rt: float) -> float:
         return R - self.look.taper * max(R - rt, 0.0)
 
-    def contact_shade(self, cx, cy, R, box) -> None:
+    def contact_shade(self, cx: float, cy: float, R: float, box: tuple[int, int, int, int]) -> None:
         """Darken the board right round a cup's foot (light cannot reach under its edge)."""
         y0, y1, x0, x1 = box
         pad = 12
@@ -519,8 +518,7 @@ class _Shader:
         x0, x1 = max(x0 - pad, 0), min(x1 + pad, self.f.W)
         dist = np.hypot(self.X[y0:y1, x0:x1] - cx, self.Y[y0:y1, x0:x1] - cy) - R
         ao = 1 - 0.45 * np.exp(-np.maximum(dist, 0) / (0.12 * R + 0.5))
-        plane = self.f.obj[y0:y1, x0:x1] == -1
-        self.ao[y0:y1, x0:x1] = np.where(plane, self.ao[y0:y1, x0:x1] * ao, self.ao[y0:y1, x0:x1])
+        self.ao[y0:y1, x0:x1] *= ao.astype(np.float32)
 
     def clear_cup(self, cx: float, cy: float, R: float, rp: float, h: float, plug: np.ndarray,
                   ks: float, sh: float, grain: float, wall_bgr, obj: int) -> None:
@@ -709,7 +707,7 @@ class _Shader:
             self.light_mix += colour * look.sun.strength * 0.2
         # ambient: the room's light from above, less from below, less in the cups' corners
         amb = _light_colour(look.ambient_kelvin) * look.ambient
-        sky = (0.55 + 0.45 * N[..., 2]) * self.ao
+        sky = (0.55 + 0.45 * N[..., 2]) * np.where(f.obj == -1, self.ao, 1.0)
         out += f.A * (sky[..., None] * amb[None, None, :])
         # the room reflected by smooth surfaces (a dielectric's 4 %, more at grazing angles):
         # the ceiling above, the darker walls and table below
@@ -738,7 +736,6 @@ class _Shader:
             tint = _lin(wall_bgr) / max(float(_luma(_lin(wall_bgr))), 1e-3)
             tint = 0.92 + 0.08 * tint
             roots = []
-            k = 0.0
             A = d[..., 0] ** 2 + d[..., 1] ** 2
             B = 2 * (o[0] * d[..., 0] + o[1] * d[..., 1])
             Cc = o[0] ** 2 + o[1] ** 2 - R * R
@@ -896,7 +893,6 @@ def render_shaded(scene: Scene, look: Look, seed: int = 0) -> tuple[np.ndarray, 
     uint8 in ideal-pinhole pixels, like ``draw.render``).  Deterministic for ``seed``, which
     only moves the sensor noise and the auto-exposure's drift."""
     s = _Shader(scene, look, seed)
-    s.ao = np.ones((s.f.H, s.f.W), np.float32)
     s.plane()
     board, pieces = scene.board, scene.pieces
     for sq, stack in enumerate(scene.position):
