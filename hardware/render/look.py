@@ -107,12 +107,13 @@ class Look:
     sleeve_alt_bgr: tuple[int, int, int] = (200, 200, 200)
     sleeve_period_mm: float = 12.0
     # camera
+    auto_exposure: bool = True  # False: a fixed exposure (0.5 * 2^bias), whatever is in view
     exposure_bias: float = 0.0  # EV
     exposure_drift: float = 0.08  # EV, sigma of the frame-to-frame drift
     awb: float = 0.7  # how much of the light's colour the white balance removes (1 = all)
     vignette: float = 0.3
     aberration: float = 0.0008  # relative radial shift of red against blue
-    blur: float = 0.6
+    blur: float = 0.5  # optics, px (sigma)
     full_well: float = 3000.0  # electrons at white: lower is noisier
     read_noise: float = 4.0  # electrons
     bayer: bool = True
@@ -161,16 +162,18 @@ def _finish(rng: np.random.Generator, top, wall, kind: str) -> CupFinish:
     glossy; colours near the set's."""
     top = _jitter(rng, top, 0.08, (0.85, 1.12))
     wall = tuple(int(np.clip(w * t2 / max(t1, 1), 0, 255)) for w, t1, t2 in zip(wall, top, top))
+    # specular: the lobe's share of the lamp's light (a clear coat reflects about 4-10 %),
+    # shininess: the Blinn-Phong exponent (a wide satin sheen to a tight lacquer glint)
     if kind == "painted":
-        spec, shin, grain = rng.uniform(0.02, 0.12), rng.uniform(8, 40), 0.0
+        spec, shin, grain = rng.uniform(0.02, 0.06), rng.uniform(8, 40), 0.0
     elif kind == "varnished":
-        spec, shin, grain = rng.uniform(0.15, 0.5), rng.uniform(40, 250), rng.uniform(0.08, 0.25)
+        spec, shin, grain = rng.uniform(0.05, 0.12), rng.uniform(40, 250), rng.uniform(0.08, 0.25)
     elif kind == "glossy":
-        spec, shin, grain = rng.uniform(0.3, 0.8), rng.uniform(60, 400), 0.0
+        spec, shin, grain = rng.uniform(0.06, 0.14), rng.uniform(60, 400), 0.0
     elif kind == "satin":
-        spec, shin, grain = rng.uniform(0.1, 0.35), rng.uniform(15, 60), 0.0
+        spec, shin, grain = rng.uniform(0.05, 0.12), rng.uniform(12, 50), 0.0
     else:  # matt
-        spec, shin, grain = rng.uniform(0.0, 0.04), rng.uniform(4, 12), 0.0
+        spec, shin, grain = rng.uniform(0.0, 0.03), rng.uniform(4, 12), 0.0
     return CupFinish(top, wall, float(spec), float(shin), float(grain))
 
 
@@ -243,9 +246,9 @@ def random_look(rng: np.random.Generator, pieces: PieceSet, board: BoardSpec, st
         sleeve_period_mm=float(rng.uniform(6, 25)),
         exposure_bias=float(rng.uniform(-0.5, 0.4)), exposure_drift=float(rng.uniform(0.03, 0.12)),
         awb=float(rng.uniform(0.5, 0.95)), vignette=float(rng.uniform(0.1, 0.5)),
-        aberration=float(rng.uniform(0.0, 0.0015)), blur=float(rng.uniform(0.3, 1.1)),
+        aberration=float(rng.uniform(0.0, 0.0015)), blur=float(rng.uniform(0.2, 0.8)),
         full_well=float(rng.uniform(800, 6000)), read_noise=float(rng.uniform(2, 8)),
-        bayer=bool(rng.random() < 0.7), chroma_noise=float(rng.uniform(0.0, 0.025)),
+        bayer=bool(rng.random() < 0.5), chroma_noise=float(rng.uniform(0.0, 0.025)),
         tone=tone, contrast=float(rng.uniform(0.9, 1.2)), sharpen=float(rng.uniform(0.0, 0.9)),
         jpeg_quality=int(rng.integers(60, 96)),
     )

@@ -25,6 +25,7 @@ from ..camera_model import CameraIntrinsics
 from ..markers import marker_bits, marker_centres, outer_rect, tile_side
 from .look import Look, kelvin_to_bgr
 from .scene import Hand, Scene
+from .shade_kernels import capsule_shadow, cone_shadow, light_pass
 
 _FAR = 1.0e5  # ray length standing for "nothing hit"
 _PLUG_MM = 8.0  # length of a clear cup's wood plug (5/16 inch)
@@ -47,6 +48,14 @@ def _light_colour(kelvin: float) -> np.ndarray:
     return g / float(_luma(g))
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.sqrt(_dot(v, v)), 1e-6)[..., None]
+
+
 def _smoothstep(e0, e1, x):
     t = np.clip((x - e0) / (e1 - e0), 0.0, 1.0)
     return t * t * (3 - 2 * t)
@@ -65,6 +74,17 @@ def _normalised_rays(intr: CameraIntrinsics) -> np.ndarray:
     crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-9)
     und = cv2.undistortPoints(pts, intr.K, intr.D, None, None, criteria=crit)
     return und.reshape(intr.height, intr.width, 2).astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _world_rays(intr: CameraIntrinsics, rvec: tuple[float, float, float]) -> np.ndarray:
+    """(H, W, 3) unit ray directions in board coordinates (read only: shared between frames)."""
+    xy = _normalised_rays(intr)
+    dcam = np.concatenate([xy, np.ones(xy.shape[:2] + (1,), np.float32)], -1)
+    R = cv2.Rodrigues(np.asarray(rvec, np.float64))[0].astype(np.float32)
+    D = _unit(dcam @ R)  # camera to world: R^T applied to row vectors
+    D.flags.writeable = False
+    return D
 
 
 @lru_cache(maxsize=8)
@@ -105,11 +125,13 @@ def _noise_grids(seed: int) -> np.ndarray:
     return rng.random((6, _NOISE_N, _NOISE_N)).astype(np.float32)
 
 
-def _vnoise(grid: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Smooth value noise in [0, 1] at (x, y) measured in noise cells (tiles every 256)."""
+def _vnoise(grid: np.ndarray, x: np.ndarray, y: np.ndarray, fine: bool = False) -> np.ndarray:
+    """Smooth value noise in [0, 1] at (x, y) measured in noise cells (tiles every 256);
+    ``fine`` noise, a pixel or two per cell, is interpolated linearly (cheaper, and cubic
+    would not show)."""
     mx = np.mod(x, _NOISE_N).astype(np.float32)
     my = np.mod(y, _NOISE_N).astype(np.float32)
-    return cv2.remap(grid, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
+    return cv2.remap(grid, mx, my, cv2.INTER_LINEAR if fine else cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP)
 
 
 @lru_cache(maxsize=16)
@@ -125,7 +147,9 @@ def _wood(look_rng_tables, grids, u, v, early, late, ring_mm, strip_mm, fp):
     v0, depth, tint = look_rng_tables
     strip = np.floor(v / strip_mm)
     idx = np.mod(strip, len(v0)).astype(np.int32)
-    warp = 7.0 * _vnoise(grids[0], u / 160.0, v / 45.0) + 0.8 * _vnoise(grids[1], u / 25.0, v / 5.0)
+    # rings are of uneven width (good and poor growing years): a slow wobble across them
+    warp = (7.0 * _vnoise(grids[0], u / 160.0, v / 45.0) + 0.8 * _vnoise(grids[1], u / 25.0, v / 5.0)
+            + 1.6 * ring_mm * _vnoise(grids[3], u / 400.0, v / (2.5 * ring_mm)))
     dist = np.sqrt((v - (strip + 0.5) * strip_mm - v0[idx]) ** 2 + depth[idx] ** 2) + warp
     ring = np.mod(dist / ring_mm, 1.0)
     # the dark latewood band of each ring, sharp on one side; it fades where a pixel spans
@@ -133,7 +157,7 @@ def _wood(look_rng_tables, grids, u, v, early, late, ring_mm, strip_mm, fp):
     late_w = _smoothstep(0.55, 0.92, ring) * (1.0 - _smoothstep(0.92, 1.0, ring))
     fade = np.clip(1.5 - fp / ring_mm * 1.5, 0.0, 1.0)
     late_w = late_w * fade + 0.3 * (1 - fade)
-    fibre = _vnoise(grids[2], u / 18.0, v / 0.9) - 0.5
+    fibre = _vnoise(grids[2], u / 18.0, v / 0.9, True) - 0.5
     alb = early[None, None, :] * (1 - late_w[..., None]) + late[None, None, :] * late_w[..., None]
     return alb * (1.0 + 0.12 * fibre)[..., None] * tint[idx][..., None]
 
@@ -237,7 +261,7 @@ def _capsule_hit(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, r: 
     we = float(w @ e)
     dp = d - de[..., None] * e
     wp = w - we * e
-    A = np.einsum("...i,...i->...", dp, dp)
+    A = _dot(dp, dp)
     B = 2 * (dp @ wp)
     Cc = float(wp @ wp) - r * r
     disc = B * B - 4 * A * Cc
@@ -260,58 +284,7 @@ def _capsule_hit(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, r: 
     P = o + np.where(np.isfinite(best), best, 0.0)[..., None] * d
     axis_pt = a + np.clip((P - a) @ e, 0, L)[..., None] * e
     n = P - axis_pt
-    n /= np.maximum(np.linalg.norm(n, axis=-1, keepdims=True), 1e-6)
-    return best, n.astype(np.float32)
-
-
-# -- shadows ---------------------------------------------------------------------------------
-
-def _cone_shadow(P, l, c, R, Rt, zb, zt):
-    """How far inside a frustum (axis at c, radius R at zb to Rt at zt) the rays from points
-    P toward directions l (unit, pointing up to the light) pass: negative where they miss,
-    in mm roughly (the smallest of dist^2 - r^2 over the frustum's height, over 2r)."""
-    lz = np.maximum(l[:, 2], 1e-4)
-    v = l[:, :2] / lz[:, None]
-    zlo = np.maximum(P[:, 2], zb)
-    p0 = P[:, :2] - P[:, 2:3] * v - c
-    k = (Rt - R) / (zt - zb)
-    r0 = R - k * zb  # radius extrapolated to z = 0
-    qa = np.einsum("ij,ij->i", v, v) - k * k
-    qb = 2 * (np.einsum("ij,ij->i", v, p0) - r0 * k)
-    qc = np.einsum("ij,ij->i", p0, p0) - r0 * r0
-
-    def q(z):
-        return qa * z * z + qb * z + qc
-
-    qmin = np.minimum(q(zlo), q(np.full_like(zlo, zt)))
-    zs = -qb / np.where(qa > 1e-9, 2 * qa, 1.0)
-    inside = (qa > 1e-9) & (zs > zlo) & (zs < zt)
-    qmin = np.where(inside, np.minimum(qmin, q(np.clip(zs, zlo, zt))), qmin)
-    qmin = np.where(zlo < zt, qmin, 1e9)
-    return -qmin / (2 * max(R, Rt))
-
-
-def _capsule_shadow(P, Q, a, b, r):
-    """Distance by which segments P-Q pass inside capsule a-b (positive = blocked), and the
-    distance from P along P-Q to where they pass closest."""
-    d1 = Q - P
-    d2 = b - a
-    rr = P - a
-    aa = np.einsum("ij,ij->i", d1, d1)
-    e = float(d2 @ d2)
-    f = rr @ d2
-    c = np.einsum("ij,ij->i", d1, rr)
-    bb = d1 @ d2
-    den = aa * e - bb * bb
-    s = np.where(den > 1e-9, np.clip((bb * f - c * e) / np.where(den > 1e-9, den, 1.0), 0, 1), 0.0)
-    t = (bb * s + f) / e
-    lo, hi = t < 0, t > 1
-    s = np.where(lo, np.clip(-c / aa, 0, 1), np.where(hi, np.clip((bb - c) / aa, 0, 1), s))
-    t = np.clip(t, 0, 1)
-    p1 = P + d1 * s[:, None]
-    p2 = a + np.outer(t, d2)
-    dist = np.linalg.norm(p1 - p2, axis=1)
-    return r - dist, s * np.sqrt(aa)
+    return best, _unit(n).astype(np.float32)
 
 
 # -- the renderer -----------------------------------------------------------------------------
@@ -324,11 +297,8 @@ class _Shader:
         self.R, self.t = scene.pose.R, scene.pose.t
         C = scene.pose.centre
         H, W = intr.height, intr.width
-        xy = _normalised_rays(intr)
-        dcam = np.concatenate([xy, np.ones((H, W, 1), np.float32)], -1)
-        D = dcam @ self.R.astype(np.float32)  # camera to world: R^T applied to row vectors
-        D /= np.linalg.norm(D, axis=-1, keepdims=True)
-        self.f = _Frame(H, W, C.astype(np.float64), D.astype(np.float32),
+        D = _world_rays(intr, scene.pose.rvec)
+        self.f = _Frame(H, W, C.astype(np.float64), D,
                         np.full((H, W), _FAR, np.float32), np.full((H, W), -1, np.int16),
                         np.zeros((H, W, 3), np.float32), np.zeros((H, W, 3), np.float32),
                         np.zeros((H, W), np.float32), np.ones((H, W), np.float32), np.zeros((H, W), np.float32))
@@ -337,6 +307,7 @@ class _Shader:
         self.strips = (self.tex_rng.uniform(-400, 400, 64), self.tex_rng.uniform(30, 300, 64),
                        self.tex_rng.uniform(0.88, 1.1, 64).astype(np.float32))
         self.next_obj = 0
+        self.ao = np.ones((H, W), np.float32)  # contact darkening of the board round cups
 
     def new_obj(self) -> int:
         self.next_obj += 1
@@ -366,10 +337,10 @@ class _Shader:
             gap = np.abs(np.mod(Y + 1700.0, plank) - plank / 2) > plank / 2 - 0.8
             alb *= np.where(gap & (fp < 2.0), 0.45, 1.0)[..., None]
         elif look.table_kind == "laminate":
-            n = 0.05 * (_vnoise(g[3], X / 0.8, Y / 0.8) - 0.5) + 0.05 * (_vnoise(g[4], X / 40, Y / 40) - 0.5)
+            n = 0.05 * (_vnoise(g[3], X / 0.8, Y / 0.8, True) - 0.5) + 0.05 * (_vnoise(g[4], X / 40, Y / 40) - 0.5)
             alb = ta[None, None, :] * (1 + n)[..., None]
         elif look.table_kind == "cloth":
-            weave = _vnoise(g[3], X / 1.2, Y / 1.2) - 0.5
+            weave = _vnoise(g[3], X / 1.2, Y / 1.2, True) - 0.5
             wrinkle = _vnoise(g[4], X / 70, Y / 50) - 0.5
             alb = ta[None, None, :] * (1 + 0.12 * weave * np.clip(2 - fp, 0, 1) + 0.25 * wrinkle)[..., None]
         else:  # gingham check
@@ -380,65 +351,81 @@ class _Shader:
             alb = ta[None, None, :] * (1 - k)[..., None] + tb[None, None, :] * k[..., None]
             alb *= (1 + 0.2 * (_vnoise(g[4], X / 70, Y / 50) - 0.5))[..., None]
         far = _smoothstep(900.0, 1600.0, np.hypot(X - cx, Y - cy))
-        alb = alb * (1 - far[..., None]) + (0.08 * alb.mean(axis=(0, 1)))[None, None, :] * far[..., None]
+        alb = alb * (1 - far[..., None]) + (0.08 * (ta + tb) / 2)[None, None, :] * far[..., None]
         ks = np.full(X.shape, look.table_gloss, np.float32)
-        # the board
+        # the board, worked out only where it can appear
+        sh = np.full(X.shape, 12.0, np.float32)
         x0, y0, x1, y1 = outer_rect(board)
-        on_board = (_smoothstep(-fp, fp, X - x0) * _smoothstep(-fp, fp, x1 - X)
-                    * _smoothstep(-fp, fp, Y - y0) * _smoothstep(-fp, fp, y1 - Y))
-        be, bl = _lin(look.board_bgr), _lin(look.board_late_bgr)
-        if look.board_kind == "wood":
-            a = np.radians(look.board_grain_angle)
-            u = X * np.cos(a) + Y * np.sin(a)
-            v = -X * np.sin(a) + Y * np.cos(a)
-            balb = _wood(self.strips, g, u + 500.0, v + 900.0, be, bl, look.board_ring_mm, look.board_strip_mm, fp)
-        elif look.board_kind == "mdf":
-            n = 0.06 * (_vnoise(g[3], X / 0.9, Y / 0.9) - 0.5) + 0.1 * (_vnoise(g[5], X / 35, Y / 35) - 0.5)
-            balb = be[None, None, :] * (1 + n)[..., None]
-        else:
-            n = 0.03 * (_vnoise(g[5], X / 6, Y / 6) - 0.5)
-            balb = be[None, None, :] * (1 + n)[..., None]
-        # grid lines, at every multiple of the square including the grid's outer edges
-        sq, lw = board.square_mm, board.line_mm
+        box = self.rect_box(x0, y0, x1, y1)
+        if box is not None:
+            by0, by1, bx0, bx1 = box
+            Xb, Yb, fb = X[by0:by1, bx0:bx1], Y[by0:by1, bx0:bx1], fp[by0:by1, bx0:bx1]
+            on_board = _smoothstep(-fb, fb, np.minimum(np.minimum(Xb - x0, x1 - Xb), np.minimum(Yb - y0, y1 - Yb)))
+            be, bl = _lin(look.board_bgr), _lin(look.board_late_bgr)
+            if look.board_kind == "wood":
+                a = np.radians(look.board_grain_angle)
+                u = Xb * np.cos(a) + Yb * np.sin(a)
+                v = -Xb * np.sin(a) + Yb * np.cos(a)
+                balb = _wood(self.strips, g, u + 500.0, v + 900.0, be, bl, look.board_ring_mm, look.board_strip_mm, fb)
+            elif look.board_kind == "mdf":
+                n = (0.06 * (_vnoise(g[3], Xb / 0.9, Yb / 0.9, True) - 0.5)
+                     + 0.1 * (_vnoise(g[5], Xb / 35, Yb / 35) - 0.5))
+                balb = be[None, None, :] * (1 + n)[..., None]
+            else:
+                n = 0.03 * (_vnoise(g[5], Xb / 6, Yb / 6) - 0.5)
+                balb = be[None, None, :] * (1 + n)[..., None]
+            # grid lines, at every multiple of the square including the grid's outer edges
+            sq, lw = board.square_mm, board.line_mm
 
-        def line_cover(coord, n_lines, other, other_len):
-            k = np.clip(np.round(coord / sq), 0, n_lines)
-            dist = np.abs(coord - k * sq)
-            inside = _smoothstep(-fp, fp, other + lw / 2) * _smoothstep(-fp, fp, other_len + lw / 2 - other)
-            return _smoothstep(-fp * 0.7, fp * 0.7, lw / 2 - dist) * inside
+            def line_cover(coord, n_lines, other, other_len):
+                k = np.clip(np.round(coord / sq), 0, n_lines)
+                dist = np.abs(coord - k * sq)
+                inside = _smoothstep(-fb, fb, np.minimum(other + lw / 2, other_len + lw / 2 - other))
+                return _smoothstep(-fb * 0.7, fb * 0.7, lw / 2 - dist) * inside
 
-        lines = np.maximum(line_cover(X, board.cols, Y, board.depth_mm), line_cover(Y, board.rows, X, board.width_mm))
-        lc = _lin(look.line_bgr)
-        balb = balb * (1 - lines[..., None]) + lc[None, None, :] * lines[..., None]
-        alb = alb * (1 - on_board[..., None]) + balb * on_board[..., None]
-        ks = ks * (1 - on_board) + look.board_gloss * on_board
-        # marker cards
+            lines = np.maximum(line_cover(Xb, board.cols, Yb, board.depth_mm),
+                               line_cover(Yb, board.rows, Xb, board.width_mm))
+            lc = _lin(look.line_bgr)
+            balb = balb * (1 - lines[..., None]) + lc[None, None, :] * lines[..., None]
+            sub = alb[by0:by1, bx0:bx1]
+            alb[by0:by1, bx0:bx1] = sub * (1 - on_board[..., None]) + balb * on_board[..., None]
+            ks[by0:by1, bx0:bx1] = ks[by0:by1, bx0:bx1] * (1 - on_board) + look.board_gloss * on_board
+            sh[by0:by1, bx0:bx1] = np.where(on_board > 0.5, 30.0, 12.0)
+        # marker cards: white paper, black print
         m = board.markers
         ts = tile_side(board)
         paper = _lin(look.paper_bgr)
         ink = paper * 0.045
         for mid, (mx, my) in marker_centres(board).items():
-            card = (_smoothstep(-fp, fp, X - (mx - ts / 2)) * _smoothstep(-fp, fp, (mx + ts / 2) - X)
-                    * _smoothstep(-fp, fp, Y - (my - ts / 2)) * _smoothstep(-fp, fp, (my + ts / 2) - Y))
-            if not card.any():
+            box = self.rect_box(mx - ts / 2, my - ts / 2, mx + ts / 2, my + ts / 2)
+            if box is None:
                 continue
+            by0, by1, bx0, bx1 = box
+            Xb, Yb, fb = X[by0:by1, bx0:bx1], Y[by0:by1, bx0:bx1], fp[by0:by1, bx0:bx1]
+            card = _smoothstep(-fb, fb, np.minimum(np.minimum(Xb - (mx - ts / 2), (mx + ts / 2) - Xb),
+                                                   np.minimum(Yb - (my - ts / 2), (my + ts / 2) - Yb)))
             atlas = _marker_print(m.dictionary, mid)
             side = atlas.shape[0]
-            mu = ((X - (mx - m.size_mm / 2)) / m.size_mm * side - 0.5).astype(np.float32)
-            mv = (((my + m.size_mm / 2) - Y) / m.size_mm * side - 0.5).astype(np.float32)
+            mu = ((Xb - (mx - m.size_mm / 2)) / m.size_mm * side - 0.5).astype(np.float32)
+            mv = (((my + m.size_mm / 2) - Yb) / m.size_mm * side - 0.5).astype(np.float32)
             white = cv2.remap(atlas, mu, mv, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=1.0)
-            # the print seen through a pixel's footprint: blur the cells where the pixel is
-            # larger than an atlas pixel would resolve (keeps the edges anti-aliased)
             palb = ink[None, None, :] + (paper - ink)[None, None, :] * white[..., None]
-            alb = alb * (1 - card[..., None]) + palb * card[..., None]
-            ks = ks * (1 - card) + 0.03 * card
+            sub = alb[by0:by1, bx0:bx1]
+            alb[by0:by1, bx0:bx1] = sub * (1 - card[..., None]) + palb * card[..., None]
+            ks[by0:by1, bx0:bx1] = ks[by0:by1, bx0:bx1] * (1 - card) + 0.03 * card
         f.T[:] = t
         f.obj[:] = np.where(t < _FAR, -1, -2)
         f.N[:] = (0.0, 0.0, 1.0)
         f.A[:] = alb
         f.KS[:] = ks
-        f.SH[:] = np.where(on_board > 0.5, 30.0, 12.0)
+        f.SH[:] = sh
         self.X, self.Y, self.fp = X, Y, fp
+
+    def rect_box(self, x0: float, y0: float, x1: float, y1: float):
+        """The pixel box where a rectangle of the board plane can appear."""
+        xs, ys = np.linspace(x0, x1, 5), np.linspace(y0, y1, 5)
+        pts = np.array([[x, y, 0.0] for x in xs for y in ys])
+        return self.f.bbox(self.proj(pts), pad=4)
 
     # -- cups --------------------------------------------------------------------------------
     def cup_profile(self, R: float, rt: float, h: float) -> list[tuple[float, float, float, float, str]]:
@@ -458,7 +445,7 @@ class _Shader:
         return segs
 
     def opaque_cup(self, cx: float, cy: float, R: float, rt: float, h: float, albedo: np.ndarray,
-                   ks: float, sh: float, grain: float, obj: int, cap_only: bool = False) -> None:
+                   ks: float, sh: float, grain: float, obj: int) -> None:
         f = self.f
         ring = np.linspace(0, 2 * np.pi, 16, endpoint=False)
         bounds = np.concatenate([np.column_stack([cx + R * np.cos(ring), cy + R * np.sin(ring), np.full(16, z)])
@@ -512,20 +499,18 @@ class _Shader:
         if grain > 0:
             # varnished wood: straight grain across the top, running up the wall
             top = part == len(segs)
-            gtop = _vnoise(self.grids[1], (P[..., 0] + cx) / 25.0, (P[..., 1] + cy) / 0.9)
+            gtop = _vnoise(self.grids[1], (P[..., 0] + cx) / 25.0, (P[..., 1] + cy) / 0.9, True)
             ang = np.arctan2(P[..., 1], P[..., 0])
-            gwall = _vnoise(self.grids[2], ang * R / 0.9 + cx, P[..., 2] / 25.0)
+            gwall = _vnoise(self.grids[2], ang * R / 0.9 + cx, P[..., 2] / 25.0, True)
             gr = np.where(top, gtop, gwall)
             alb = alb * (1 - grain * (gr - 0.5) * 2)[..., None]
-        if cap_only:
-            best = np.where(part == len(segs), best, np.inf)
         f.write(box, best.astype(np.float32), n.astype(np.float32), alb, ks, sh, obj)
         self.contact_shade(cx, cy, R, box)
 
     def look_top_radius(self, R: float, rt: float) -> float:
         return R - self.look.taper * max(R - rt, 0.0)
 
-    def contact_shade(self, cx, cy, R, box) -> None:
+    def contact_shade(self, cx: float, cy: float, R: float, box: tuple[int, int, int, int]) -> None:
         """Darken the board right round a cup's foot (light cannot reach under its edge)."""
         y0, y1, x0, x1 = box
         pad = 12
@@ -533,8 +518,7 @@ class _Shader:
         x0, x1 = max(x0 - pad, 0), min(x1 + pad, self.f.W)
         dist = np.hypot(self.X[y0:y1, x0:x1] - cx, self.Y[y0:y1, x0:x1] - cy) - R
         ao = 1 - 0.45 * np.exp(-np.maximum(dist, 0) / (0.12 * R + 0.5))
-        plane = self.f.obj[y0:y1, x0:x1] == -1
-        self.ao[y0:y1, x0:x1] = np.where(plane, self.ao[y0:y1, x0:x1] * ao, self.ao[y0:y1, x0:x1])
+        self.ao[y0:y1, x0:x1] *= ao.astype(np.float32)
 
     def clear_cup(self, cx: float, cy: float, R: float, rp: float, h: float, plug: np.ndarray,
                   ks: float, sh: float, grain: float, wall_bgr, obj: int) -> None:
@@ -566,7 +550,7 @@ class _Shader:
         up[..., 2] = 1
         n = np.where((best == t_side)[..., None], radial, up)
         n = np.where((best == t_inner)[..., None], -radial, n)
-        gr = _vnoise(self.grids[1], (P[..., 0] + cx) / 20.0, (P[..., 1] + cy) / 0.8)
+        gr = _vnoise(self.grids[1], (P[..., 0] + cx) / 20.0, (P[..., 1] + cy) / 0.8, True)
         alb = plug[None, None, :] * (1 - grain * (gr - 0.5) * 2)[..., None]
         pale = _lin(wall_bgr) * 0.55
         is_plastic = (best == t_rim) | (best == t_inner)
@@ -596,9 +580,10 @@ class _Shader:
         obj = self.new_obj()
         f.hand_ids.add(obj)
         parts = [(E, elbow, 44.0, "sleeve"), (elbow, wrist, 30.0, "sleeve" if long_sleeve else "skin")]
-        for off in (-20.0, 0.0, 20.0):
-            parts.append((wrist + d3 * 12 + perp * off * 0.8, P + d3 * 24 + perp * off + np.array([0, 0, -4.0]),
-                          15.0, "skin"))
+        # the palm: overlapping rods fanning out from the wrist to the knuckles
+        for off in (-22.0, -11.0, 0.0, 11.0, 22.0):
+            parts.append((wrist + d3 * 12 + perp * off * 0.7, P + d3 * 24 + perp * off + np.array([0, 0, -4.0]),
+                          13.0, "skin"))
         for k, off in enumerate((-24.0, -8.0, 8.0, 24.0)):
             ang = (k - 1.5) * 0.12 * (1 + hand.spread)
             fd = np.array([np.cos(ang) * d[0] - np.sin(ang) * d[1], np.sin(ang) * d[0] + np.cos(ang) * d[1], 0.0])
@@ -615,11 +600,14 @@ class _Shader:
             if box is None:
                 continue
             y0, y1, x0, x1 = box
-            dd = f.D[y0:y1, x0:x1].astype(np.float64)
-            t, n = _capsule_hit(f.C, dd, a, b, r)
+            dd = f.D[y0:y1, x0:x1]
+            t, n = _capsule_hit(f.C.astype(np.float32), dd, a.astype(np.float32), b.astype(np.float32), r)
             if kind == "skin":
-                f.write(box, t.astype(np.float32), n, np.broadcast_to(skin, n.shape).astype(np.float32),
-                        0.05, 14.0, obj, wrap=0.35)
+                # skin is not one flat colour: blotches and creases, a few per cent
+                Pw = f.C + np.where(np.isfinite(t), t, 0.0)[..., None] * dd
+                blot = _vnoise(self.grids[5], Pw[..., 0] / 9.0, Pw[..., 1] / 9.0 + Pw[..., 2] / 13.0)
+                alb = skin[None, None, :] * (0.9 + 0.2 * blot)[..., None]
+                f.write(box, t.astype(np.float32), n, alb.astype(np.float32), 0.05, 14.0, obj, wrap=0.35)
             else:
                 Pw = f.C + np.where(np.isfinite(t), t, 0.0)[..., None] * dd
                 e = (b - a) / np.linalg.norm(b - a)
@@ -644,115 +632,95 @@ class _Shader:
                         wrap=0.2)
 
     # -- light ----------------------------------------------------------------------------------
-    def visibility(self, P: np.ndarray, light_pos: np.ndarray | None, direction: np.ndarray | None,
-                   pen_scale: float) -> np.ndarray:
-        """Per pixel, how much of a lamp (at ``light_pos``) or the sun (``direction``) reaches
-        the surface: shadows of every cup and hand part, soft over a small penumbra."""
+    def visibility(self, P: np.ndarray, light: np.ndarray, point: bool, pen_scale: float,
+                   region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Per pixel, how much of a lamp (at ``light``, ``point``) or the sun (toward
+        ``light``) reaches the surface: shadows of every cup and hand part, soft over a small
+        penumbra; only inside ``region`` (rows y0:y1, columns x0:x1) when given."""
         f = self.f
         vis = np.ones((f.H, f.W), np.float32)
+        light = np.asarray(light, np.float64)
         for occ in f.occluders:
             pts = occ.bounds
-            if light_pos is not None:
-                den = np.maximum(light_pos[2] - pts[:, 2], 20.0)
-                on_plane = light_pos + (pts - light_pos) * (light_pos[2] / den)[:, None]
+            if point:
+                den = np.maximum(light[2] - pts[:, 2], 20.0)
+                on_plane = light + (pts - light) * (light[2] / den)[:, None]
             else:
-                on_plane = pts - np.outer(pts[:, 2] / max(direction[2], 0.05), direction)
+                on_plane = pts - np.outer(pts[:, 2] / max(light[2], 0.05), light)
             on_plane[:, 2] = 0.0
             box = f.bbox(self.proj(np.vstack([pts, on_plane])), pad=4)
             if box is None:
                 continue
             y0, y1, x0, x1 = box
-            sel = (f.obj[y0:y1, x0:x1] != occ.obj) & (f.obj[y0:y1, x0:x1] != -2)
-            if not sel.any():
-                continue
-            Pr = P[y0:y1, x0:x1][sel].astype(np.float64)
-            if light_pos is not None:
-                Lv = light_pos[None, :] - Pr
-                Ld = np.linalg.norm(Lv, axis=1)
-                l = Lv / Ld[:, None]
-                Q = light_pos[None, :].repeat(len(Pr), 0)
-            else:
-                l = np.broadcast_to(direction, Pr.shape)
-                Q = Pr + l * 5000.0
+            if region is not None:
+                y0, y1 = max(y0, region[0]), min(y1, region[1])
+                x0, x1 = max(x0, region[2]), min(x1, region[3])
+                if y1 <= y0 or x1 <= x0:
+                    continue
             if occ.kind == "cone":
-                c, R0, R1, zb, zt = occ.params
-                depth = _cone_shadow(Pr, np.asarray(l), np.asarray(c), R0, R1, zb, zt)
-                pen = 0.3 + pen_scale * (zt - Pr[:, 2]).clip(0) * 0.03
+                (cx, cy), R0, R1, zb, zt = occ.params
+                cone_shadow(vis, P, f.obj, occ.obj, y0, y1, x0, x1, float(cx), float(cy), float(R0), float(R1),
+                            float(zb), float(zt), light, point, float(occ.opacity), pen_scale)
             else:
                 a, b, r = occ.params
-                depth, along = _capsule_shadow(Pr, Q, a, b, r)
-                pen = 0.3 + pen_scale * along * 0.03
-            block = occ.opacity * _smoothstep(-pen, pen, depth)
-            sub = vis[y0:y1, x0:x1]
-            sub[sel] *= (1 - block).astype(np.float32)
+                capsule_shadow(vis, P, f.obj, occ.obj, y0, y1, x0, x1, np.asarray(a, np.float64),
+                               np.asarray(b, np.float64), float(r), light, point, float(occ.opacity), pen_scale)
         return vis
 
     def shade(self) -> np.ndarray:
         f, look = self.f, self.look
         T = np.where(f.obj == -2, 0.0, f.T)
-        P = f.C[None, None, :].astype(np.float32) + T[..., None] * f.D
+        P = np.ascontiguousarray(f.C[None, None, :].astype(np.float32) + T[..., None] * f.D)
         V = -f.D
         N = f.N
-        ndv = np.clip(np.einsum("...i,...i->...", N, V), 0.0, 1.0)
         out = np.zeros((f.H, f.W, 3), np.float32)
         centre = np.array([self.scene.board.width_mm / 2, self.scene.board.depth_mm / 2, 0.0])
-        spec_norm = (f.SH + 8.0) / (8.0 * np.pi)
         self.light_mix = np.zeros(3, np.float32)
+        full = (0, f.H, 0, f.W)
         for lamp in look.lamps:
             Lp = np.asarray(lamp.position, np.float64)
             d0 = np.linalg.norm(Lp - centre)
             power = lamp.strength * d0 ** 3 / Lp[2]  # irradiance `strength` at the board's centre
             colour = _light_colour(lamp.kelvin)
-            Lv = Lp[None, None, :].astype(np.float32) - P
-            dist2 = np.einsum("...i,...i->...", Lv, Lv)
-            l = Lv / np.sqrt(dist2)[..., None]
-            self._accumulate(out, N, V, l, (power / dist2).astype(np.float32), colour, spec_norm,
-                             self.visibility(P, Lp, None, 1.0))
+            light_pass(out, P, N, f.D, f.A, f.KS, f.SH, f.WRAP, self.visibility(P, Lp, True, 1.0), Lp, True,
+                       float(power), colour, *full)
             self.light_mix += colour * lamp.strength
         if look.sun is not None:
             s = np.asarray(look.sun.direction, np.float64)
             s /= np.linalg.norm(s)
             x0, y0, x1, y1 = look.sun.patch
-            px = P[..., 0] - P[..., 2] * s[0] / s[2]
-            py = P[..., 1] - P[..., 2] * s[1] / s[2]
+            # where each point's ray toward the sun meets the board plane: in the window's patch?
+            px = P[..., 0] - P[..., 2] * np.float32(s[0] / s[2])
+            py = P[..., 1] - P[..., 2] * np.float32(s[1] / s[2])
             e = 0.6
-            patch = (_smoothstep(-e, e, px - x0) * _smoothstep(-e, e, x1 - px)
-                     * _smoothstep(-e, e, py - y0) * _smoothstep(-e, e, y1 - py))
+            patch = _smoothstep(-e, e, np.minimum(np.minimum(px - x0, x1 - px), np.minimum(py - y0, y1 - py)))
             bx, bw = look.sun.bar
             if bw > 0:
                 patch *= 1 - _smoothstep(-e, e, bw / 2 - np.abs(px - bx))
             colour = _light_colour(look.sun.kelvin)
-            if patch.max() > 0:
-                l = np.broadcast_to(s.astype(np.float32), P.shape)
-                vis = self.visibility(P, None, s, 0.1) * patch
-                self._accumulate(out, N, V, l, np.full(P.shape[:2], look.sun.strength, np.float32), colour,
-                                 spec_norm, vis)
+            rows, cols = np.nonzero(patch.any(axis=1))[0], np.nonzero(patch.any(axis=0))[0]
+            if len(rows):
+                region = (int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1)
+                vis = self.visibility(P, s, False, 0.1, region) * patch.astype(np.float32)
+                light_pass(out, P, N, f.D, f.A, f.KS, f.SH, f.WRAP, vis, s, False, float(look.sun.strength),
+                           colour, *region)
             self.light_mix += colour * look.sun.strength * 0.2
         # ambient: the room's light from above, less from below, less in the cups' corners
         amb = _light_colour(look.ambient_kelvin) * look.ambient
-        sky = (0.55 + 0.45 * N[..., 2]) * self.ao
+        sky = (0.55 + 0.45 * N[..., 2]) * np.where(f.obj == -1, self.ao, 1.0)
         out += f.A * (sky[..., None] * amb[None, None, :])
-        # the room reflected by glossy surfaces, more at grazing angles (Fresnel)
+        # the room reflected by smooth surfaces (a dielectric's 4 %, more at grazing angles):
+        # the ceiling above, the darker walls and table below
+        ndv = np.clip(_dot(N, V), 0.0, 1.0)
         refl_z = 2 * ndv * N[..., 2] - V[..., 2]
-        env = (0.25 + 0.75 * np.clip(refl_z, 0, 1)) * look.ambient * 1.6
-        gloss = np.clip(f.SH / 60.0, 0.2, 1.0)
-        fres = f.KS + (1 - f.KS) * (1 - ndv) ** 5 * gloss * 0.6
-        out += (fres * env * np.clip(f.KS * 4, 0, 1))[..., None] * _light_colour(look.ambient_kelvin)[None, None, :]
+        env = (0.3 + 0.7 * np.clip(refl_z, 0, 1)) * look.ambient
+        smooth = np.clip((f.SH - 10.0) / 50.0, 0.0, 1.0) * (f.KS > 0.015)
+        fres = (0.04 + 0.96 * (1 - ndv) ** 5) * smooth
+        out += (fres * env)[..., None] * _light_colour(look.ambient_kelvin)[None, None, :]
         self.light_mix += _light_colour(look.ambient_kelvin) * look.ambient
         # beyond the table: a dim room
         out[f.obj == -2] = 0.05 * amb
         return out
-
-    def _accumulate(self, out, N, V, l, irr, colour, spec_norm, vis) -> None:
-        f = self.f
-        ndl = np.einsum("...i,...i->...", N, l)
-        diff = np.clip((ndl + f.WRAP) / (1 + f.WRAP), 0.0, 1.0)
-        hv = l + V
-        hv /= np.maximum(np.linalg.norm(hv, axis=-1, keepdims=True), 1e-6)
-        ndh = np.clip(np.einsum("...i,...i->...", N, hv), 1e-6, 1.0)
-        spec = f.KS * spec_norm * np.exp(f.SH * np.log(ndh)) * np.clip(ndl, 0, 1)
-        e = (irr * vis)[..., None] * colour[None, None, :]
-        out += e * (f.A * diff[..., None] + spec[..., None])
 
     def composite_pipes(self, img: np.ndarray) -> None:
         """Clear walls over the shaded picture: what is behind shows through, a little shifted
@@ -761,14 +729,13 @@ class _Shader:
         f, look = self.f, self.look
         Rm = self.R.astype(np.float32)
         order = sorted(f.pipes, key=lambda p: -float(np.linalg.norm(p[4])))
-        env = look.ambient * 1.6 * _light_colour(look.ambient_kelvin)
+        env = look.ambient * _light_colour(look.ambient_kelvin)
         for box, (cx, cy), R, h, o, wall_bgr in order:
             y0, y1, x0, x1 = box
             d = f.D[y0:y1, x0:x1].astype(np.float64)
             tint = _lin(wall_bgr) / max(float(_luma(_lin(wall_bgr))), 1e-3)
             tint = 0.92 + 0.08 * tint
             roots = []
-            k = 0.0
             A = d[..., 0] ** 2 + d[..., 1] ** 2
             B = 2 * (o[0] * d[..., 0] + o[1] * d[..., 1])
             Cc = o[0] ** 2 + o[1] ** 2 - R * R
@@ -790,9 +757,10 @@ class _Shader:
                 n = np.stack([P[..., 0] / rho, P[..., 1] / rho, np.zeros_like(rho)], -1)
                 if which == 1:
                     n = -n
-                cosv = np.clip(np.abs(np.einsum("...i,...i->...", n, -d)), 0.02, 1.0)
+                cosv = np.clip(np.abs(_dot(n, d)), 0.02, 1.0)
                 # light passing the wall obliquely crosses more plastic
-                trans = np.exp(-0.06 * _PIPE_WALL_MM / cosv) * (1 - 0.7 * _smoothstep(0.35, 0.05, cosv))
+                # (and the wall seen edge-on along the silhouette is a dark line)
+                trans = np.exp(-0.08 * _PIPE_WALL_MM / cosv) * (1 - 0.75 * _smoothstep(0.3, 0.06, cosv))
                 shifted = region
                 if which == 0:
                     ncam = n @ Rm.T
@@ -803,19 +771,21 @@ class _Shader:
                     shifted = cv2.remap(np.ascontiguousarray(region), mx, my, cv2.INTER_LINEAR,
                                         borderMode=cv2.BORDER_REPLICATE)
                 fres = 0.04 + 0.96 * (1 - cosv) ** 5
-                refl_z = 2 * cosv * n[..., 2] + d[..., 2]
-                room = (0.3 + 0.7 * np.clip(-refl_z, 0, 1))
+                # the reflected ray: up to the room's ceiling, or down to the darker table
+                refl_z = d[..., 2] - 2 * _dot(d, n) * n[..., 2]
+                room = 0.15 + 0.85 * np.clip(refl_z, 0, 1)
                 glint = np.zeros(sel.shape + (3,), np.float32)
                 for lamp in look.lamps:
                     Lp = np.asarray(lamp.position)
                     l = Lp - (P + np.array([cx, cy, 0.0]))
-                    l /= np.linalg.norm(l, axis=-1, keepdims=True)
+                    l = _unit(l)
                     hv = l - d
-                    hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-                    ndh = np.clip(np.einsum("...i,...i->...", n, hv), 0, 1)
+                    hv = _unit(hv)
+                    ndh = np.clip(_dot(n, hv), 0, 1)
                     glint += (lamp.strength * 6.0 * ndh ** 300)[..., None] * _light_colour(lamp.kelvin)[None, None, :]
+                # a little haze (scratches, dust) lit by the room
                 new = (shifted * (trans[..., None] * tint[None, None, :])
-                       + (fres * room)[..., None] * env[None, None, :] + glint)
+                       + (fres * room + 0.025)[..., None] * env[None, None, :] + glint)
                 region[sel] = new[sel]
 
 
@@ -828,13 +798,36 @@ def look_seed(look: Look) -> int:
 
 # -- the camera ------------------------------------------------------------------------------------
 
-def _tone(x: np.ndarray, look: Look) -> np.ndarray:
-    if look.tone == "filmic":
+_TONE_STEPS = 4096
+
+
+@lru_cache(maxsize=32)
+def _tone_table(tone: str, contrast: float) -> np.ndarray:
+    """The camera's tone curve (linear 0-1 in steps of 1/4095 to display 0-1): an optional
+    film-like shoulder, the sRGB curve, then a contrast about mid grey."""
+    x = np.linspace(0.0, 1.0, _TONE_STEPS)
+    if tone == "filmic":
         k = 2.2
         x = (1 - np.exp(-k * x)) / (1 - np.exp(-k))
-    x = np.clip(x, 0.0, 1.0)
     y = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(np.maximum(x, 1e-8), 1 / 2.4) - 0.055)
-    return np.clip(0.5 + (y - 0.5) * look.contrast, 0.0, 1.0)
+    return np.clip(0.5 + (y - 0.5) * contrast, 0.0, 1.0).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _lens_maps(intr: CameraIntrinsics, aberration: float, vignette: float):
+    """The lens's light fall-off (1 / (1 + r^2)^2 of the field angle, in part) and the maps
+    that scale the red and blue images about the centre (lateral chromatic aberration)."""
+    W, H = intr.width, intr.height
+    u, v = np.meshgrid((np.arange(W, dtype=np.float32) - intr.cx) / intr.fx,
+                       (np.arange(H, dtype=np.float32) - intr.cy) / intr.fy)
+    r2 = u * u + v * v
+    fall = (1 - vignette * (1 - 1 / (1 + r2) ** 2)).astype(np.float32)
+    maps = []
+    for s in (1 - aberration, 1 + aberration):  # blue, red
+        mx = (intr.cx + (np.arange(W, dtype=np.float32) - intr.cx) / s)[None, :].repeat(H, 0)
+        my = (intr.cy + (np.arange(H, dtype=np.float32) - intr.cy) / s)[:, None].repeat(W, 1)
+        maps.append((mx, my))
+    return fall, maps
 
 
 def _camera(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.ndarray, seed: int) -> np.ndarray:
@@ -843,14 +836,10 @@ def _camera(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.n
     demosaic, white balance, tone curve, sharpening and JPEG."""
     rng = np.random.default_rng([seed, 31])
     H, W = lin.shape[:2]
-    u, v = np.meshgrid((np.arange(W, dtype=np.float32) - intr.cx) / intr.fx,
-                       (np.arange(H, dtype=np.float32) - intr.cy) / intr.fy)
-    r2 = u * u + v * v
-    lin = lin * (1 - look.vignette * (1 - 1 / (1 + r2) ** 2))[..., None]
+    fall, maps = _lens_maps(intr, round(look.aberration, 6), round(look.vignette, 4))
+    lin *= fall[..., None]
     if look.aberration > 0:
-        for ch, s in ((2, 1 + look.aberration), (0, 1 - look.aberration)):
-            mx = (intr.cx + (np.arange(W, dtype=np.float32) - intr.cx) / s)[None, :].repeat(H, 0)
-            my = (intr.cy + (np.arange(H, dtype=np.float32) - intr.cy) / s)[:, None].repeat(W, 1)
+        for ch, (mx, my) in zip((0, 2), maps):
             lin[..., ch] = cv2.remap(np.ascontiguousarray(lin[..., ch]), mx, my, cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)
     if look.blur > 0.05:
@@ -864,7 +853,7 @@ def _camera(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.n
     wgt = np.exp(-(((xx - 31.5) / 32) ** 2 + ((yy - 17.5) / 18) ** 2) * 1.5)
     mean = float((_luma(small) * wgt).sum() / wgt.sum())
     ev = look.exposure_bias + rng.normal(0.0, look.exposure_drift)
-    gain = 0.18 * 2.0 ** ev / max(mean, 1e-4)
+    gain = 0.18 * 2.0 ** ev / max(mean, 1e-4) if look.auto_exposure else 0.5 * 2.0 ** ev
     sensor = lin * gain
     fw = look.full_well
     if look.bayer:
@@ -887,8 +876,9 @@ def _camera(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.n
         blot = cv2.resize(blot, (W, H), interpolation=cv2.INTER_CUBIC)
         blot -= blot.mean(axis=2, keepdims=True)
         img = img * (1 + look.chroma_noise * blot)
-    img = np.clip(img * wb, 0, None)
-    out = _tone(img, look)
+    img *= wb
+    idx = np.clip(img * (_TONE_STEPS - 1) + 0.5, 0, _TONE_STEPS - 1).astype(np.int16)
+    out = _tone_table(look.tone, round(look.contrast, 4))[idx]
     if look.sharpen > 0:
         out = out + look.sharpen * (out - cv2.GaussianBlur(out, (0, 0), 1.2))
     out8 = np.clip(out * 255.0 + 0.5, 0, 255).astype(np.uint8)
@@ -903,7 +893,6 @@ def render_shaded(scene: Scene, look: Look, seed: int = 0) -> tuple[np.ndarray, 
     uint8 in ideal-pinhole pixels, like ``draw.render``).  Deterministic for ``seed``, which
     only moves the sensor noise and the auto-exposure's drift."""
     s = _Shader(scene, look, seed)
-    s.ao = np.ones((s.f.H, s.f.W), np.float32)
     s.plane()
     board, pieces = scene.board, scene.pieces
     for sq, stack in enumerate(scene.position):
