@@ -96,10 +96,10 @@ def jr_table():
     return pieces, base, calibrate([empty], pieces, board, intrinsics=base.intrinsics)
 
 
-def test_the_set_as_the_file_says_keeps_its_numbers_and_measures_its_colours(jr_table):
+def test_the_set_as_the_file_says_is_measured_as_it_says_with_its_colours(jr_table):
     pieces, base, cal = jr_table
     m = measure_set(cal, _layout_frame(base, pieces, 1))
-    assert m.edge_scale == (1.0,) * len(pieces.sizes) and m.advice == ()
+    assert np.allclose(m.edge_scale, 1.0, atol=0.03) and m.advice == ()
     light, dark = (np.array(c) for c in (m.calibration.colour.light_bgr, m.calibration.colour.dark_bgr))
     # Jr.'s light player is orange, its dark player blue: red over blue tells them apart
     assert light[2] > light[0] and dark[0] > dark[2]
