@@ -58,6 +58,7 @@ class CompanionConfig:
     default_variant: str = "gobblet"
     heartbeat: float = 15.0  # seconds between keep-alive comments on idle streams
     max_streams: int = 40  # each open stream holds a server thread
+    max_streams_per_address: int = 10  # so one machine on the LAN cannot take every stream
     stream_queue: int = 256  # messages a slow page may lag behind before it is dropped
     max_upload: int = 2_000_000  # bytes of an imported record file
     public_url: str | None = None  # the LAN address for links and QR codes
@@ -120,7 +121,7 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     app.config["JSON_SORT_KEYS"] = False
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    broadcaster = Broadcaster(config.max_streams, config.stream_queue)
+    broadcaster = Broadcaster(config.max_streams, config.stream_queue, config.max_streams_per_address)
     hub = GameHub(config.data_dir, broadcaster)
     hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
     token = config.token or load_or_create_token(config.data_dir)
