@@ -17,8 +17,10 @@ from typing import Any, Protocol
 from flask import Flask, current_app
 
 from engine import variant
+from engine.files import StorageError, describe_os_error
 
 from .events import Broadcaster, SseMessage
+from .journal import JournalError
 from .jr_prepare import JrTablePreparer
 from .web.errors import register_error_handlers
 from .web.hub import GameHub
@@ -113,8 +115,11 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     """The Flask app for ``config`` (default: data in ``./cupboard-data``)."""
     config = config or CompanionConfig(Path("cupboard-data"))
     config.data_dir = Path(config.data_dir)
-    config.data_dir.mkdir(parents=True, exist_ok=True)
-    (config.data_dir / "records").mkdir(exist_ok=True)
+    try:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        (config.data_dir / "records").mkdir(exist_ok=True)
+    except OSError as e:  # a read-only folder: the game is still shown (see GameHub.problems)
+        log.warning("data folder %s: %s", config.data_dir, describe_os_error(e))
 
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.config["MAX_CONTENT_LENGTH"] = config.max_upload
@@ -131,8 +136,14 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     if config.prepare_jr_table and services.jr_table.start():
         log.info("building the exact Gobblet Jr. table in the background: %s", services.jr_table.path)
 
-    if hub.resume() is None and config.start_game:
-        hub.new_game(variant(config.default_variant), {})
+    try:
+        resumed = hub.resume()
+        if resumed is None and config.start_game:
+            hub.new_game(variant(config.default_variant), {})
+    except (StorageError, JournalError) as e:
+        # e.g. a read-only or full disk: serve what there is and say why
+        hub.notices.append(f"{e}")
+        log.warning("%s", e)
 
     register_error_handlers(app)
     from .web import (

@@ -8,10 +8,12 @@ colour 1 the dark (Black) one.
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from engine.inputs import InputError, read_json_file
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SET_FORMAT = "cupboard-piece-set"
@@ -142,7 +144,12 @@ def _get(d: dict, key: str, kind: type | tuple, where: str) -> Any:
         raise DataFileError(f"{where}: missing field {key!r}")
     value = d[key]
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise DataFileError(f"{where}: field {key!r} is too large") from None
+    if kind is float and isinstance(value, float) and not math.isfinite(value):
+        raise DataFileError(f"{where}: field {key!r} must be a finite number")
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise DataFileError(f"{where}: field {key!r} should be {getattr(kind, '__name__', kind)}, "
                             f"got {type(value).__name__}")
@@ -164,11 +171,9 @@ def _positive(value: float, where: str) -> float:
 
 def _read(path: Path, fmt: str) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: no such file") from None
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+        data = read_json_file(path)
+    except InputError as e:
+        raise DataFileError(str(e)) from None
     return check_header(data, fmt, FORMAT_VERSION, str(path))
 
 

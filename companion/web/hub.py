@@ -9,6 +9,7 @@ the events it missed, read back from the journal.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,18 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from engine import Board, Move, Rules
+from engine.files import StorageError
 from engine.notation import describe_outcome
 from engine.rules import COLOUR_NAMES
 from engine.svg import board_svg
 
 from ..events import Broadcaster, SseMessage
-from ..journal import Event
+from ..journal import Event, JournalError
 from ..session import GameSession
+
+log = logging.getLogger(__name__)
 
 RETRY_MS = 2000
 # Journal kinds that change nothing on the board but must be shown as a banner.
 ALERT_KINDS = ("illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
-               "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert")
+               "touch-opponent", "board-moved", "camera-lost", "camera-back", "mismatch", "touch", "alert")
 # Journal kinds after which no piece is held up any more.
 PUT_DOWN_KINDS = ("move", "takeback", "start", "end", "restored")
 
@@ -228,6 +232,17 @@ class GameHub:
             if session.record_error is not None and session.retry_record():
                 self.refresh()
             yield session
+
+    def alert(self, kind: str, text: str, data: dict[str, Any] | None = None) -> bool:
+        """Journal and announce an alert in the current game (the camera lost, ...); False
+        when there is no game or it could not be journalled (that is logged)."""
+        try:
+            with self.acting() as session:
+                session.alert(kind, text, data)
+                return True
+        except (NoGame, StorageError, JournalError) as e:
+            log.warning("%s not journalled: %s", kind, e)
+            return False
 
     def close(self) -> None:
         """Close the journal (the game stays resumable) and end every stream."""
