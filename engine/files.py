@@ -62,9 +62,15 @@ class FaultyLayer(FileLayer):
         self.full = False
         self.partial = partial
         self.failures = 0
+        self.writes_left: int | None = None  # the disk fills after this many more writes
 
     def write(self, fd: int, data: bytes) -> int:
         """Write, or fail with ENOSPC after ``partial`` bytes while the disk is "full"."""
+        if self.writes_left is not None:
+            if self.writes_left <= 0:
+                self.full, self.writes_left = True, None
+            else:
+                self.writes_left -= 1
         if self.full:
             self.failures += 1
             if self.partial:

@@ -232,6 +232,8 @@ class GameHub:
             if session.record_error is not None and session.retry_record():
                 self.refresh()
             yield session
+            if session.record_error is not None:  # the pages must hear that the record is missing
+                self.refresh()
 
     def alert(self, kind: str, text: str, data: dict[str, Any] | None = None) -> bool:
         """Journal and announce an alert in the current game (the camera lost, ...); False
