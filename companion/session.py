@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from engine.files import (
     remove_stale_temporaries,
 )
 from engine.notation import NotationError, describe_outcome, parse_position
-from engine.record import GameRecord, save_records
+from engine.record import GameRecord, RecordError, save_records
 from engine.rules import COLOUR_NAMES, Rules
 
 from .journal import Event, Journal, JournalError, JournalHeader
@@ -162,7 +163,7 @@ class GameSession:
     def _redo(self, event: Event) -> None:
         if event.kind == "move":
             self.board.push(self.board.parse_move(event.data["move"]))
-            self._move_notes.append(dict(event.data.get("notes", {})))
+            self._move_notes.append(_notes(event.data.get("notes")))
         elif event.kind == "takeback":
             if self.board.pop() is not None:
                 self._move_notes.pop()
@@ -367,6 +368,10 @@ class GameSession:
             self.record_error = f"{describe_os_error(e)}: the finished game's record ({path.name}) was not written yet"
             log.warning("%s", self.record_error)
             return None
+        except RecordError as e:  # tags or notes from a damaged journal
+            self.record_error = f"the finished game's record cannot be written: {e}"
+            log.warning("%s", self.record_error)
+            return None
         if self.record_error is not None:
             log.info("the finished game's record was written after all: %s", path)
         self.record_error = None
@@ -395,6 +400,17 @@ def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> None:
         n += 1
         target = archive / f"{stamp}-{n}.journal"
     journal_path.replace(target)
+
+
+_NOTE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+
+def _notes(raw: object) -> dict[str, str]:
+    """A move's notes as read back from the journal: only what a record can hold (a damaged
+    journal may have anything there; notes are remarks, so the rest is dropped)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and _NOTE_KEY.match(k) and isinstance(v, str)}
 
 
 def _safe(name: str) -> str:

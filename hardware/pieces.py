@@ -256,7 +256,8 @@ def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
     m = _get(data, "markers", dict, where)
     w = f"{where}: markers"
     ids = _get(m, "ids", list, w)
-    if len(ids) != 4 or len(set(ids)) != 4 or not all(isinstance(i, int) and i >= 0 for i in ids):
+    if (len(ids) != 4 or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids)
+            or len(set(ids)) != 4):
         raise DataFileError(f"{w}: 'ids' must be four different non-negative integers")
     markers = MarkerLayout(_get(m, "dictionary", str, w), (ids[0], ids[1], ids[2], ids[3]),
                            _positive(_get(m, "size_mm", float, w), f"{w}.size_mm"),

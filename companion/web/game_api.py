@@ -12,7 +12,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from engine import VARIANTS, IllegalMove, Move, RulesError, variant
 from engine.notation import NotationError
-from engine.record import write_record
+from engine.record import RecordError, write_record
 from engine.rules import COLOUR_NAMES
 
 from engine.files import StorageError
@@ -271,6 +271,8 @@ def export_record():
             stamp = datetime.fromtimestamp(session.started).strftime("%Y%m%d-%H%M%S")
     except NoGame as e:
         raise game_errors(e) from None
+    except RecordError as e:
+        raise ApiError(422, f"the game cannot be written as a record: {e}") from None
     return Response(
         write_record(record),
         mimetype="text/plain",
