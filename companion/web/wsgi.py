@@ -142,7 +142,7 @@ def make_server(app: Flask, host: str, port: int, streams: int) -> RunningServer
     for listener in [server, *getattr(server, "map", {}).values()]:
         if isinstance(listener, BaseWSGIServer):
             listener.channel_class = channel
-    return RunningServer(server, None, host, server.effective_port)  # type: ignore[attr-defined]
+    return RunningServer(server, None, host, int(server.effective_port))  # type: ignore[attr-defined]
 
 
 def start_server(app: Flask, host: str = "127.0.0.1", port: int = 0, streams: int | None = None) -> RunningServer:
