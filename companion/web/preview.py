@@ -65,6 +65,7 @@ class PreviewCamera:
         # told ("lost" or "back", a sentence) when the camera goes away and comes back
         self.on_status: Callable[[str, str], None] | None = None
         self._lost_since: float | None = None
+        self._frame_problem: str | None = None  # the last error refereeing a frame (logged once)
 
     # ------------------------------------------------------------------ life cycle
     def start(self) -> PreviewCamera:
@@ -142,7 +143,14 @@ class PreviewCamera:
         self._times.append(now)
         self._frame = frame
         if not self.paused and self.on_frame is not None:
-            self.on_frame(frame)
+            try:
+                self.on_frame(frame)
+            except Exception as e:  # e.g. a full disk under the referee: the camera is not lost
+                if str(e) != self._frame_problem:
+                    self._frame_problem = str(e)
+                    log.exception("refereeing a frame")
+            else:
+                self._frame_problem = None
         if now - self._encoded_at >= PREVIEW_EVERY:
             self._encoded_at = now
             self._encode_preview(frame.image, now)
