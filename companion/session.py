@@ -95,9 +95,13 @@ class GameSession:
                 {"position": board.text()},
             )
             session._started = event.time  # as ``resume`` will read it, so record paths agree
-            if current.exists():
-                _archive(data_dir, current)
-            building.replace(current)
+            archived = _archive(data_dir, current) if current.exists() else None
+            try:
+                building.replace(current)
+            except BaseException:
+                if archived is not None:  # put the old game back: it is still the current one
+                    archived.replace(current)
+                raise
             fsync_directory(data_dir)
         except BaseException as e:
             journal.close()
@@ -389,7 +393,7 @@ class GameSession:
         self.journal.close()
 
 
-def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> None:
+def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> Path:
     """Move a finished or abandoned journal out of the way, keeping it."""
     archive = data_dir / "journals"
     archive.mkdir(parents=True, exist_ok=True)
@@ -400,6 +404,7 @@ def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> None:
         n += 1
         target = archive / f"{stamp}-{n}.journal"
     journal_path.replace(target)
+    return target
 
 
 _NOTE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")

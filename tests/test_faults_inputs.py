@@ -259,3 +259,37 @@ def test_the_camera_and_calibration_routes_answer_damaged_bodies_with_4xx(camera
     for route in routes:
         r = client.post(route, data=b"{" * 100_000, headers={**AUTH, "Content-Type": "application/json"})
         assert r.status_code < 500, route  # a route that reads no body may do its work
+
+
+def test_a_short_token_is_refused_with_a_clear_message(tmp_path, capsys):
+    from companion.cli import main as cli
+
+    assert cli(["serve", "--token", "a", "--no-camera", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--token must be at least 8 characters" in err
+    assert not (tmp_path / CURRENT).exists()  # refused before anything was done
+
+
+def test_the_token_file_is_written_whole_and_private(tmp_path):
+    from companion.web.security import load_or_create_token
+
+    token = load_or_create_token(tmp_path)
+    path = tmp_path / "token"
+    assert path.read_text() == token + "\n" and len(token) >= 16
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert load_or_create_token(tmp_path) == token
+    assert not list(tmp_path.glob(".*.tmp"))
+    path.write_text("")  # an empty token file (a crash before the atomic write existed)
+    assert load_or_create_token(tmp_path) not in ("", token)
+
+
+def test_the_calibration_status_searches_for_markers_at_most_once_a_second(camera_app):
+    from companion.web.wizard_api import wizard
+
+    client = camera_app.test_client()
+    first = client.get("/api/calibration").get_json()
+    assert first["markers"]["found"]
+    searched = wizard(camera_app.extensions["cupboard"]).markers
+    for _ in range(10):  # spectators polling: the same search answers them all
+        assert client.get("/api/calibration").get_json()["markers"] == first["markers"]
+    assert wizard(camera_app.extensions["cupboard"]).markers is searched
