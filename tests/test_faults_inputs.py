@@ -236,7 +236,6 @@ def test_a_name_that_cannot_be_stored_is_refused_and_the_game_goes_on(tmp_path):
 
 @pytest.fixture(scope="module")
 def camera():
-    from companion.web.preview import PreviewCamera  # noqa: F401 - started_camera builds one
     from conftest import started_camera
     from hardware.synthetic import SyntheticCamera
 

@@ -26,6 +26,7 @@ from calibration.calibrate import calibrate
 from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
+from engine.files import StorageError
 from hardware.pieces import (
     BoardSpec,
     DataFileError,
@@ -369,8 +370,9 @@ def save():
         path = services.calibration_path
         try:
             save_calibration(cal, path)
-        except OSError as e:
-            raise ApiError(500, f"could not save {path.name}: {e.strerror or e}") from None
+        except OSError as e:  # StorageError says what failed ("the disk is full: ...")
+            raise ApiError(507, str(e) if isinstance(e, StorageError) else
+                           f"could not save {path.name}: {e.strerror or e}") from None
     if services.live is None:
         from ..live import LiveReferee
 
