@@ -3,8 +3,11 @@
 a refused request changes nothing."""
 
 import json
+import os
 import random
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -32,9 +35,22 @@ def calibration_file(tmp_path_factory):
     return path
 
 
-def test_load_calibration_raises_only_its_error_naming_the_file(calibration_file, tmp_path):
+@pytest.fixture
+def scratch(tmp_path):
+    """A folder for thousands of short-lived files: in memory (/dev/shm) where there is one,
+    since a calibration is a third of a megabyte and 3000 of them would wait on the disk."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="cupboard-fuzz-", dir=shm))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_load_calibration_raises_only_its_error_naming_the_file(calibration_file, scratch):
     data = json.loads(calibration_file.read_text())
-    path = tmp_path / "damaged-cal.json"
+    path = scratch / "damaged-cal.json"
     others = []
     for raw in mutations(data, 3000, seed=20):
         path.write_bytes(raw)
@@ -75,11 +91,11 @@ def test_calibration_that_is_not_utf8_or_too_deep_names_the_file(calibration_fil
 
 
 @pytest.mark.parametrize("kind, loader", [("sets", load_piece_set), ("boards", load_board)])
-def test_piece_sets_and_boards_raise_only_their_error_naming_the_file(tmp_path, kind, loader):
+def test_piece_sets_and_boards_raise_only_their_error_naming_the_file(scratch, kind, loader):
     others, count = [], 0
     for original in sorted((DATA_DIR / kind).glob("*.json")):
         data = json.loads(original.read_text())
-        path = tmp_path / f"fuzzed-{original.name}"
+        path = scratch / f"fuzzed-{original.name}"
         for raw in mutations(data, 400, seed=len(original.name)):
             count += 1
             path.write_bytes(raw)
@@ -108,9 +124,9 @@ def test_records_raise_only_record_errors():
     assert others == []
 
 
-def test_any_damaged_journal_still_resumes(tmp_path):
+def test_any_damaged_journal_still_resumes(scratch):
     """Whatever happened to the file, the next start resumes a game (or starts anew)."""
-    source = tmp_path / "source"
+    source = scratch / "source"
     session = GameSession.new(source, GOBBLET, {"White": "Ann"})
     for text in ["4a1", "4b2", "4c3", "4d4", "3a2"]:
         session.play(text)
@@ -118,8 +134,8 @@ def test_any_damaged_journal_still_resumes(tmp_path):
     session.close()
     original = (source / CURRENT).read_bytes()
     rng = random.Random(11)
-    data = tmp_path / "data"
-    for i in range(600):
+    data = scratch / "data"
+    for i in range(2000):
         if data.exists():
             shutil.rmtree(data)
         data.mkdir()
