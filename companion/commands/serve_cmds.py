@@ -151,8 +151,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if getattr(args, "camera_problem", None):
         services.hub.camera_info = {"present": False, "problem": args.camera_problem}
         services.hub.refresh()
-    for problem in services.hub.notices:
-        print(f"warning: {problem}")
+    hub = services.hub
+    for problem in hub.problems(hub.session) if hub.session is not None else hub.notices:
+        print(f"warning: {problem}")  # a read-only folder, a damaged journal set aside, ...
     if camera is not None:
         # journal the camera going away and coming back, as `cupboard watch` does
         camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
