@@ -157,6 +157,33 @@ def test_one_address_holding_200_streams_and_200_idle_sockets_cannot_stall_the_c
             got += chunk
         assert got.startswith(b"HTTP/1.1 200")
         stream.close()
+        # the server closed what the attacker held beyond its share of connections
+        closed = 0
+        for s in held:
+            s.settimeout(0.01)
+            try:
+                data = s.recv(1 << 16)
+                closed += data == b"" or b"503" in data.split(b"\r\n", 1)[0]
+            except (TimeoutError, BlockingIOError):
+                pass
+            except OSError:
+                closed += 1
+        assert closed >= 400 - 32 - 10, closed
     finally:
         for s in held:
             s.close()
+
+
+def test_one_address_may_hold_only_its_share_of_the_streams(tmp_path):
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, max_streams=40, max_streams_per_address=3))
+    client = app.test_client()
+    opened = [client.get("/api/stream", buffered=False) for _ in range(3)]
+    assert [r.status_code for r in opened] == [200, 200, 200]
+    refused = client.get("/api/stream")
+    assert refused.status_code == 503
+    assert refused.get_json()["error"] == "too many open pages: 127.0.0.1 already has 3 pages open"
+    other = client.get("/api/stream", buffered=False, environ_base={"REMOTE_ADDR": "192.168.1.20"})
+    assert other.status_code == 200  # another phone is not held back
+    for r in opened + [other]:
+        r.close()
+    app.extensions["cupboard"].hub.close()
