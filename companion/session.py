@@ -127,11 +127,14 @@ class GameSession:
             log.info("removed %s, left by a write that was interrupted", stale)
         if not current.exists():
             return None
+        journal = None
         try:
             journal = Journal.open(current)
             board = parse_position(journal.header.start)
         except (JournalError, NotationError, RulesError, ValueError) as e:
-            message = f"{current}: {e}"
+            if journal is not None:
+                journal.close()
+            message = str(e) if str(current) in str(e) else f"{current}: {e}"
             try:
                 _archive(data_dir, current, "-damaged")
                 message += "; the journal was moved to journals/ and a new game starts"
