@@ -37,7 +37,10 @@ CONNECTIONS = 256  # connections the whole server holds
 IDLE_TIMEOUT = 15  # seconds a connection may wait without sending a request
 REQUEST_BODY = 4 << 20  # bytes of a request body waitress buffers (the app takes 2 MB at most)
 
+WARN_EVERY = 60.0  # seconds between warnings about one address's refused connections
+
 log = logging.getLogger(__name__)
+_warned: dict[object, float] = {}  # when each address's refusals were last logged
 
 
 def _guarded_channel(per_address: int, total: int) -> type:
@@ -72,7 +75,11 @@ def _guarded_channel(per_address: int, total: int) -> type:
                 oldest = min(idle, key=lambda c: c.last_activity)
                 oldest.handle_close()
             else:
-                log.warning("refused a connection from %s: %s, all busy", self.addr, why)
+                host = self.addr[0] if isinstance(self.addr, tuple) else self.addr
+                now = time.monotonic()
+                if now - _warned.get(host, float("-inf")) > WARN_EVERY:  # a flood must not flood the log
+                    _warned[host] = now
+                    log.warning("refusing connections from %s: %s, all busy", host, why)
                 self.handle_close()
 
     return GuardedChannel
