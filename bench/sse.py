@@ -60,8 +60,10 @@ def start_server(data: Path, port: int, pages: int) -> subprocess.Popen:
 class Page:
     """One stream, read without blocking."""
 
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port))
+    def __init__(self, port: int, number: int = 0) -> None:
+        # each page from its own loopback address, as phones on a LAN: the server limits
+        # the streams one address may hold
+        self.sock = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{10 + number}", 0))
         self.sock.sendall(b"GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
         self.sock.setblocking(False)
         self.buf = b""
@@ -148,7 +150,7 @@ def main() -> int:
         proc = start_server(Path(tmp), port, args.clients)
         try:
             sel = selectors.DefaultSelector()
-            pages = [Page(port) for _ in range(args.clients)]
+            pages = [Page(port, i) for i in range(args.clients)]
             for p in pages:
                 sel.register(p.sock, selectors.EVENT_READ, p)
             state = api(port, "GET", "/api/state")

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from engine.files import write_atomic
+from engine.inputs import InputError, finite_number, read_json_file, whole_number
 from hardware.camera_model import CameraIntrinsics, CameraPose, height_scale
 from hardware.pieces import (
     BoardSpec,
@@ -118,37 +118,39 @@ def to_json(cal: Calibration) -> dict[str, Any]:
 
 
 def save_calibration(cal: Calibration, path: str | Path) -> None:
-    """Write the calibration to ``path`` atomically (a crash never leaves half a file)."""
+    """Write the calibration to ``path`` atomically and durably (a crash never leaves half a
+    file; the new file is on disk when this returns).  A full disk raises ``StorageError``."""
     path = Path(path)
-    text = json.dumps(to_json(cal), indent=1)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, json.dumps(to_json(cal), indent=1), what="the calibration")
 
 
 def _need(d: Any, key: str, where: str) -> Any:
-    if not isinstance(d, dict) or key not in d:
+    if not isinstance(d, dict):
+        raise CalibrationError(f"{where}: expected an object with field {key!r}")
+    if key not in d:
         raise CalibrationError(f"{where}: missing field {key!r}")
     return d[key]
 
 
 def _numbers(value: Any, n: int, where: str) -> tuple[float, ...]:
     if (not isinstance(value, list) or len(value) != n
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in value)):
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
         raise CalibrationError(f"{where}: expected a list of {n} numbers")
-    return tuple(float(v) for v in value)
+    return tuple(_number(v, where) for v in value)
 
 
 def _number(value: Any, where: str) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
-        raise CalibrationError(f"{where}: expected a number, got {value!r}")
-    return float(value)
+    try:
+        return finite_number(value, where)
+    except InputError as e:
+        raise CalibrationError(str(e)) from None
+
+
+def _whole(value: Any, where: str) -> int:
+    try:
+        return whole_number(value, where, 1, 100_000)
+    except InputError as e:
+        raise CalibrationError(str(e)) from None
 
 
 def _edge_scale(value: Any, where: str) -> float:
@@ -169,14 +171,15 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
     i = _need(data, "intrinsics", where)
     w = f"{where}: intrinsics"
     width, height = _need(i, "width", w), _need(i, "height", w)
-    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
+    if not (isinstance(width, int) and isinstance(height, int) and not isinstance(width, bool)
+            and not isinstance(height, bool) and 0 < width <= 100_000 and 0 < height <= 100_000):
         raise CalibrationError(f"{w}: width and height must be positive integers")
     dist = _need(i, "dist", w)
     if not isinstance(dist, list) or len(dist) not in (4, 5, 8):
         raise CalibrationError(f"{w}.dist: expected 4, 5 or 8 distortion coefficients")
     intr = CameraIntrinsics(_number(_need(i, "fx", w), f"{w}.fx"), _number(_need(i, "fy", w), f"{w}.fy"),
                             _number(_need(i, "cx", w), f"{w}.cx"), _number(_need(i, "cy", w), f"{w}.cy"),
-                            width, height, _numbers(dist, len(dist), f"{w}.dist"), str(i.get("model", "")))
+                            width, height, _numbers(dist, len(dist), f"{w}.dist"), _label(i, "model", w))
     if intr.fx <= 0 or intr.fy <= 0:
         raise CalibrationError(f"{w}: focal lengths must be positive")
     p = _need(data, "pose", where)
@@ -187,48 +190,64 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
     c = _need(data, "canvas", where)
     w = f"{where}: canvas"
     canvas = Canvas(_number(_need(c, "ppm", w), f"{w}.ppm"), _number(_need(c, "x0", w), f"{w}.x0"),
-                    _number(_need(c, "y1", w), f"{w}.y1"), int(_need(c, "width", w)), int(_need(c, "height", w)))
+                    _number(_need(c, "y1", w), f"{w}.y1"), _whole(_need(c, "width", w), f"{w}.width"),
+                    _whole(_need(c, "height", w), f"{w}.height"))
     if canvas.ppm <= 0 or canvas.width <= 0 or canvas.height <= 0:
         raise CalibrationError(f"{w}: ppm, width and height must be positive")
     cm = _need(data, "colour_model", where)
     w = f"{where}: colour_model"
     colour = ColourModel(_numbers(_need(cm, "board_bgr", w), 3, f"{w}.board_bgr"),
                          _numbers(_need(cm, "light_bgr", w), 3, f"{w}.light_bgr"),
-                         _numbers(_need(cm, "dark_bgr", w), 3, f"{w}.dark_bgr"), str(cm.get("source", "")))
+                         _numbers(_need(cm, "dark_bgr", w), 3, f"{w}.dark_bgr"), _label(cm, "source", w))
     raw_sizes = _need(data, "size_classes", where)
     if not isinstance(raw_sizes, list) or len(raw_sizes) != len(pieces.sizes):
         raise CalibrationError(f"{where}: size_classes must list one entry per size of the piece set "
                                f"({len(pieces.sizes)})")
-    sizes = tuple(SizeClass(k, _number(_need(s, "height_mm", f"{where}: size_classes[{k}]"), "height_mm"),
-                            _number(_need(s, "top_radius_mm", f"{where}: size_classes[{k}]"), "top_radius_mm"),
-                            _number(_need(s, "scale", f"{where}: size_classes[{k}]"), "scale"),
+    sizes = tuple(SizeClass(k, _number(_need(s, "height_mm", f"{where}: size_classes[{k}]"),
+                                       f"{where}: size_classes[{k}].height_mm"),
+                            _number(_need(s, "top_radius_mm", f"{where}: size_classes[{k}]"),
+                                    f"{where}: size_classes[{k}].top_radius_mm"),
+                            _number(_need(s, "scale", f"{where}: size_classes[{k}]"), f"{where}: size_classes[{k}].scale"),
                             _edge_scale(s.get("edge_scale", 1.0), f"{where}: size_classes[{k}].edge_scale"))
                   for k, s in enumerate(raw_sizes))
     ref_text = _need(data, "reference_png", where)
-    try:
-        ref = cv2.imdecode(np.frombuffer(base64.b64decode(ref_text, validate=True), np.uint8), cv2.IMREAD_COLOR)
-    except (ValueError, TypeError):
-        ref = None
+    ref = None
+    if isinstance(ref_text, str) and len(ref_text) < 50_000_000:
+        try:
+            ref = cv2.imdecode(np.frombuffer(base64.b64decode(ref_text, validate=True), np.uint8), cv2.IMREAD_COLOR)
+        except (ValueError, TypeError, cv2.error):
+            ref = None
     if ref is None or ref.shape[:2] != (canvas.height, canvas.width):
         raise CalibrationError(f"{where}: reference_png is not a PNG of the canvas size "
                                f"{canvas.width}x{canvas.height}")
     seen = _need(data, "markers_seen", where)
-    if not isinstance(seen, list) or not all(isinstance(v, int) for v in seen):
+    if not isinstance(seen, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in seen):
         raise CalibrationError(f"{where}: markers_seen must be a list of marker ids")
-    return Calibration(pieces, board, intr, str(i.get("source", "")), pose, tuple(seen),
-                       _number(_need(data, "reprojection_error_px", where), "reprojection_error_px"),
+    return Calibration(pieces, board, intr, _label(i, "source", w), pose, tuple(seen),
+                       _number(_need(data, "reprojection_error_px", where), f"{where}: reprojection_error_px"),
                        canvas, colour, sizes, ref)
 
 
+def _label(d: dict, key: str, where: str) -> str:
+    value = d.get(key, "")
+    if not isinstance(value, str):
+        raise CalibrationError(f"{where}.{key}: expected text")
+    return value
+
+
 def load_calibration(path: str | Path) -> Calibration:
-    """Read and validate a calibration file; errors name the file and the problem."""
+    """Read and validate a calibration file; every problem (unreadable, not UTF-8, not JSON,
+    a field of the wrong kind) is a ``CalibrationError`` naming the file and the problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(f"{path}: no such file") from None
+        data = read_json_file(path)
+    except InputError as e:
+        raise CalibrationError(str(e)) from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CalibrationError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
-    return from_json(data, str(path))
+        return from_json(data, str(path))
+    except CalibrationError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            ZeroDivisionError, RecursionError, cv2.error) as e:
+        # a field the checks above let through but the camera model cannot use
+        raise CalibrationError(f"{path}: the calibration is damaged ({e}); calibrate again") from None

@@ -17,8 +17,10 @@ from typing import Any, Protocol
 from flask import Flask, current_app
 
 from engine import variant
+from engine.files import StorageError, describe_os_error
 
 from .events import Broadcaster, SseMessage
+from .journal import JournalError
 from .jr_prepare import JrTablePreparer
 from .web.errors import register_error_handlers
 from .web.hub import GameHub
@@ -58,6 +60,7 @@ class CompanionConfig:
     default_variant: str = "gobblet"
     heartbeat: float = 15.0  # seconds between keep-alive comments on idle streams
     max_streams: int = 40  # each open stream holds a server thread
+    max_streams_per_address: int = 10  # so one machine on the LAN cannot take every stream
     stream_queue: int = 256  # messages a slow page may lag behind before it is dropped
     max_upload: int = 2_000_000  # bytes of an imported record file
     public_url: str | None = None  # the LAN address for links and QR codes
@@ -112,15 +115,18 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     """The Flask app for ``config`` (default: data in ``./cupboard-data``)."""
     config = config or CompanionConfig(Path("cupboard-data"))
     config.data_dir = Path(config.data_dir)
-    config.data_dir.mkdir(parents=True, exist_ok=True)
-    (config.data_dir / "records").mkdir(exist_ok=True)
+    try:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        (config.data_dir / "records").mkdir(exist_ok=True)
+    except OSError as e:  # a read-only folder: the game is still shown (see GameHub.problems)
+        log.warning("data folder %s: %s", config.data_dir, describe_os_error(e))
 
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.config["MAX_CONTENT_LENGTH"] = config.max_upload
     app.config["JSON_SORT_KEYS"] = False
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    broadcaster = Broadcaster(config.max_streams, config.stream_queue)
+    broadcaster = Broadcaster(config.max_streams, config.stream_queue, config.max_streams_per_address)
     hub = GameHub(config.data_dir, broadcaster)
     hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
     token = config.token or load_or_create_token(config.data_dir)
@@ -130,8 +136,14 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     if config.prepare_jr_table and services.jr_table.start():
         log.info("building the exact Gobblet Jr. table in the background: %s", services.jr_table.path)
 
-    if hub.resume() is None and config.start_game:
-        hub.new_game(variant(config.default_variant), {})
+    try:
+        resumed = hub.resume()
+        if resumed is None and config.start_game:
+            hub.new_game(variant(config.default_variant), {})
+    except (StorageError, JournalError) as e:
+        # e.g. a read-only or full disk: serve what there is and say why
+        hub.notices.append(f"{e}")
+        log.warning("%s", e)
 
     register_error_handlers(app)
     from .web import (

@@ -48,8 +48,9 @@ _CLOSE = object()  # tells a client's stream to end
 class Client:
     """One connected page: a bounded queue of encoded messages."""
 
-    def __init__(self, broadcaster: "Broadcaster", size: int) -> None:
+    def __init__(self, broadcaster: "Broadcaster", size: int, address: str | None = None) -> None:
         self._broadcaster = broadcaster
+        self.address = address  # the page's network address (streams per address are limited)
         self._queue: queue.Queue[object] = queue.Queue(maxsize=size)
         self.dropped = False
 
@@ -99,24 +100,31 @@ class Client:
 class Broadcaster:
     """Fans messages out to every connected client, in the order they are published."""
 
-    def __init__(self, max_clients: int = 64, queue_size: int = 256) -> None:
+    def __init__(self, max_clients: int = 64, queue_size: int = 256, per_address: int | None = None) -> None:
         self.max_clients = max_clients
+        self.per_address = per_address  # streams one network address may hold (None: no limit)
         self.queue_size = queue_size
         self._clients: list[Client] = []
         self._lock = threading.Lock()
         self._closed = False
 
-    def connect(self, snapshot: Callable[[], list[bytes]]) -> tuple[Client, list[bytes]]:
-        """A new client and its catch-up messages.
+    def connect(self, snapshot: Callable[[], list[bytes]], address: str | None = None) -> tuple[Client, list[bytes]]:
+        """A new client (from network ``address``) and its catch-up messages.
 
         ``snapshot`` runs under the broadcaster's lock, so no message is published between the
-        catch-up and the first queued message: nothing is missed and nothing comes twice."""
+        catch-up and the first queued message: nothing is missed and nothing comes twice.
+        Refused (``TooManyClients``) past ``max_clients``, or past ``per_address`` streams
+        from one address, so that one machine cannot take every stream's thread."""
         with self._lock:
             if self._closed:
                 raise TooManyClients("the server is shutting down")
             if len(self._clients) >= self.max_clients:
                 raise TooManyClients(f"{self.max_clients} pages are already connected")
-            client = Client(self, self.queue_size)
+            if self.per_address is not None and address is not None:
+                mine = sum(1 for c in self._clients if c.address == address)
+                if mine >= self.per_address:
+                    raise TooManyClients(f"{address} already has {mine} pages open")
+            client = Client(self, self.queue_size, address)
             first = snapshot()
             self._clients.append(client)
             return client, first

@@ -8,7 +8,9 @@ is written atomically into the records folder and the journal is moved to ``jour
 
 from __future__ import annotations
 
+import errno
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -16,15 +18,25 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import Board, IllegalMove, Move, Outcome
+from engine import Board, IllegalMove, Move, Outcome, RulesError
 from engine.board import AGREEMENT, RESIGNATION, TOUCH_MOVE
-from engine.notation import describe_outcome, parse_position
-from engine.record import GameRecord, save_records
+from engine.files import (
+    TMP_SUFFIX,
+    StorageError,
+    describe_os_error,
+    fsync_directory,
+    remove_stale_temporaries,
+)
+from engine.notation import NotationError, describe_outcome, parse_position
+from engine.record import GameRecord, RecordError, save_records
 from engine.rules import COLOUR_NAMES, Rules
 
 from .journal import Event, Journal, JournalError, JournalHeader
 
 CURRENT = "current.journal"
+# What an event is, in the sentence that says it was not recorded ("the disk is full: ...").
+WHAT = {"move": "the move", "takeback": "the take-back", "end": "the end of the game",
+        "start": "the new game", "hint": "the hint"}
 log = logging.getLogger(__name__)
 
 Listener = Callable[[Event], None]
@@ -45,6 +57,7 @@ class GameSession:
         self._listeners: list[Listener] = []
         self._move_notes: list[dict[str, str]] = []
         self._started = journal.events[0].time if journal.events else time.time()
+        self.record_error: str | None = None  # why the finished game's record is not written yet
 
     # ------------------------------------------------------------------ life cycle
     @classmethod
@@ -55,11 +68,13 @@ class GameSession:
         tags: dict[str, str] | None = None,
         start: str | None = None,
     ) -> "GameSession":
-        """Start a new game in ``data_dir`` (replacing any unfinished one, which is archived)."""
+        """Start a new game in ``data_dir`` (replacing any unfinished one, which is archived).
+
+        The new game is built whole first, in a temporary journal; only then is the old one
+        moved to ``journals/`` and the new one put in its place.  If anything fails (a full
+        disk, text a journal cannot store) the old game is still the current one."""
         data_dir = Path(data_dir)
         current = data_dir / CURRENT
-        if current.exists():
-            _archive(data_dir, current)
         board = parse_position(start) if start else Board(rules)
         all_tags = {
             "Variant": board.rules.token,
@@ -68,42 +83,94 @@ class GameSession:
             "Black": "Black",
         }
         all_tags.update(tags or {})
-        journal = Journal.create(current, JournalHeader(board.rules.token, board.text(), all_tags))
+        data_dir.mkdir(parents=True, exist_ok=True)
+        building = data_dir / f".{CURRENT}.new{TMP_SUFFIX}"
+        journal = Journal.create(building, JournalHeader(board.rules.token, board.text(), all_tags))
         session = cls(data_dir, journal, board)
-        event = session._record(
-            "start",
-            f"New game of {board.rules.name}: {all_tags['White']} (White) against "
-            f"{all_tags['Black']} (Black)",
-            {"position": board.text()},
-        )
-        session._started = event.time  # as ``resume`` will read it, so record paths agree
+        try:
+            event = session._record(
+                "start",
+                f"New game of {board.rules.name}: {all_tags['White']} (White) against "
+                f"{all_tags['Black']} (Black)",
+                {"position": board.text()},
+            )
+            session._started = event.time  # as ``resume`` will read it, so record paths agree
+            archived = _archive(data_dir, current) if current.exists() else None
+            try:
+                building.replace(current)
+            except BaseException:
+                if archived is not None:  # put the old game back: it is still the current one
+                    archived.replace(current)
+                raise
+            fsync_directory(data_dir)
+        except BaseException as e:
+            journal.close()
+            building.unlink(missing_ok=True)
+            if isinstance(e, OSError) and not isinstance(e, StorageError):
+                raise StorageError(e.errno or errno.EIO,
+                                   f"{describe_os_error(e)}: the new game was not started") from None
+            raise
+        journal.path = current
         return session
 
     @classmethod
-    def resume(cls, data_dir: Path) -> "GameSession | None":
-        """The unfinished game in ``data_dir``, exactly as its journal left it; None if none."""
-        current = Path(data_dir) / CURRENT
+    def resume(cls, data_dir: Path, notes: list[str] | None = None) -> "GameSession | None":
+        """The unfinished game in ``data_dir``, exactly as its journal left it; None if none.
+
+        A damaged journal never stops a start: events that cannot be read or replayed are set
+        aside into a side file and the game resumes from the last good one; a journal whose
+        header is damaged is moved to ``journals/`` whole and None is returned.  What was set
+        aside is logged and added to ``notes``."""
+        data_dir = Path(data_dir)
+        current = data_dir / CURRENT
+        for stale in remove_stale_temporaries(data_dir) + remove_stale_temporaries(data_dir / "records"):
+            log.info("removed %s, left by a write that was interrupted", stale)
         if not current.exists():
             return None
-        journal = Journal.open(current)
-        board = parse_position(journal.header.start)
-        session = cls(Path(data_dir), journal, board)
-        for event in journal.events:
+        journal = None
+        try:
+            journal = Journal.open(current)
+            board = parse_position(journal.header.start)
+        except (JournalError, NotationError, RulesError, ValueError) as e:
+            if journal is not None:
+                journal.close()
+            message = str(e) if str(current) in str(e) else f"{current}: {e}"
+            try:
+                _archive(data_dir, current, "-damaged")
+                message += "; the journal was moved to journals/ and a new game starts"
+            except OSError as err:
+                message += f"; it could not be moved aside ({describe_os_error(err)})"
+                raise StorageError(err.errno or errno.EIO, message) from None
+            finally:
+                log.warning("%s", message)
+                if notes is not None:
+                    notes.append(message)
+            return None
+        session = cls(data_dir, journal, board)
+        for index, event in enumerate(journal.events):
             try:
                 session._redo(event)
-            except (ValueError, KeyError, TypeError) as e:
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                message = journal.cut(index, f"{current}: event {event.seq} ({event.kind}) cannot be replayed: {e}")
                 journal.close()
-                raise JournalError(
-                    f"{current}: event {event.seq} ({event.kind}) cannot be replayed: {e}"
-                ) from None
+                if notes is not None:
+                    notes.append(message)
+                return cls.resume(data_dir, notes)
+        if journal.recovered and notes is not None and journal.recovered not in notes:
+            notes.append(journal.recovered)
         if board.outcome() is not None:
+            if journal.events and journal.events[-1].kind != "end" and journal.read_only is None:
+                try:  # the process stopped (or the disk filled) between the last move and its end
+                    session._journal_end(board.outcome())
+                except (StorageError, JournalError) as e:
+                    log.warning("%s", e)
             session._write_record()  # the process may have stopped before writing it
         return session
 
     def _redo(self, event: Event) -> None:
         if event.kind == "move":
             self.board.push(self.board.parse_move(event.data["move"]))
-            self._move_notes.append(dict(event.data.get("notes", {})))
+            self._move_notes.append(_notes(event.data.get("notes")))
         elif event.kind == "takeback":
             if self.board.pop() is not None:
                 self._move_notes.pop()
@@ -123,7 +190,7 @@ class GameSession:
                 self._listeners.remove(listener)
 
     def _record(self, kind: str, text: str, data: dict[str, Any] | None = None) -> Event:
-        event = self.journal.append(kind, text, data)
+        event = self.journal.append(kind, text, data, what=WHAT.get(kind, f"the {kind} event"))
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -180,18 +247,43 @@ class GameSession:
             return event
 
     def take_back(self) -> Event:
-        """Undo the last move, or the last ending (a resignation, an agreed draw, ...)."""
+        """Undo the last move, or the last ending (a resignation, an agreed draw, ...).
+        Nothing changes unless the take-back reached the journal."""
         with self._lock:
             if not self.board.can_pop:
                 raise SessionError("there is no move to take back")
-            if self.over:  # the ending no longer stands: neither does the record written for it
-                self.record_path.unlink(missing_ok=True)
+            was_over = self.over
+            record = self.record_path
             move = self.board.pop()
-            if move is None:
-                return self._record("takeback", "Took back the end of the game", {"position": self.board.text()})
-            text = self.board.move_text(move)
-            self._move_notes.pop()
-            return self._record("takeback", f"Took back {text}", {"move": text, "position": self.board.text()})
+            try:
+                if move is None:
+                    event = self._record("takeback", "Took back the end of the game", {"position": self.board.text()})
+                else:
+                    text = self.board.move_text(move)
+                    event = self._record("takeback", f"Took back {text}",
+                                         {"move": text, "position": self.board.text()})
+            except BaseException:
+                self._undo_pop(move)
+                raise
+            if move is not None:
+                self._move_notes.pop()
+            if was_over:  # the ending no longer stands: neither does the record written for it
+                self.record_error = None
+                try:
+                    record.unlink(missing_ok=True)
+                except OSError as e:
+                    log.warning("could not remove %s: %s", record, e)
+            return event
+
+    def _undo_pop(self, move: Move | None) -> None:
+        """Put back what ``board.pop()`` took: a move, or the ending (replayed from the journal)."""
+        if move is not None:
+            self.board.push(move)
+            return
+        for event in reversed(self.journal.events):
+            if event.kind == "end" and event.data.get("action"):
+                self._apply_action(event.data["action"], event.data.get("square"), event.data.get("colour"))
+                return
 
     def resign(self, colour: int | None = None) -> Event:
         """The given player (default: the player to move) resigns."""
@@ -220,7 +312,11 @@ class GameSession:
                 data["square"] = square
             if colour is not None:
                 data["colour"] = colour
-            event = self._record("end", describe_outcome(self.board, outcome), data)
+            try:
+                event = self._record("end", describe_outcome(self.board, outcome), data)
+            except BaseException:  # not on disk: the game is not over
+                self.board.pop()
+                raise
             self._write_record()
             return event
 
@@ -237,11 +333,19 @@ class GameSession:
         outcome = self.board.outcome()
         if outcome is None:
             return
-        data = {"result": outcome.result, "reason": outcome.reason}
+        try:
+            self._journal_end(outcome)
+        except (StorageError, JournalError) as e:
+            # the winning move is on disk, and replaying it ends the game again: ``resume``
+            # journals the end then; the move's answer must not say it failed
+            log.warning("the end of the game was not journalled: %s", e)
+        self._write_record()
+
+    def _journal_end(self, outcome: Outcome) -> Event:
+        data: dict[str, Any] = {"result": outcome.result, "reason": outcome.reason}
         if outcome.line:
             data["line"] = [self.board.geo.names[s] for s in outcome.line]
-        self._record("end", describe_outcome(self.board, outcome), data)
-        self._write_record()
+        return self._record("end", describe_outcome(self.board, outcome), data)
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> GameRecord:
@@ -259,29 +363,62 @@ class GameSession:
         name = _safe(f"{stamp}-{tags.get('White', 'White')}-{tags.get('Black', 'Black')}")
         return self.data_dir / "records" / f"{name}.gbn"
 
-    def _write_record(self) -> Path:
-        """Write (or rewrite, after a take-back and a new ending) the ended game's record."""
+    def _write_record(self) -> Path | None:
+        """Write (or rewrite, after a take-back and a new ending) the ended game's record.
+        A failure (a full disk) is logged and kept in ``record_error``; ``retry_record``
+        tries again (the hub does before each request that changes the game)."""
         path = self.record_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_records(path, [self.to_record()])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_records(path, [self.to_record()])
+        except OSError as e:
+            self.record_error = f"{describe_os_error(e)}: the finished game's record ({path.name}) was not written yet"
+            log.warning("%s", self.record_error)
+            return None
+        except RecordError as e:  # tags or notes from a damaged journal
+            self.record_error = f"the finished game's record cannot be written: {e}"
+            log.warning("%s", self.record_error)
+            return None
+        if self.record_error is not None:
+            log.info("the finished game's record was written after all: %s", path)
+        self.record_error = None
         return path
+
+    def retry_record(self) -> bool:
+        """Write the finished game's record if an earlier attempt failed; True once written."""
+        with self._lock:
+            if self.record_error is None or not self.over:
+                return self.record_error is None
+            return self._write_record() is not None
 
     def close(self) -> None:
         """Close the journal file (the game stays resumable)."""
         self.journal.close()
 
 
-def _archive(data_dir: Path, journal_path: Path) -> None:
+def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> Path:
     """Move a finished or abandoned journal out of the way, keeping it."""
     archive = data_dir / "journals"
     archive.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.fromtimestamp(journal_path.stat().st_mtime).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.fromtimestamp(journal_path.stat().st_mtime).strftime("%Y%m%d-%H%M%S") + suffix
     target = archive / f"{stamp}.journal"
     n = 1
     while target.exists():
         n += 1
         target = archive / f"{stamp}-{n}.journal"
     journal_path.replace(target)
+    return target
+
+
+_NOTE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+
+def _notes(raw: object) -> dict[str, str]:
+    """A move's notes as read back from the journal: only what a record can hold (a damaged
+    journal may have anything there; notes are remarks, so the rest is dropped)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and _NOTE_KEY.match(k) and isinstance(v, str)}
 
 
 def _safe(name: str) -> str:

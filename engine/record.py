@@ -655,7 +655,7 @@ def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
 
 def save_records(path: str | os.PathLike[str], records: Iterable[GameRecord]) -> None:
     """Write ``records`` to ``path`` atomically: a crash leaves the old file or the new one."""
-    write_atomic(Path(path), write_records(records))
+    write_atomic(Path(path), write_records(records), what="the record file")
 
 
 def append_record(path: str | os.PathLike[str], record: GameRecord) -> None:
@@ -667,4 +667,4 @@ def append_record(path: str | os.PathLike[str], record: GameRecord) -> None:
     except FileNotFoundError:
         old = ""
     new = write_record(record)
-    write_atomic(path, f"{old.rstrip()}\n\n{new}" if old.strip() else new)
+    write_atomic(path, f"{old.rstrip()}\n\n{new}" if old.strip() else new, what="the record file")

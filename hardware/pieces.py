@@ -8,10 +8,12 @@ colour 1 the dark (Black) one.
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from engine.inputs import InputError, read_json_file
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SET_FORMAT = "cupboard-piece-set"
@@ -157,7 +159,12 @@ def _get(d: dict, key: str, kind: type | tuple, where: str) -> Any:
         raise DataFileError(f"{where}: missing field {key!r}")
     value = d[key]
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise DataFileError(f"{where}: field {key!r} is too large") from None
+    if kind is float and isinstance(value, float) and not math.isfinite(value):
+        raise DataFileError(f"{where}: field {key!r} must be a finite number")
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise DataFileError(f"{where}: field {key!r} should be {getattr(kind, '__name__', kind)}, "
                             f"got {type(value).__name__}")
@@ -179,11 +186,9 @@ def _positive(value: float, where: str) -> float:
 
 def _read(path: Path, fmt: str) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: no such file") from None
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+        data = read_json_file(path)
+    except InputError as e:
+        raise DataFileError(str(e)) from None
     return check_header(data, fmt, FORMAT_VERSION, str(path))
 
 
@@ -291,7 +296,8 @@ def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
     m = _get(data, "markers", dict, where)
     w = f"{where}: markers"
     ids = _get(m, "ids", list, w)
-    if len(ids) != 4 or len(set(ids)) != 4 or not all(isinstance(i, int) and i >= 0 for i in ids):
+    if (len(ids) != 4 or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids)
+            or len(set(ids)) != 4):
         raise DataFileError(f"{w}: 'ids' must be four different non-negative integers")
     markers = MarkerLayout(_get(m, "dictionary", str, w), (ids[0], ids[1], ids[2], ids[3]),
                            _positive(_get(m, "size_mm", float, w), f"{w}.size_mm"),

@@ -29,7 +29,7 @@ def test_serve_runs_and_stops(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--data", str(tmp_path), "--token", "tok", "--no-camera", "--variant", "gobblet-jr"],
+         "--data", str(tmp_path), "--token", "tok-tok-tok", "--no-camera", "--variant", "gobblet-jr"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=os.getcwd(),
     )
     try:
@@ -39,7 +39,7 @@ def test_serve_runs_and_stops(tmp_path):
             if "▀" in line or "█" in line:
                 break
         out = "".join(lines)
-        assert f"http://127.0.0.1:{port}/?token=tok" in out
+        assert f"http://127.0.0.1:{port}/?token=tok-tok-tok" in out
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -57,7 +57,7 @@ def test_serve_runs_and_stops(tmp_path):
             assert helpers, "no search helper process"
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("POST", "/api/game/move", body=json.dumps({"move": "3b2"}),
-                     headers={"X-Cupboard-Token": "tok", "Content-Type": "application/json"})
+                     headers={"X-Cupboard-Token": "tok-tok-tok", "Content-Type": "application/json"})
         assert conn.getresponse().status == 200
         stream = socket.create_connection(("127.0.0.1", port), timeout=5)
         stream.sendall(b"GET /api/stream HTTP/1.0\r\nHost: x\r\n\r\n")

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from companion.journal import JournalError, read_journal
+from companion.journal import read_journal
+from engine.files import StorageError
 from companion.session import CURRENT, GameSession, SessionError
 from engine import GOBBLET, GOBBLET_JR, IllegalMove
 from engine.record import load_records
@@ -62,7 +63,7 @@ def test_a_failing_listener_does_not_break_the_game(tmp_path):
 def test_a_move_that_cannot_be_journalled_is_not_played(tmp_path):
     session = GameSession.new(tmp_path, GOBBLET)
     session.journal.close()  # the disk is gone: appending fails
-    with pytest.raises(ValueError):
+    with pytest.raises(StorageError, match="the move was not recorded"):
         session.play("4a1")
     assert session.board.ply == 0 and session.board.move_stack == []
 
@@ -137,14 +138,22 @@ def test_a_new_game_archives_the_unfinished_one(tmp_path):
     second.close()
 
 
-def test_a_journal_that_cannot_be_replayed_names_the_event(tmp_path):
+def test_a_journal_that_cannot_be_replayed_is_set_aside_from_that_event(tmp_path):
     session = GameSession.new(tmp_path, GOBBLET)
     session.play("4a1")
+    session.play("4b2")
     session.close()
     path = tmp_path / CURRENT
     path.write_text(path.read_text(encoding="utf-8").replace('"move":"4a1"', '"move":"4z9"'), encoding="utf-8")
-    with pytest.raises(JournalError, match=r"event 2 \(move\) cannot be replayed"):
-        GameSession.resume(tmp_path)
+    notes = []
+    again = GameSession.resume(tmp_path, notes)
+    assert again.board.ply == 0 and [e.kind for e in again.journal.events] == ["start"]
+    assert len(notes) == 1 and "event 2 (move) cannot be replayed" in notes[0]
+    side = list(tmp_path.glob(f"{CURRENT}.damaged-*"))
+    assert len(side) == 1 and "4z9" in side[0].read_text(encoding="utf-8") and "4b2" in side[0].read_text()
+    again.play("4c3")  # the game goes on from the last good event
+    again.close()
+    assert [e.seq for e in read_journal(path)[1]] == [1, 2]
 
 
 PLAYER = textwrap.dedent(

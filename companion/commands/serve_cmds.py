@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+MIN_TOKEN = 8  # characters: a shorter control token could be guessed from the LAN
+
 
 def default_data_dir() -> Path:
     """Where games, records and the token live: ``$XDG_DATA_HOME/cupboard``."""
@@ -112,8 +114,19 @@ def _camera(args: argparse.Namespace):
         print("camera: live preview only; calibrate it on the page's Calibrate screen (or give "
               "--calibration FILE) to referee from it")
         return PreviewCamera(source), (None, None, 0)
+    from calibration import CalibrationError
+
+    try:
+        calibration = load_calibration(path)
+    except CalibrationError as e:
+        # the game must still be playable: start without the camera and say why
+        problem = f"camera off: the calibration cannot be used ({e}); calibrate again, moves are entered by tapping"
+        print(problem)
+        args.camera_problem = problem
+        source.close()
+        return None, None
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
-    return PreviewCamera(source), (load_calibration(path), None, 0)
+    return PreviewCamera(source), (calibration, None, 0)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -121,6 +134,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..app import CompanionConfig, create_app
     from ..web.wsgi import make_server
 
+    if args.token is not None and len(args.token.strip()) < MIN_TOKEN:
+        print(f"cupboard serve: --token must be at least {MIN_TOKEN} characters (anyone on the network "
+              "could guess a shorter one); leave it out to use the generated one", file=sys.stderr)
+        return 2
     data_dir = args.data or default_data_dir()
     camera, live = _camera(args)
     calibration = live[0] if live is not None else None
@@ -131,7 +148,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     app = create_app(config)
     services = app.extensions["cupboard"]
+    if getattr(args, "camera_problem", None):
+        services.hub.camera_info = {"present": False, "problem": args.camera_problem}
+        services.hub.refresh()
+    hub = services.hub
+    for problem in hub.problems(hub.session) if hub.session is not None else hub.notices:
+        print(f"warning: {problem}")  # a read-only folder, a damaged journal set aside, ...
     if camera is not None:
+        # journal the camera going away and coming back, as `cupboard watch` does
+        camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
         if live is not None:
             from ..live import LiveReferee
 

@@ -35,6 +35,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from companion.referee import Referee
     from companion.session import GameSession
     from engine import variant
+    from hardware.frames import CameraLost
+    from hardware.sources import Reconnecting
 
     source, calibration, demo_rules = _source_and_calibration(args)
     if demo_rules is not None and args.variant is None:
@@ -54,7 +56,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    referee.run(source, stop)
+    # a camera that is lost keeps the reading thread waiting for it: Ctrl-C must end that wait
+    camera = Reconnecting(source, on_event=referee.camera_event)
+    threading.Thread(target=lambda: (stop.wait(), camera.stop()), name="cupboard-watch-stop", daemon=True).start()
+    try:
+        referee.run(camera, stop)
+    except CameraLost:
+        if not stop.is_set():
+            raise
+        print("stopped while the camera was lost")
     if session.over:
         print(f"record: {session.record_path}")
     session.close()

@@ -41,6 +41,10 @@
     const status = $("status");
     status.textContent = state.status;
     status.classList.toggle("over", state.over);
+    // what the server says is wrong: a read-only data folder, a full disk, the camera off
+    const problems = state.problems || [];
+    $("problems").hidden = !problems.length;
+    $("problems").textContent = problems.join(" · ");
     const p = state.players;
     $("players").textContent = `${p.white} (light) vs ${p.black} (dark) · ${state.rules.name}`;
     renderMoves();

@@ -67,9 +67,11 @@ def mjpeg_parts(frames: Iterator[bytes | None], fps: float = PREVIEW_FPS) -> Ite
 
 
 MAX_VIEWERS = 4  # each preview holds a server thread; the referee matters more
+MAX_VIEWERS_PER_ADDRESS = 3  # so that one machine cannot take every preview
 _viewers = threading.BoundedSemaphore(MAX_VIEWERS)
 _open = [0]  # previews streaming now (the semaphore does not say)
 _open_lock = threading.Lock()
+_by_address: dict[str, int] = {}  # previews streaming now, by network address
 
 
 def open_previews() -> int:
@@ -99,8 +101,13 @@ def preview():
     latest JPEG, so viewers never slow the referee down."""
     camera = _camera()
     overlay = overlay_wanted()
-    if not _viewers.acquire(blocking=False):
-        raise ApiError(503, f"{MAX_VIEWERS} camera previews are already open")
+    address = request.remote_addr or ""
+    with _open_lock:
+        if _by_address.get(address, 0) >= MAX_VIEWERS_PER_ADDRESS:
+            raise ApiError(503, f"{address} already has {MAX_VIEWERS_PER_ADDRESS} camera previews open")
+        if not _viewers.acquire(blocking=False):
+            raise ApiError(503, f"{MAX_VIEWERS} camera previews are already open")
+        _by_address[address] = _by_address.get(address, 0) + 1
     broadcaster = companion().broadcaster
     disconnected = request.environ.get("waitress.client_disconnected")
 
@@ -117,6 +124,10 @@ def preview():
 
     def closed() -> None:
         _count(-1)
+        with _open_lock:
+            _by_address[address] -= 1
+            if not _by_address[address]:
+                del _by_address[address]
         _viewers.release()
 
     response.call_on_close(closed)

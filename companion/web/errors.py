@@ -7,6 +7,9 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
+from engine.files import StorageError
+from engine.inputs import InputError
+
 log = logging.getLogger(__name__)
 
 
@@ -42,6 +45,20 @@ def register_error_handlers(app: Flask) -> None:
         }
         message = messages.get(e.code or 500) or (e.description or e.name)
         return error_response(e.code or 500, message)
+
+    @app.errorhandler(StorageError)
+    def _storage(e: StorageError):
+        # a write that did not happen (a full or read-only disk): nothing changed, say why
+        log.warning("%s", e)
+        return error_response(507, str(e))
+
+    @app.errorhandler(InputError)
+    def _input(e: InputError):
+        return error_response(400, str(e))
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(e: RecursionError):
+        return error_response(400, "the request is nested too deeply")
 
     @app.errorhandler(Exception)
     def _unexpected(e: Exception):

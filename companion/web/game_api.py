@@ -3,6 +3,7 @@ export the game so far as a record."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -11,25 +12,39 @@ from flask import Blueprint, Response, jsonify, request
 
 from engine import VARIANTS, IllegalMove, Move, RulesError, variant
 from engine.notation import NotationError
-from engine.record import write_record
+from engine.record import RecordError, write_record
 from engine.rules import COLOUR_NAMES
 
+from engine.files import StorageError
+from engine.inputs import InputError, check_strings, check_text, parse_json
+
 from ..app import companion
+from ..journal import JournalError
 from ..session import SessionError
 from .errors import ApiError
 from .hub import GameChanged, NoGame, colour_name, game_id, parse_colour
 from .security import has_control, require_control
 
+log = logging.getLogger(__name__)
 bp = Blueprint("game_api", __name__, url_prefix="/api")
 
 MAX_NAME = 40
 
 
 def json_body() -> dict[str, Any]:
-    """The request's JSON object; 400 when the body is missing, not JSON or not an object."""
-    data = request.get_json(silent=True, force=True)
-    if not isinstance(data, dict):
-        raise ApiError(400, "the request body must be a JSON object")
+    """The request's JSON object, checked by the input gate (``engine.inputs``): 400 when the
+    body is missing, not UTF-8 JSON, nested too deeply, not an object, or holds a string a
+    journal cannot store (a lone surrogate, a control character, too long)."""
+    try:
+        data = parse_json(request.get_data(cache=True), "the request body")
+        if not isinstance(data, dict):
+            raise InputError("the request body must be a JSON object")
+        check_strings(data, "the request body")
+    except InputError as e:
+        message = str(e)
+        if message.startswith("the request body: not valid JSON"):
+            message = "the request body must be a JSON object"
+        raise ApiError(400, message) from None
     return data
 
 
@@ -41,13 +56,19 @@ def game_errors(e: Exception) -> ApiError:
         return ApiError(409, str(e.args[0]))
     if isinstance(e, SessionError):
         return ApiError(409, str(e))
+    if isinstance(e, StorageError):
+        return ApiError(507, str(e))
+    if isinstance(e, JournalError):
+        return ApiError(400, str(e))
     return ApiError(422, str(e))
 
 
 def _text(data: dict[str, Any], key: str, default: str) -> str:
     value = data.get(key, default)
-    if not isinstance(value, str):
-        raise ApiError(400, f"{key} must be text")
+    try:
+        check_text(value, key, 1000)
+    except InputError as e:
+        raise ApiError(400, str(e)) from None
     value = " ".join(value.split())[:MAX_NAME]
     return value or default
 
@@ -112,7 +133,10 @@ def new_game():
         tags["HintLimit"] = str(limit)
     _check_camera_can_referee(rules.sizes, token)
     hub = companion().hub
-    session = hub.new_game(rules, tags)
+    try:
+        session = hub.new_game(rules, tags)
+    except (StorageError, JournalError) as e:
+        raise game_errors(e) from None
     return jsonify(game=game_id(session), state=hub.snapshot().state), 201
 
 
@@ -177,18 +201,22 @@ def move():
             except IllegalMove as e:
                 mover = COLOUR_NAMES[session.board.turn]
                 attempt = _describe_attempt(session, data)
-                session.alert(
-                    "illegal",
-                    f"Illegal move by {mover}: {attempt} ({e})",
-                    {"attempt": attempt, "colour": colour_name(session.board.turn), "reason": str(e)},
-                )
+                try:
+                    session.alert(
+                        "illegal",
+                        f"Illegal move by {mover}: {attempt} ({e})",
+                        {"attempt": attempt, "colour": colour_name(session.board.turn), "reason": str(e)},
+                    )
+                except (StorageError, JournalError) as err:  # the refusal stands all the same
+                    log.warning("illegal move alert not journalled: %s", err)
                 raise ApiError(422, f"illegal move {attempt}: {e}") from None
-    except (NoGame, GameChanged, SessionError) as e:
+    except (NoGame, GameChanged, SessionError, StorageError, JournalError) as e:
         raise game_errors(e) from None
     live = companion().live
     if live is not None and live.dismiss():  # the tapped move settles what the camera asked
         hub.refresh()
-    return jsonify(event=event.seq, state=hub.snapshot().state)
+    state = hub.snapshot().state
+    return jsonify(event=event.seq, state=state, problems=state.get("problems", []))
 
 
 def _action(name: str, data: dict[str, Any]):
@@ -202,7 +230,7 @@ def _action(name: str, data: dict[str, Any]):
             else:
                 colour = parse_colour(data["colour"]) if data.get("colour") is not None else None
                 event = session.resign(colour)
-    except (NoGame, GameChanged, SessionError) as e:
+    except (NoGame, GameChanged, SessionError, StorageError, JournalError) as e:
         raise game_errors(e) from None
     except ValueError as e:
         raise ApiError(422, str(e)) from None
@@ -243,6 +271,8 @@ def export_record():
             stamp = datetime.fromtimestamp(session.started).strftime("%Y%m%d-%H%M%S")
     except NoGame as e:
         raise game_errors(e) from None
+    except RecordError as e:
+        raise ApiError(422, f"the game cannot be written as a record: {e}") from None
     return Response(
         write_record(record),
         mimetype="text/plain",

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from engine import Board, hints, jr
+from engine.files import StorageError
 from engine.rules import COLOUR_NAMES
 
 from ..app import companion
@@ -83,7 +84,7 @@ def ask_hint():
                 {"colour": colour_name(colour), "level": level,
                  "move": answer["move"]["text"] if answer["move"] else None},
             )
-    except (NoGame, GameChanged) as e:
+    except (NoGame, GameChanged, StorageError) as e:
         raise game_errors(e) from None
     answer.update(colour=colour_name(colour), level=level, used=used + 1, limit=limit)
     return jsonify(answer)

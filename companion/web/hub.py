@@ -9,6 +9,7 @@ the events it missed, read back from the journal.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,18 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from engine import Board, Move, Rules
+from engine.files import StorageError
 from engine.notation import describe_outcome
 from engine.rules import COLOUR_NAMES
 from engine.svg import board_svg
 
 from ..events import Broadcaster, SseMessage
-from ..journal import Event
+from ..journal import Event, JournalError
 from ..session import GameSession
+
+log = logging.getLogger(__name__)
 
 RETRY_MS = 2000
 # Journal kinds that change nothing on the board but must be shown as a banner.
 ALERT_KINDS = ("illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
-               "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert")
+               "touch-opponent", "board-moved", "camera-lost", "camera-back", "mismatch", "touch", "alert")
 # Journal kinds after which no piece is held up any more.
 PUT_DOWN_KINDS = ("move", "takeback", "start", "end", "restored")
 
@@ -172,28 +176,36 @@ class GameHub:
         self.session: GameSession | None = None
         self.camera_info: dict[str, Any] = {"present": False}
         self.pending_source: PendingSource | None = None  # set when a live referee is wired
+        self.notices: list[str] = []  # what went wrong at start (a damaged journal set aside, ...)
         self._lock = threading.RLock()
         self._snapshot: Snapshot | None = None
 
     # ------------------------------------------------------------------ the game
     def resume(self) -> GameSession | None:
-        """Take up the unfinished game of the data folder, if there is one."""
+        """Take up the unfinished game of the data folder, if there is one.  What had to be
+        set aside from a damaged journal is kept in ``notices`` (shown in the state)."""
         with self._lock:
-            session = GameSession.resume(self.data_dir)
+            notes: list[str] = []
+            try:
+                session = GameSession.resume(self.data_dir, notes)
+            finally:
+                self.notices.extend(notes)
             if session is not None:
                 self._adopt(session)
             return session
 
     def new_game(self, rules: Rules, tags: dict[str, str]) -> GameSession:
-        """Start a new game (the previous one stays in the journals folder)."""
+        """Start a new game (the previous one stays in the journals folder).  The new game is
+        built whole before it replaces the old one: a reader sees either, never none, and if
+        it cannot be built (``StorageError``: a full disk) the old game goes on."""
         with self._lock:
+            session = GameSession.new(self.data_dir, rules, tags)
             old = self.session
             if old is not None:
                 old.unsubscribe(self._on_event)
-                old.close()
-                self.session = None
-            session = GameSession.new(self.data_dir, rules, tags)
             self._adopt(session)
+            if old is not None:
+                old.close()
             return session
 
     def _adopt(self, session: GameSession) -> None:
@@ -209,14 +221,30 @@ class GameHub:
         """The current session, held so that no new game replaces it meanwhile.
 
         ``game``, when given, must be the current game's id (a page that has not yet heard of
-        a new game must not move in it)."""
+        a new game must not move in it).  A finished game's record that could not be written
+        earlier (a full disk) is tried again first."""
         with self._lock:
             session = self.session
             if session is None:
                 raise NoGame("there is no game in progress: start a new game")
             if game is not None and game != game_id(session):
                 raise GameChanged(f"game {game} is over or was replaced; the current game is {game_id(session)}")
+            if session.record_error is not None and session.retry_record():
+                self.refresh()
             yield session
+            if session.record_error is not None:  # the pages must hear that the record is missing
+                self.refresh()
+
+    def alert(self, kind: str, text: str, data: dict[str, Any] | None = None) -> bool:
+        """Journal and announce an alert in the current game (the camera lost, ...); False
+        when there is no game or it could not be journalled (that is logged)."""
+        try:
+            with self.acting() as session:
+                session.alert(kind, text, data)
+                return True
+        except (NoGame, StorageError, JournalError) as e:
+            log.warning("%s not journalled: %s", kind, e)
+            return False
 
     def close(self) -> None:
         """Close the journal (the game stays resumable) and end every stream."""
@@ -230,8 +258,8 @@ class GameHub:
     # ------------------------------------------------------------------ state
     def snapshot(self) -> Snapshot:
         """The latest state of the current game."""
-        snap = self._snapshot
-        if snap is None or self.session is None:
+        snap = self._snapshot  # replaced whole, never cleared while a game is running
+        if snap is None:
             raise NoGame("there is no game in progress: start a new game")
         return snap
 
@@ -246,9 +274,23 @@ class GameHub:
                 snap = self._make_snapshot(session)
                 self.broadcaster.publish(SseMessage("state", snap.json), before=lambda: self._set_snapshot(snap))
 
+    def problems(self, session: GameSession) -> list[str]:
+        """What the pages should say is wrong: start-up notices, a read-only journal, a
+        record not yet written, a camera that could not be used."""
+        out = list(self.notices)
+        if session.journal.read_only:
+            out.append(f"read-only: {session.journal.read_only}; the game is shown but cannot be changed")
+        if session.record_error:
+            out.append(session.record_error)
+        camera_problem = self.camera_info.get("problem")
+        if camera_problem:
+            out.append(str(camera_problem))
+        return out
+
     def _make_snapshot(self, session: GameSession) -> Snapshot:
         pending = self.pending_source(session) if self.pending_source is not None else None
         state = build_state(session, self.camera_info, pending)
+        state["problems"] = self.problems(session)
         return Snapshot(state["game"], state["seq"], state, json.dumps(state, separators=(",", ":")))
 
     def _set_snapshot(self, snap: Snapshot) -> None:

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 PREVIEW_WIDTH = 480
 PREVIEW_EVERY = 0.25  # seconds between preview encodings: a few frames a second at most
 PLAIN_WANTED_FOR = 5.0  # seconds the plain preview is kept up to date after it was last asked for
+MAX_RETRY = 30.0  # seconds between attempts to open a camera that stays away
 
 
 class PreviewCamera:
@@ -61,6 +62,10 @@ class PreviewCamera:
         self._encoded_at = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # told ("lost" or "back", a sentence) when the camera goes away and comes back
+        self.on_status: Callable[[str, str], None] | None = None
+        self._lost_since: float | None = None
+        self._frame_problem: str | None = None  # the last error refereeing a frame (logged once)
 
     # ------------------------------------------------------------------ life cycle
     def start(self) -> PreviewCamera:
@@ -77,6 +82,7 @@ class PreviewCamera:
         self.source.close()
 
     def _run(self) -> None:
+        delay = self.retry_seconds
         while not self._stop.is_set():
             try:
                 self.source.open()
@@ -84,28 +90,67 @@ class PreviewCamera:
                 while not self._stop.is_set():
                     started = time.monotonic()
                     self._handle(self.source.read())
+                    if self._lost_since is not None:
+                        self._back()
+                    delay = self.retry_seconds
                     # a rendered or replayed source would otherwise run flat out
                     self._stop.wait(max(0.0, self.min_interval - (time.monotonic() - started)))
             except EndOfStream:
                 self.error = "the camera's stream ended"
                 return
-            except SourceError as e:
-                self.error = str(e)
-                log.warning("camera: %s", e)
-                self.source.close()
-                self._stop.wait(self.retry_seconds)
             except Exception as e:  # the camera thread must not die silently
-                self.error = f"camera failure: {e}"
-                log.exception("camera thread")
-                self.source.close()
-                self._stop.wait(self.retry_seconds)
+                self._lost(e if isinstance(e, SourceError) else f"camera failure: {e}",
+                           unexpected=not isinstance(e, SourceError))
+                try:
+                    self.source.close()
+                except Exception:
+                    log.debug("closing the lost camera", exc_info=True)
+                self._stop.wait(delay)
+                delay = min(delay * 2, MAX_RETRY)  # a camera that stays away is tried less often
+
+    def _lost(self, problem: object, unexpected: bool = False) -> None:
+        """Say once that the camera is lost (the log, the journal through ``on_status``); the
+        same problem again while it stays lost is only logged at debug level."""
+        message = str(problem)
+        if self._lost_since is not None and message == self.error:
+            log.debug("camera still lost: %s", message)
+            return
+        self.error = message
+        if unexpected:
+            log.exception("camera thread")
+        else:
+            log.warning("camera: %s (trying again, less and less often)", message)
+        if self._lost_since is None:
+            self._lost_since = time.time()
+            self._notify("lost", f"camera lost: {message}")
+
+    def _back(self) -> None:
+        away = time.time() - (self._lost_since or time.time())
+        self._lost_since = None
+        log.warning("camera: back after %.0f s", away)
+        self._notify("back", f"camera back after {away:.0f} s")
+
+    def _notify(self, kind: str, text: str) -> None:
+        if self.on_status is None:
+            return
+        try:
+            self.on_status(kind, text)
+        except Exception:  # e.g. a full disk: the camera goes on
+            log.exception("camera %s not recorded", kind)
 
     def _handle(self, frame: Frame) -> None:
         now = time.monotonic()
         self._times.append(now)
         self._frame = frame
         if not self.paused and self.on_frame is not None:
-            self.on_frame(frame)
+            try:
+                self.on_frame(frame)
+            except Exception as e:  # e.g. a full disk under the referee: the camera is not lost
+                if str(e) != self._frame_problem:
+                    self._frame_problem = str(e)
+                    log.exception("refereeing a frame")
+            else:
+                self._frame_problem = None
         if now - self._encoded_at >= PREVIEW_EVERY:
             self._encoded_at = now
             self._encode_preview(frame.image, now)

@@ -8,7 +8,7 @@ link the terminal prints and the QR code).
 from __future__ import annotations
 
 import hmac
-import os
+import logging
 import secrets
 from collections.abc import Callable
 from functools import wraps
@@ -18,7 +18,11 @@ from urllib.parse import urlsplit
 
 from flask import current_app, request
 
+from engine.files import write_atomic
+
 from .errors import ApiError
+
+log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Cupboard-Token"
 TOKEN_FILE = "token"
@@ -27,7 +31,9 @@ F = TypeVar("F", bound=Callable)
 
 
 def load_or_create_token(data_dir: Path) -> str:
-    """The token kept in ``data_dir`` (so links survive a restart), created on first use."""
+    """The token kept in ``data_dir`` (so links survive a restart), created on first use and
+    written atomically and durably (a crash never leaves an empty or half token).  In a
+    folder that cannot be written, a token for this run only is made (and logged)."""
     path = Path(data_dir) / TOKEN_FILE
     try:
         token = path.read_text(encoding="utf-8").strip()
@@ -35,11 +41,14 @@ def load_or_create_token(data_dir: Path) -> str:
             return token
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    except (OSError, UnicodeDecodeError) as e:
+        log.warning("%s cannot be read (%s): a new token is made", path, e)
     token = secrets.token_urlsafe(12)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(token + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, token + "\n", what="the control token")  # owner-only, as mkstemp makes it
+    except OSError as e:
+        log.warning("%s; the token is kept for this run only", e)
     return token
 
 

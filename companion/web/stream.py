@@ -20,7 +20,7 @@ def stream():
     hub = services.hub
     last_id = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     try:
-        client, first = services.broadcaster.connect(lambda: hub.catch_up(last_id))
+        client, first = services.broadcaster.connect(lambda: hub.catch_up(last_id), request.remote_addr)
     except TooManyClients as e:
         raise ApiError(503, f"too many open pages: {e}") from None
     disconnected = request.environ.get("waitress.client_disconnected")

@@ -28,6 +28,7 @@ from calibration.calibrate import calibrate
 from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
+from engine.files import StorageError
 from hardware.camera_model import NOMINAL_CAMERAS
 from hardware.pieces import (
     BoardSpec,
@@ -75,6 +76,9 @@ class Wizard:
     still: np.ndarray | None = None  # the still frame shown for tapping the corners
     still_id: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # the last marker search for the status: (monotonic time, frame index, ids seen)
+    markers: tuple[float, int, tuple[int, ...]] | None = None
+    search_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _STILL_IDS = counter(1)
@@ -184,6 +188,28 @@ def _calibrate(w: Wizard) -> Calibration:
         raise ApiError(422, f"calibration failed: {e}") from None
 
 
+MARKER_SEARCH_EVERY = 1.0  # seconds: the most often a status request searches a frame for markers
+
+
+def markers_seen(w: Wizard, frame: Any) -> list[int]:
+    """The marker ids in ``frame``.  A full-frame marker search costs the referee frames, and
+    any number of pages may poll the status: the result is shared, searched again at most
+    once a ``MARKER_SEARCH_EVERY`` and only for a new frame, and a request that finds a search
+    running takes the last result instead of waiting."""
+    if frame is None:
+        return []
+    cached = w.markers
+    fresh = cached is not None and (cached[1] == frame.index or time.monotonic() - cached[0] < MARKER_SEARCH_EVERY)
+    if fresh or not w.search_lock.acquire(blocking=False):
+        return list(cached[2]) if cached is not None else []
+    try:
+        seen = sorted(int(i) for i in detect_markers(frame.image, w.board))
+        w.markers = (time.monotonic(), frame.index, tuple(seen))
+        return seen
+    finally:
+        w.search_lock.release()
+
+
 @bp.get("")
 def status():
     """Step (a): the markers the camera sees now, and where the wizard is."""
@@ -191,9 +217,7 @@ def status():
     camera = _camera()
     w = wizard(services)
     frame = camera.latest_frame()
-    seen: list[int] = []
-    if frame is not None:
-        seen = sorted(int(i) for i in detect_markers(frame.image, w.board))
+    seen = markers_seen(w, frame)
     expected = list(w.board.markers.ids)
     live = services.live
     return jsonify(
@@ -255,6 +279,7 @@ def _choose_set(w: Wizard, data: dict[str, Any]) -> None:
         try:
             w.pieces = load_piece_set(name)
             w.board = load_board(w.pieces.default_board)
+            w.markers = None  # another board has other markers
         except DataFileError as e:
             raise ApiError(422, str(e)) from None
 
@@ -407,8 +432,9 @@ def save():
         path = services.calibration_path
         try:
             save_calibration(cal, path)
-        except OSError as e:
-            raise ApiError(500, f"could not save {path.name}: {e.strerror or e}") from None
+        except OSError as e:  # StorageError says what failed ("the disk is full: ...")
+            raise ApiError(507, str(e) if isinstance(e, StorageError) else
+                           f"could not save {path.name}: {e.strerror or e}") from None
     if services.live is None:
         from ..live import LiveReferee
 

@@ -10,10 +10,21 @@ phone has gone, so the stream's thread is freed at the next heartbeat.
 
 Each open stream holds one worker thread for as long as the page is open, so the pool is sized
 for the streams the app allows (``CompanionConfig.max_streams``) plus room for ordinary requests.
+
+No machine on the LAN may exhaust the server (measured on loopback: one address holding 200
+streams and 200 idle sockets used to time out every other request until waitress's 120 s
+channel timeout).  So: one address may hold at most ``PER_ADDRESS`` connections; a new one
+past that closes that address's longest-idle connection (one waiting for a request), or is
+refused when all of them are busy.  The whole server holds at most ``CONNECTIONS``, making
+room the same way from the address that holds the most.  Connections idle for
+``IDLE_TIMEOUT`` seconds are closed (a stream is never idle: it has a request running).  The
+app itself limits the streams of one address (``CompanionConfig.max_streams_per_address``),
+so one address cannot take every worker thread.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -21,6 +32,57 @@ from dataclasses import dataclass
 from flask import Flask
 
 SPARE_THREADS = 8  # for page loads, API calls and downloads while every stream is open
+PER_ADDRESS = 32  # connections one address may hold (a browser opens about 6 per server)
+CONNECTIONS = 256  # connections the whole server holds
+IDLE_TIMEOUT = 15  # seconds a connection may wait without sending a request
+REQUEST_BODY = 4 << 20  # bytes of a request body waitress buffers (the app takes 2 MB at most)
+
+WARN_EVERY = 60.0  # seconds between warnings about one address's refused connections
+
+log = logging.getLogger(__name__)
+_warned: dict[object, float] = {}  # when each address's refusals were last logged
+
+
+def _guarded_channel(per_address: int, total: int) -> type:
+    """A waitress channel class that keeps one address (and everyone) within its share."""
+    from waitress.channel import HTTPChannel
+
+    class GuardedChannel(HTTPChannel):
+        def __init__(self, server, sock, addr, adj, map=None):
+            super().__init__(server, sock, addr, adj, map=map)
+            self._admit()
+
+        def _idle(self) -> bool:
+            return not self.requests and self.request is None and not self.total_outbufs_len
+
+        def _admit(self) -> None:
+            channels = [c for c in list(self.server.active_channels.values())
+                        if isinstance(c, HTTPChannel) and c is not self and c.connected]
+            host = self.addr[0] if isinstance(self.addr, tuple) else self.addr
+            mine = [c for c in channels if (c.addr[0] if isinstance(c.addr, tuple) else c.addr) == host]
+            if len(mine) >= per_address:
+                self._make_room(mine, f"{host} holds {len(mine)} connections")
+            elif len(channels) >= total:
+                counts: dict[object, list] = {}
+                for c in channels:
+                    counts.setdefault(c.addr[0] if isinstance(c.addr, tuple) else c.addr, []).append(c)
+                busiest = max(counts.values(), key=len)
+                self._make_room(busiest, f"the server holds {len(channels)} connections")
+
+        def _make_room(self, candidates: list, why: str) -> None:
+            idle = [c for c in candidates if c._idle()] if candidates else []
+            if idle:
+                oldest = min(idle, key=lambda c: c.last_activity)
+                oldest.handle_close()
+            else:
+                host = self.addr[0] if isinstance(self.addr, tuple) else self.addr
+                now = time.monotonic()
+                if now - _warned.get(host, float("-inf")) > WARN_EVERY:  # a flood must not flood the log
+                    _warned[host] = now
+                    log.warning("refusing connections from %s: %s, all busy", host, why)
+                self.handle_close()
+
+    return GuardedChannel
 
 
 @dataclass
@@ -65,20 +127,29 @@ class RunningServer:
 
 def make_server(app: Flask, host: str, port: int, streams: int) -> RunningServer:
     """A waitress server for ``app`` on ``host:port`` (port 0: any free port), not yet running."""
-    from waitress.server import create_server
+    from waitress.server import BaseWSGIServer, create_server
 
     server = create_server(
         app,
         host=host,
         port=port,
         threads=streams + SPARE_THREADS,
-        connection_limit=streams + 4 * SPARE_THREADS,
+        # waitress stops accepting at this: the guarded channels keep well below it
+        connection_limit=CONNECTIONS + 16,
+        channel_timeout=IDLE_TIMEOUT,
+        cleanup_interval=2,
+        asyncore_use_poll=True,  # select() cannot watch descriptors past 1024
+        max_request_body_size=REQUEST_BODY,
         channel_request_lookahead=1,
         outbuf_high_watermark=1 << 20,
         ident="cupboard",
         clear_untrusted_proxy_headers=True,
     )
-    return RunningServer(server, None, host, server.effective_port)  # type: ignore[attr-defined]
+    channel = _guarded_channel(PER_ADDRESS, CONNECTIONS)
+    for listener in [server, *getattr(server, "map", {}).values()]:
+        if isinstance(listener, BaseWSGIServer):
+            listener.channel_class = channel
+    return RunningServer(server, None, host, int(server.effective_port))  # type: ignore[attr-defined]
 
 
 def start_server(app: Flask, host: str = "127.0.0.1", port: int = 0, streams: int | None = None) -> RunningServer:
