@@ -45,13 +45,21 @@ def _frames_from(source: str, piece_set, board, count: int, camera: str = "pi3")
         seed = int(source.split(":", 1)[1]) if ":" in source else 0
         scene = empty_scene(random_scene(piece_set, board, seed, intrinsics=nominal_intrinsics(camera)))
         return [render_scene(scene, seed + k)[0] for k in range(count)]
-    frames = []
-    for name in source.split(","):
-        img = cv2.imread(name)
-        if img is None:
-            raise ValueError(f"{name}: not an image file cupboard can read")
-        frames.append(img)
-    return frames
+    return [read_image(name.strip()) for name in source.split(",")]
+
+
+def read_image(name: str) -> "cv2.typing.MatLike":
+    """The image file ``name``; ValueError naming it when it is missing or not an image.
+
+    The file is checked first: OpenCV prints its own warning for a missing file."""
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"{name}: no such image file (give photos of the empty board, "
+                         "comma-separated, or 'synthetic' for the built-in camera)")
+    img = cv2.imread(str(path))
+    if img is None:
+        raise ValueError(f"{name}: not an image file cupboard can read")
+    return img
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -64,9 +72,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     frames = _frames_from(args.source, pieces, board, args.frames, args.camera)
     cup = None
     if args.cups:
-        cup = cv2.imread(args.cups)
-        if cup is None:
-            raise ValueError(f"{args.cups}: not an image file cupboard can read")
+        cup = read_image(args.cups)
     cal = calibrate(frames, pieces, board, cup_frame=cup, camera_model=args.camera)
     save_calibration(cal, args.out)
     print(f"calibrated {pieces.name} on {board.name}: camera {cal.camera_height_mm:.0f} mm above the board, "
