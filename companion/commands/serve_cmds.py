@@ -99,6 +99,7 @@ def _camera(args: argparse.Namespace):
     """The camera service for ``args`` and the live referee to wire to it (or Nones, with a
     line saying why)."""
     if args.no_camera:
+        args.camera_note = "camera off (--no-camera)"
         print("camera: off (--no-camera): moves are entered by tapping the board")
         return None, None
     from hardware.frames import SourceError
@@ -109,6 +110,7 @@ def _camera(args: argparse.Namespace):
     try:
         source = None if args.demo else (open_source(args.source) if args.source else auto_source())
     except (SourceError, ImportError) as e:
+        args.camera_note = f"camera: none ({e})"
         print(f"camera: none ({e}): moves are entered by tapping the board")
         return None, None
     if source is None or getattr(source, "name", "") == "synthetic":
@@ -187,6 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
         max_streams=args.max_pages, camera=camera, prepare_jr_table=True,
+        extra={"camera_note": getattr(args, "camera_note", None)},
     )
     app = create_app(config)
     services = app.extensions["cupboard"]

@@ -73,7 +73,8 @@
     if (!m.found) $("corners-step").open = true;
     const sel = $("set");
     if (!sel.options.length) {
-      sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, name)));
+      const own = s.own_sets || [];
+      sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, own.includes(name) ? `${name} (yours)` : name)));
     }
     sel.value = s.set;
     done("step-empty", s.draft);
