@@ -10,12 +10,14 @@ import cv2
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the vision subcommands to the ``cupboard`` parser."""
+    from hardware.pieces import board_names, piece_set_names
+
     p = subparsers.add_parser("calibrate", help="calibrate the camera over the empty board")
     p.add_argument("--source", required=True,
                    help="image files (comma-separated) of the empty board, or 'synthetic[:SEED]'")
     p.add_argument("--set", dest="piece_set", default="storer-clear",
-                   help="piece set name or JSON file (default storer-clear)")
-    p.add_argument("--board", help="board name or JSON file (default: the set's board)")
+                   help=f"piece set: {', '.join(piece_set_names())} or a JSON file (default storer-clear)")
+    p.add_argument("--board", help=f"board: {', '.join(board_names())} or a JSON file (default: the set's board)")
     p.add_argument("--cups", help="optional image with a light largest cup on a1 and a dark one on the last square")
     p.add_argument("--camera", default="pi3", choices=["pi3", "pi3-wide", "pi2"],
                    help="camera module whose nominal intrinsics to use (default pi3; pi3-wide for low mounts)")
@@ -32,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_vision_eval)
 
     p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
-    p.add_argument("--board", default="storer-lid-4x4", help="board name or JSON file")
+    p.add_argument("--board", default="storer-lid-4x4",
+                   help=f"board: {', '.join(board_names())} or a JSON file (default storer-lid-4x4)")
+    p.add_argument("--paper", default="a4", choices=["a4", "letter"], help="paper size (default a4)")
     p.add_argument("--out", required=True, help="output file: .svg (true scale) or .png (300 dpi)")
     p.set_defaults(func=cmd_marker_sheet)
 
@@ -94,20 +98,22 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_marker_sheet(args: argparse.Namespace) -> int:
-    """Write the marker sheet as SVG (true scale) or PNG (300 dpi)."""
-    from hardware.markers import marker_sheet_png, marker_sheet_svg
+    """Write the marker sheet as SVG (true scale) or PNG (300 dpi, recorded in the file)."""
+    from hardware.markers import SCALE_BAR_MM, marker_sheet_png, marker_sheet_svg, png_bytes
     from hardware.pieces import load_board
 
     board = load_board(args.board)
     out = Path(args.out)
     if out.suffix.lower() == ".svg":
-        out.write_text(marker_sheet_svg(board), encoding="utf-8")
+        out.write_text(marker_sheet_svg(board, args.paper), encoding="utf-8")
     elif out.suffix.lower() == ".png":
-        if not cv2.imwrite(str(out), marker_sheet_png(board)):
-            raise OSError(f"{out}: could not write")
+        out.write_bytes(png_bytes(marker_sheet_png(board, args.paper, dpi=300), dpi=300))
     else:
         raise ValueError(f"{out}: the marker sheet is written as .svg or .png")
     m = board.markers
-    print(f"marker sheet for {board.name}: {m.dictionary} ids {list(m.ids)}, {m.size_mm:g} mm markers; "
-          f"written to {out} (print at 100 %)")
+    paper = "A4" if args.paper == "a4" else "Letter"
+    print(f"marker sheet for {board.name} on {paper}: {m.dictionary} ids {list(m.ids)}, {m.size_mm:g} mm markers; "
+          f"written to {out}")
+    print(f"print it at 100 % (actual size), check its scale bar measures {SCALE_BAR_MM:g} mm, cut the tiles out "
+          "and place them as the sheet shows (docs/markers.md)")
     return 0
