@@ -25,6 +25,8 @@ from engine.rules import COLOUR_NAMES, Rules
 from .journal import Event, Journal, JournalError, JournalHeader
 
 CURRENT = "current.journal"
+DEMO_FOLDER = "demo"  # under records/: the demo camera's games
+DEMO_RECORDS_KEPT = 10  # a demo left running all day keeps only its latest games
 log = logging.getLogger(__name__)
 
 Listener = Callable[[Event], None]
@@ -252,10 +254,18 @@ class GameSession:
             )
 
     @property
+    def demo(self) -> bool:
+        """True for a demo camera's game (tag ``Demo``): its record is kept apart."""
+        return self.journal.header.tags.get("Demo") == "yes"
+
+    @property
     def record_path(self) -> Path:
-        """Where this game's record is written when it ends."""
+        """Where this game's record is written when it ends: ``records/``, or for a demo game
+        ``records/demo/`` (so the demo's games do not bury the real ones)."""
         tags = self.journal.header.tags
         stamp = datetime.fromtimestamp(self._started).strftime("%Y%m%d-%H%M%S")
+        if self.demo:
+            return self.data_dir / "records" / DEMO_FOLDER / f"demo-{stamp}.gbn"
         name = _safe(f"{stamp}-{tags.get('White', 'White')}-{tags.get('Black', 'Black')}")
         return self.data_dir / "records" / f"{name}.gbn"
 
@@ -264,6 +274,8 @@ class GameSession:
         path = self.record_path
         path.parent.mkdir(parents=True, exist_ok=True)
         save_records(path, [self.to_record()])
+        if self.demo:
+            _keep_newest(path.parent, DEMO_RECORDS_KEPT)
         return path
 
     def close(self) -> None:
@@ -282,6 +294,13 @@ def _archive(data_dir: Path, journal_path: Path) -> None:
         n += 1
         target = archive / f"{stamp}-{n}.journal"
     journal_path.replace(target)
+
+
+def _keep_newest(folder: Path, keep: int) -> None:
+    """Delete all but the ``keep`` newest record files in ``folder``."""
+    files = sorted(folder.glob("*.gbn"), key=lambda p: p.name, reverse=True)  # names start with the time
+    for old in files[keep:]:
+        old.unlink(missing_ok=True)
 
 
 def _safe(name: str) -> str:

@@ -114,16 +114,17 @@ def _camera(args: argparse.Namespace):
         print(f"camera: none ({e}): moves are entered by tapping the board")
         return None, None
     if source is None or getattr(source, "name", "") == "synthetic":
-        from ..demo import calibrate_demo, cycle_frames, demo_camera
+        from ..demo import calibrate_demo, varied_demo_camera
 
         if args.calibration:
             print(f"camera: no camera found, so {args.calibration} is not used (the demo camera "
                   "calibrates itself); connect the camera and start again to referee with it")
 
-        camera, rules = demo_camera(args.set)
+        camera, rules = varied_demo_camera(args.set)
         calibration = calibrate_demo(camera)
-        print(f"camera: the demo camera, playing a game of {rules.name} with the {args.set} set")
-        return PreviewCamera(camera), (calibration, rules, cycle_frames(camera))
+        print(f"camera: the demo camera, playing games of {rules.name} with the {args.set} set "
+              "(their records are kept apart, in records/demo)")
+        return PreviewCamera(camera), (calibration, rules, camera.new_game_at)
     from calibration import load_calibration
 
     saved = (args.data or default_data_dir()) / "calibration.json"
@@ -131,9 +132,9 @@ def _camera(args: argparse.Namespace):
     if path is None:
         print("camera: live preview only; calibrate it on the page's Calibrate screen (or give "
               "--calibration FILE) to referee from it")
-        return PreviewCamera(source), (None, None, 0)
+        return PreviewCamera(source), (None, None, None)
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
-    return PreviewCamera(source), (load_calibration(path), None, 0)
+    return PreviewCamera(source), (load_calibration(path), None, None)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -201,8 +202,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if live is not None:
             from ..live import LiveReferee
 
-            calibration, demo_rules, cycle = live
-            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, cycle))
+            calibration, demo_rules, starts = live
+            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None))
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
     from engine.search_parallel import default_helpers, start_helpers

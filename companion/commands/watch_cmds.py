@@ -46,7 +46,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if session is None or session.over:
         rules = variant(args.variant or calibration.pieces.default_game)
         calibration.pieces.logical_sizes_for(rules.sizes)  # a set too small for the game: say so first
-        session = GameSession.new(data_dir, rules, {"White": args.white, "Black": args.black})
+        tags = {"White": args.white, "Black": args.black}
+        if demo_rules is not None:  # the demo camera's game: its record goes to records/demo
+            tags["Demo"] = "yes"
+        session = GameSession.new(data_dir, rules, tags)
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
     session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
