@@ -74,8 +74,9 @@ def unit_text(serve_args: list[str], system: bool, run_as: str, home: Path) -> s
         "# written by 'cupboard service install'; run it again to rewrite",
         "[Unit]",
         "Description=cupboard: camera referee and phone page for cup games",
-        "After=network-online.target",
-        "Wants=network-online.target",
+        # a user's service manager has no network-online.target: there serve starts at once
+        # and listens on every interface as they come up
+        *(["After=network-online.target", "Wants=network-online.target"] if system else []),
         "",
         "[Service]",
         "Type=simple",
