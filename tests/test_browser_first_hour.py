@@ -44,6 +44,7 @@ def test_calibrate_without_a_camera_says_so(server, browser):
         assert "cupboard serve --demo" in text and "restart" in text.lower()
         assert page.locator("#preview").count() == 0  # no broken picture
         assert page.locator("section.step").count() == 0  # none of the five steps
+        page.wait_for_function("() => document.getElementById('role').textContent === 'referee'")
         shot(page, "calibrate-no-camera", keep_as="calibrate-no-camera.png")
 
 
@@ -88,3 +89,49 @@ def test_records_page_filters_and_deletes(server, browser):
         page.wait_for_function("() => document.querySelectorAll('#games li[data-file]').length === 1")
         assert "Cy" not in page.inner_text("#games")
     assert len(list((hub.data_dir / "records").glob("*.gbn"))) == 1
+
+
+@pytest.fixture
+def camera_server(tmp_path):
+    """The app with the demo camera, not yet calibrated: what a user with a camera first sees."""
+    from companion.demo import demo_camera
+    from companion.web.preview import PreviewCamera
+
+    source, _ = demo_camera("gobblet-jr", seed=5, loop=True, still_frames=400)  # the empty board a while
+    camera = PreviewCamera(source, max_fps=8)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr",
+                                     heartbeat=2.0))
+    camera.start()
+    running = start_server(app)
+    running.services = app.extensions["cupboard"]
+    yield running
+    running.stop()
+    camera.stop()
+
+
+def test_the_wizard_step_by_step(camera_server, browser):
+    """docs/calibration.md walks through these screens: the markers found, the empty board
+    captured, then saved; the camera referees from then on."""
+    with phone_page(browser) as page:
+        page.goto(f"{camera_server.url}calibrate?token={TOKEN}")
+        page.wait_for_function("() => document.getElementById('markers').textContent.includes('All four markers found')",
+                               timeout=30000)
+        page.wait_for_function("() => document.getElementById('preview').naturalWidth > 0", timeout=30000)
+        shot(page, "wizard-1-markers", keep_as="calibrate-1-markers.png")
+        assert [o for o in page.eval_on_selector_all("#set option", "os => os.map(o => o.value)")] \
+            == ["gobblet", "gobblet-jr", "storer-clear"]
+        page.select_option("#set", "gobblet-jr")
+        page.click("#btn-empty")
+        page.wait_for_function("() => document.getElementById('empty-result').textContent.startsWith('Calibrated')",
+                               timeout=60000)
+        text = page.inner_text("#empty-result")
+        assert "gobblet-jr set on the gobblet-jr-3x3 board" in text and "markers 0, 1, 2, 3" in text
+        page.locator("#step-empty").scroll_into_view_if_needed()
+        shot(page, "wizard-2-empty", keep_as="calibrate-2-empty-board.png")
+        page.click("#btn-save")
+        page.wait_for_function("() => document.getElementById('save-result').textContent.startsWith('Saved')",
+                               timeout=30000)
+        page.locator("#step-save").scroll_into_view_if_needed()
+        shot(page, "wizard-5-saved", keep_as="calibrate-5-saved.png")
+    services = camera_server.services
+    assert services.calibration_path.exists() and services.live is not None

@@ -124,6 +124,7 @@
   }
 
   async function start() {
+    if (!$("step-markers")) { await Cupboard.whoami(); return; }  // no camera: nothing to calibrate
     bind();
     Cupboard.bindPreview($("preview"), $("opt-overlay"))();
     const who = await Cupboard.whoami();
