@@ -39,7 +39,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     source, calibration, demo_rules = _source_and_calibration(args)
     if demo_rules is not None and args.variant is None:
         args.variant = demo_rules.token
+    from companion.datalock import DataDirBusy, lock_data_dir
+
+    from . import UserError
+
     data_dir = args.data or default_data_dir()
+    try:  # one referee per data folder: a serve or another watch would share its game file
+        data_lock = lock_data_dir(data_dir, "cupboard watch")
+    except DataDirBusy as e:
+        raise UserError(str(e)) from None
     session = None if args.new else GameSession.resume(data_dir)
     if session is not None and args.variant and session.board.rules.token != variant(args.variant).token:
         session = None  # a different game was asked for
@@ -61,6 +69,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if session.over:
         print(f"record: {session.record_path}")
     session.close()
+    data_lock.release()
     return 0
 
 
