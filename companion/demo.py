@@ -185,8 +185,8 @@ class DemoCamera(SyntheticCamera):
 
 def varied_demo_camera(pieces_name: str = "gobblet-jr", seed: int = 0) -> tuple[DemoCamera, Rules]:
     """The demo camera ``cupboard serve`` uses: varied games of the set's game at a person's pace."""
-    variant_name, _ = DEMO_GAMES.get(pieces_name, DEMO_GAMES["gobblet"])
-    if pieces_name not in DEMO_GAMES:
-        pieces_name = "gobblet"
-    rules = variant(variant_name)
+    if pieces_name in DEMO_GAMES:
+        rules = variant(DEMO_GAMES[pieces_name][0])
+    else:  # a user's own set (cupboard set new) plays its own game
+        rules = variant(load_piece_set(pieces_name).default_game)
     return DemoCamera(pieces_name, rules, seed=seed), rules

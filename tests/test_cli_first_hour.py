@@ -105,6 +105,28 @@ def test_missing_calibration_file_is_named(tmp_path):
     assert f"--calibration {tmp_path / 'cal.json'}: no such file" in err and "Calibrate" in err
 
 
+def test_a_calibration_the_demo_camera_does_not_use_is_named(tmp_path):
+    cal = tmp_path / "cal.json"
+    cal.write_text("{}", encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--data", str(tmp_path / "data"), "--demo", "--calibration", str(cal)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "cupboard is serving" in line:
+                break
+        out = "".join(lines)
+        assert f"so {cal} is not used (the demo camera calibrates itself)" in out
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def test_missing_record_file(capsys):
     assert main(["record", "validate", "/nonexistent/games.gbn"]) == 1
     err = capsys.readouterr().err
@@ -190,7 +212,7 @@ def test_set_new_refuses_bad_measurements(tmp_path, sizes, message):
 # ---------------------------------------------------------------- cupboard service install
 @pytest.mark.parametrize("system", [False, True])
 def test_service_install_writes_a_unit_systemd_accepts(tmp_path, system):
-    args = ["service", "install", "--dir", str(tmp_path)] + (["--system", "--user", "root"] if system else [])
+    args = ["service", "install", "--dir", str(tmp_path)] + (["--system", "--run-as", "root"] if system else [])
     r = cupboard(*args, "--", "--set", "gobblet", "--port", "8080")
     assert r.returncode == 0, r.stderr
     unit = tmp_path / "cupboard.service"

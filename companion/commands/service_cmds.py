@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a system unit in /etc/systemd/system (needs root) instead of a user unit")
     i.add_argument("--dir", type=Path, default=None,
                    help="write the unit into this folder instead (to look at it first)")
-    i.add_argument("--user", dest="run_as", default=None,
+    i.add_argument("--run-as", dest="run_as", default=None, metavar="USER",
                    help="with --system: the user to run as (default: the one running this command, "
                         "or $SUDO_USER)")
     i.add_argument("serve_args", nargs=argparse.REMAINDER, help="options for cupboard serve, after --")
