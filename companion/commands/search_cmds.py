@@ -10,7 +10,6 @@ import time
 
 from engine import Board, jr, variant
 from engine.hints import LEVELS, hint, level, use_jr_table
-from engine.notation import parse_position
 from engine.search import Searcher
 from engine.tactics import play_safe_random
 

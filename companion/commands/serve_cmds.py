@@ -138,8 +138,8 @@ def _camera(args: argparse.Namespace):
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
-    """Refuse what would otherwise be ignored later (a variant while a game is in progress, a
-    calibration file when the demo camera takes over): ValueError naming the problem."""
+    """Refuse at once what would otherwise be ignored or fail later (an unknown variant while a
+    game is in progress, a missing calibration file): ValueError naming the problem."""
     from engine import variant
 
     if args.variant is not None:
@@ -159,8 +159,9 @@ def _serve_socket(app, host: str, port: int, streams: int):
         return make_server(app, host, port, streams)
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
+            other = port + 1 if port < 65535 else 8000
             raise UserError(f"port {port} is already in use (another cupboard serve, or another "
-                            f"program): stop it, or choose another port with --port {port + 1 if port < 65535 else 8000}") from None
+                            f"program): stop it, or choose another port with --port {other}") from None
         if e.errno == errno.EACCES:
             raise UserError(f"port {port} needs administrator rights: use a port from 1024 up, "
                             "e.g. --port 8000") from None
@@ -172,11 +173,11 @@ def _serve_socket(app, host: str, port: int, streams: int):
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted."""
-    from ..app import CompanionConfig, create_app
-    from . import UserError
     from engine import variant
 
+    from ..app import CompanionConfig, create_app
     from ..datalock import DataDirBusy, lock_data_dir
+    from . import UserError
 
     _check_arguments(args)
     data_dir = args.data or default_data_dir()
