@@ -137,7 +137,9 @@ def test_the_first_hour(tmp_path):
         out = "".join(lines)
         data_dir = home / ".local" / "share" / "cupboard"
         assert f"data: {data_dir}" in out  # the README's ~/.local/share/cupboard
-        assert "calibrate it on the page's Calibrate screen" in out
+        # the line docs/calibration.md quotes, with this camera's name for the Pi camera's
+        quoted = re.search(r"^camera: picamera:0, (.*)$", CALIBRATION_DOC, re.M).group(1)
+        assert f"camera: {table}, {quoted}\n" in out
         link = re.search(r"players, open this link \(it gives control of the game\): (\S+)", out).group(1)
         base, token = link.split("?token=")
         assert base == f"http://127.0.0.1:{port}/"

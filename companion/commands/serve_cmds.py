@@ -130,8 +130,8 @@ def _camera(args: argparse.Namespace):
     saved = (args.data or default_data_dir()) / "calibration.json"
     path = args.calibration or (saved if saved.exists() else None)
     if path is None:
-        print("camera: live preview only; calibrate it on the page's Calibrate screen (or give "
-              "--calibration FILE) to referee from it")
+        print(f"camera: {getattr(source, 'name', 'camera')}, live preview only; calibrate it on the page's "
+              "Calibrate screen (or give --calibration FILE) to referee from it")
         return PreviewCamera(source), (None, None, None)
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
     return PreviewCamera(source), (load_calibration(path), None, None)
