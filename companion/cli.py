@@ -34,13 +34,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def equipment_epilog() -> str:
-    """The piece sets and boards a user can name (shipped and their own), for ``--help``."""
+    """The variants, piece sets and boards a user can name (sets and boards: shipped and their
+    own), for ``--help``."""
+    from engine.rules import VARIANTS
     from hardware.pieces import board_names, piece_set_names
 
     def listing(names: dict[str, str]) -> str:
         return ", ".join(f"{n} (yours)" if where == "user" else n for n, where in names.items())
 
-    return (f"piece sets (--set): {listing(piece_set_names())}\n"
+    return (f"variants (--variant): {', '.join(VARIANTS)}\n"
+            f"piece sets (--set): {listing(piece_set_names())}\n"
             f"boards (--board): {listing(board_names())}\n"
             "your own: cupboard set new (see docs/measuring.md)")
 

@@ -29,8 +29,10 @@ def clean(result):
 
 
 def test_help_lists_the_sets_and_boards():
+    from engine.rules import VARIANTS
+
     out = cupboard("--help").stdout
-    for name in shipped_piece_sets() + shipped_boards():
+    for name in shipped_piece_sets() + shipped_boards() + list(VARIANTS):
         assert name in out
     for sub in (["serve", "--help"], ["calibrate", "--help"], ["marker-sheet", "--help"]):
         text = " ".join(cupboard(*sub).stdout.split())
