@@ -36,13 +36,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from companion.session import GameSession
     from engine import variant
 
-    source, calibration, demo_rules = _source_and_calibration(args)
-    if demo_rules is not None and args.variant is None:
-        args.variant = demo_rules.token
     from companion.datalock import DataDirBusy, lock_data_dir
 
     from . import UserError
 
+    source, calibration, demo_rules = _source_and_calibration(args)
+    if demo_rules is not None and args.variant is None:
+        args.variant = demo_rules.token
+    if args.variant:  # a set too small for the game asked for: say so before touching the data
+        calibration.pieces.logical_sizes_for(variant(args.variant).sizes)
     data_dir = args.data or default_data_dir()
     try:  # one referee per data folder: a serve or another watch would share its game file
         data_lock = lock_data_dir(data_dir, "cupboard watch")
