@@ -65,6 +65,11 @@
     if (!r.ok) { result("markers", r.data.error || "the camera cannot be reached", false); return null; }
     // without the markers, offer the corners straight away
     const s = r.data;
+    if (!s.frame) {  // the camera has just started: look again once its first picture is in
+      result("markers", "Waiting for the camera's first picture…", false);
+      setTimeout(refresh, 1000);
+      return s;
+    }
     const m = s.markers;
     const missing = m.expected.filter((id) => !m.seen.includes(id));
     result("markers", m.found ? `All four markers found (${m.seen.join(", ")}).`
