@@ -128,6 +128,10 @@ def main() -> int:
         print(f"clone to page: {page - start:.1f} s", flush=True)
 
         status = call(base + "api/calibration")
+        deadline = time.monotonic() + 30
+        while status["frame"] is None and time.monotonic() < deadline:  # the page's "Look again"
+            time.sleep(0.2)
+            status = call(base + "api/calibration")
         assert status["markers"]["found"], status
         call(base + "api/calibration/empty", "POST", {"frames": 3, "set": "gobblet"}, token)
         call(base + "api/calibration/save", "POST", {}, token)

@@ -159,6 +159,10 @@ def test_the_first_hour(tmp_path):
 
         # 4. the wizard, step by step
         status = call(base + "api/calibration")
+        deadline = time.monotonic() + 30
+        while status["frame"] is None and time.monotonic() < deadline:  # the page's "Look again"
+            time.sleep(0.2)
+            status = call(base + "api/calibration")
         assert status["markers"]["found"], status
         assert "gobblet" in status["sets"]
         draft = call(base + "api/calibration/empty", "POST", {"frames": 3, "set": "gobblet"}, token)["draft"]
