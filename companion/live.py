@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,10 @@ from .session import GameSession, SessionError
 from .web.hub import GameHub, move_json
 
 log = logging.getLogger(__name__)
+
+# The tags of a demo camera's game: its record says it is a demo (``Demo``) and is kept in
+# ``records/demo`` apart from real games (see ``GameSession.record_path``).
+DEMO_TAGS = {"White": "Demo White", "Black": "Demo Black", "Place": "demo camera", "Demo": "yes"}
 
 
 class NothingPending(SessionError):
@@ -42,11 +47,13 @@ class LiveReferee:
         calibration: Calibration | None,
         demo_rules: Rules | None = None,
         cycle_frames: int = 0,
+        new_game_at: Callable[[int], bool] | None = None,
     ) -> None:
         self.hub = hub
         self.calibration = calibration
         self.demo_rules = demo_rules
         self.cycle_frames = cycle_frames
+        self.new_game_at = new_game_at  # the varied demo camera says where its games begin
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
         self.referee: Referee | None = None
         self.problem: str | None = None  # why the camera cannot referee the current game
@@ -70,8 +77,8 @@ class LiveReferee:
     # ------------------------------------------------------------------ camera thread
     def on_frame(self, frame: Frame) -> None:
         """Referee one frame (runs on the camera thread)."""
-        if self.demo_rules is not None and self.cycle_frames and frame.index % self.cycle_frames == 0:
-            self.hub.new_game(self.demo_rules, {"White": "Demo White", "Black": "Demo Black", "Place": "demo camera"})
+        if self.demo_rules is not None and self._demo_starts(frame.index):
+            self.hub.new_game(self.demo_rules, dict(DEMO_TAGS))
         session = self.hub.session
         if session is None or self.calibration is None:
             return
@@ -99,6 +106,11 @@ class LiveReferee:
             self.camera.referee_figures = {"frame_ms": round(health.frame_ms, 1), "hand": health.hand}
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
+
+    def _demo_starts(self, index: int) -> bool:
+        if self.new_game_at is not None:
+            return self.new_game_at(index)
+        return bool(self.cycle_frames) and index % self.cycle_frames == 0
 
     # ------------------------------------------------------------------ people
     def _current(self, session: GameSession | None = None) -> Referee | None:

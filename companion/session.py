@@ -37,6 +37,8 @@ CURRENT = "current.journal"
 # What an event is, in the sentence that says it was not recorded ("the disk is full: ...").
 WHAT = {"move": "the move", "takeback": "the take-back", "end": "the end of the game",
         "start": "the new game", "hint": "the hint"}
+DEMO_FOLDER = "demo"  # under records/: the demo camera's games
+DEMO_RECORDS_KEPT = 10  # a demo left running all day keeps only its latest games
 log = logging.getLogger(__name__)
 
 Listener = Callable[[Event], None]
@@ -356,10 +358,18 @@ class GameSession:
             )
 
     @property
+    def demo(self) -> bool:
+        """True for a demo camera's game (tag ``Demo``): its record is kept apart."""
+        return self.journal.header.tags.get("Demo") == "yes"
+
+    @property
     def record_path(self) -> Path:
-        """Where this game's record is written when it ends."""
+        """Where this game's record is written when it ends: ``records/``, or for a demo game
+        ``records/demo/`` (so the demo's games do not bury the real ones)."""
         tags = self.journal.header.tags
         stamp = datetime.fromtimestamp(self._started).strftime("%Y%m%d-%H%M%S")
+        if self.demo:
+            return self.data_dir / "records" / DEMO_FOLDER / f"demo-{stamp}.gbn"
         name = _safe(f"{stamp}-{tags.get('White', 'White')}-{tags.get('Black', 'Black')}")
         return self.data_dir / "records" / f"{name}.gbn"
 
@@ -379,6 +389,8 @@ class GameSession:
             self.record_error = f"the finished game's record cannot be written: {e}"
             log.warning("%s", self.record_error)
             return None
+        if self.demo:
+            _keep_newest(path.parent, DEMO_RECORDS_KEPT)
         if self.record_error is not None:
             log.info("the finished game's record was written after all: %s", path)
         self.record_error = None
@@ -419,6 +431,13 @@ def _notes(raw: object) -> dict[str, str]:
     if not isinstance(raw, dict):
         return {}
     return {k: v for k, v in raw.items() if isinstance(k, str) and _NOTE_KEY.match(k) and isinstance(v, str)}
+
+
+def _keep_newest(folder: Path, keep: int) -> None:
+    """Delete all but the ``keep`` newest record files in ``folder``."""
+    files = sorted(folder.glob("*.gbn"), key=lambda p: p.name, reverse=True)  # names start with the time
+    for old in files[keep:]:
+        old.unlink(missing_ok=True)
 
 
 def _safe(name: str) -> str:

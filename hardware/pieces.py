@@ -1,14 +1,18 @@
 """Physical piece sets and boards, read from JSON files a user can edit after measuring.
 
-The shipped files live in ``hardware/data/sets`` and ``hardware/data/boards``; a name such as
-``storer-clear`` finds the shipped file, a path finds any other.  Sizes are listed smallest
+The shipped files live in ``hardware/data/sets`` and ``hardware/data/boards``; a user's own
+files (``cupboard set new``) live in ``sets/`` and ``boards/`` of the user's data folder
+(``$XDG_DATA_HOME/cupboard``).  A name such as ``storer-clear`` finds the user's file of that
+name first, then the shipped one; a path finds any other.  Sizes are listed smallest
 first: a *size class* is the index into that list.  Colour 0 is the light (White) player,
 colour 1 the dark (Black) one.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,15 +210,50 @@ def check_header(data: Any, fmt: str, version: int, where: str, error: type[Valu
     return data
 
 
-def _resolve(name_or_path: str | Path, kind: str) -> Path:
+def user_data_dir() -> Path:
+    """The user's cupboard data folder: ``$XDG_DATA_HOME/cupboard`` (``~/.local/share/cupboard``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "cupboard"
+
+
+def _names(kind: str, data_dir: Path | None) -> dict[str, str]:
+    """Every name of ``kind`` (sets or boards): the user's own (``"user"``), then the shipped
+    ones (``"shipped"``); a user's file shadows a shipped one of the same name."""
+    own = sorted(p.stem for p in ((data_dir or user_data_dir()) / kind).glob("*.json"))
+    names = {n: "user" for n in own}
+    for name in sorted(p.stem for p in (DATA_DIR / kind).glob("*.json")):
+        names.setdefault(name, "shipped")
+    return names
+
+
+def piece_set_names(data_dir: Path | None = None) -> dict[str, str]:
+    """Piece-set names a user can give: their own (value ``"user"``) and the shipped ones."""
+    return _names("sets", data_dir)
+
+
+def board_names(data_dir: Path | None = None) -> dict[str, str]:
+    """Board names a user can give: their own (value ``"user"``) and the shipped ones."""
+    return _names("boards", data_dir)
+
+
+def _resolve(name_or_path: str | Path, kind: str, data_dir: Path | None = None) -> Path:
     p = Path(name_or_path)
     if p.suffix == ".json" or p.exists():
         return p
+    own = (data_dir or user_data_dir()) / kind / f"{name_or_path}.json"
+    if own.exists():
+        return own
     shipped = DATA_DIR / kind / f"{name_or_path}.json"
     if not shipped.exists():
-        known = ", ".join(sorted(x.stem for x in (DATA_DIR / kind).glob("*.json")))
-        raise DataFileError(f"no {kind[:-1]} named {str(name_or_path)!r}; shipped: {known}")
+        known = ", ".join(_names(kind, data_dir))
+        raise DataFileError(f"no {kind[:-1]} named {str(name_or_path)!r}; known: {known}")
     return shipped
+
+
+def data_file(name_or_path: str | Path, kind: str, data_dir: Path | None = None) -> Path:
+    """The file a set (``kind`` "sets") or board ("boards") name stands for: the user's own
+    in ``data_dir`` first, then the shipped one; a path as it is.  DataFileError if unknown."""
+    return _resolve(name_or_path, kind, data_dir)
 
 
 def piece_set_from_dict(data: dict, where: str = "piece set") -> PieceSet:
@@ -316,16 +355,18 @@ def board_from_dict(data: dict, where: str = "board") -> BoardSpec:
     )
 
 
-def load_piece_set(name_or_path: str | Path) -> PieceSet:
-    """Load a piece set by shipped name (``gobblet``, ``gobblet-jr``, ``storer-clear``) or
-    path; raises DataFileError naming the file and the problem."""
-    path = _resolve(name_or_path, "sets")
+def load_piece_set(name_or_path: str | Path, data_dir: Path | None = None) -> PieceSet:
+    """Load a piece set by name (the user's own in ``data_dir``, default the user's data folder,
+    or a shipped one: ``gobblet``, ``gobblet-jr``, ``storer-clear``) or path; raises
+    DataFileError naming the file and the problem."""
+    path = _resolve(name_or_path, "sets", data_dir)
     return piece_set_from_dict(_read(path, SET_FORMAT), str(path))
 
 
-def load_board(name_or_path: str | Path) -> BoardSpec:
-    """Load a board by shipped name or path; raises DataFileError naming file and problem."""
-    path = _resolve(name_or_path, "boards")
+def load_board(name_or_path: str | Path, data_dir: Path | None = None) -> BoardSpec:
+    """Load a board by name (the user's own first, then the shipped ones) or path; raises
+    DataFileError naming file and problem."""
+    path = _resolve(name_or_path, "boards", data_dir)
     return board_from_dict(_read(path, BOARD_FORMAT), str(path))
 
 

@@ -235,10 +235,9 @@ class SyntheticCamera(FrameSource):
         """Render the next frame; EndOfStream after the script unless ``loop``."""
         if not self._opened:
             raise SourceUnavailable("synthetic camera: open() it first")
-        if self._i >= len(self._timeline):
-            if not self.loop:
-                raise EndOfStream("the scripted game is over")
-        pos, hand_squares = self._timeline[self._i % len(self._timeline)]
+        if not self.loop and self._i >= len(self._timeline):
+            raise EndOfStream("the scripted game is over")
+        pos, hand_squares = self._entry(self._i)
         rng = np.random.default_rng(self.seed * 7 + self._i)
         pose = self.base.pose
         if self.nudge_every:
@@ -257,6 +256,11 @@ class SyntheticCamera(FrameSource):
         frame = Frame(image=image, timestamp=self._i / self.fps, index=self._i)
         self._i += 1
         return frame
+
+    def _entry(self, i: int) -> tuple[Position, tuple[int, ...]]:
+        """The position of frame ``i`` and the squares a hand is over (a subclass may play
+        an endless, changing script)."""
+        return self._timeline[i % len(self._timeline)]
 
     def close(self) -> None:
         """Nothing to release; safe to call more than once."""

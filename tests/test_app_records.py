@@ -26,7 +26,7 @@ def finish_a_game(client):
 
 
 def test_the_list_is_empty_at_first(client):
-    assert client.get("/api/records").get_json() == {"games": [], "broken": []}
+    assert client.get("/api/records").get_json() == {"games": [], "broken": [], "variants": [], "demo_files": 0}
 
 
 def test_a_finished_game_is_listed_and_downloadable(client):

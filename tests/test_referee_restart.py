@@ -65,7 +65,8 @@ def test_sigkill_at_random_points_loses_and_repeats_no_move(tmp_path):
     kinds = {e["kind"] for e in events}
     assert "behind" in kinds  # the replayed start was recognised as the past, not as moves
     assert not kinds & {"illegal", "disagrees", "hidden-mismatch", "ambiguous", "pending"}
-    (record_path,) = (tmp_path / "records").glob("*.gbn")
+    (record_path,) = (tmp_path / "records" / "demo").glob("*.gbn")  # the demo's games are kept apart
     (record,) = load_records(record_path)
+    assert record.tags["Demo"] == "yes"
     assert [m.text for m in record.moves] == MOVES
     assert all("conf" in m.annotations and m.annotations["source"] == "camera" for m in record.moves)

@@ -40,15 +40,24 @@ def _position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", default="gobblet", help="variant for the start position")
 
 
+def board_from(position: str | None, variant_name: str) -> Board:
+    """The board of ``--position`` when given, else the start of ``variant_name``.  An empty
+    ``--position`` is refused rather than read as the start (a shell variable left empty)."""
+    if position is None:
+        return Board(variant(variant_name))
+    if not position.strip():
+        raise ValueError("--position is empty: give a position text, or leave --position out "
+                         "for the start position")
+    return parse_position(position)
+
+
 def _board(args: argparse.Namespace) -> Board:
-    if args.position:
-        return parse_position(args.position)
-    return Board(variant(args.variant))
+    return board_from(args.position, args.variant)
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
     """Print the perft count (and the time it took)."""
-    board = parse_position(args.position) if args.position else Board(variant(args.variant))
+    board = board_from(args.position, args.variant)
     if args.depth < 0:
         raise ValueError("depth must be 0 or more")
     start = time.perf_counter()

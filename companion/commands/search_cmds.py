@@ -10,7 +10,6 @@ import time
 
 from engine import Board, jr, variant
 from engine.hints import LEVELS, hint, level, use_jr_table
-from engine.notation import parse_position
 from engine.search import Searcher
 from engine.tactics import play_safe_random
 
@@ -43,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_hint(args: argparse.Namespace) -> int:
     """Print the suggested move, its value, the reason and the alternatives."""
-    board = parse_position(args.position) if args.position else Board(variant(args.variant))
+    from .engine_cmds import board_from
+
+    board = board_from(args.position, args.variant)
     if args.time <= 0:
         raise ValueError("--time must be positive")
     if jr.is_jr(board.rules) and level(args.level).depth is None:

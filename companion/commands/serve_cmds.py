@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import socket
@@ -20,11 +21,24 @@ def default_data_dir() -> Path:
     return Path(base) / "cupboard"
 
 
+def port_number(text: str) -> int:
+    """``--port``: a TCP port, 1 to 65535 (argparse reports anything else)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: use 1 to 65535 (e.g. 8000)")
+    return port
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``serve`` to the ``cupboard`` parser."""
+    from hardware.pieces import shipped_piece_sets
+
     p = subparsers.add_parser("serve", help="serve the phone page on the local network")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=port_number, default=8000, help="port, 1-65535 (default 8000)")
     p.add_argument("--data", type=Path, default=None, help=f"data folder (default {default_data_dir()})")
     p.add_argument("--variant", help="variant of the first game when none is in progress "
                                      "(default: the calibrated piece set's game, else gobblet)")
@@ -35,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
     p.add_argument("--calibration", default=None, help="calibration file for a real camera (cupboard calibrate)")
     p.add_argument("--set", default="gobblet-jr",
-                   help="piece set the demo camera shows (gobblet-jr, gobblet, storer-clear)")
+                   help=f"piece set the demo camera shows: {', '.join(shipped_piece_sets())} (default gobblet-jr)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -87,6 +101,7 @@ def _camera(args: argparse.Namespace):
     """The camera service for ``args`` and the live referee to wire to it (or Nones, with a
     line saying why)."""
     if args.no_camera:
+        args.camera_note = "camera off (--no-camera)"
         print("camera: off (--no-camera): moves are entered by tapping the board")
         return None, None
     from hardware.frames import SourceError
@@ -97,23 +112,29 @@ def _camera(args: argparse.Namespace):
     try:
         source = None if args.demo else (open_source(args.source) if args.source else auto_source())
     except (SourceError, ImportError) as e:
+        args.camera_note = f"camera: none ({e})"
         print(f"camera: none ({e}): moves are entered by tapping the board")
         return None, None
     if source is None or getattr(source, "name", "") == "synthetic":
-        from ..demo import calibrate_demo, cycle_frames, demo_camera
+        from ..demo import calibrate_demo, varied_demo_camera
 
-        camera, rules = demo_camera(args.set)
+        if args.calibration:
+            print(f"camera: no camera found, so {args.calibration} is not used (the demo camera "
+                  "calibrates itself); connect the camera and start again to referee with it")
+
+        camera, rules = varied_demo_camera(args.set)
         calibration = calibrate_demo(camera)
-        print(f"camera: the demo camera, playing a game of {rules.name} with the {args.set} set")
-        return PreviewCamera(camera), (calibration, rules, cycle_frames(camera))
+        print(f"camera: the demo camera, playing games of {rules.name} with the {args.set} set "
+              "(their records are kept apart, in records/demo)")
+        return PreviewCamera(camera), (calibration, rules, camera.new_game_at)
     from calibration import load_calibration
 
     saved = (args.data or default_data_dir()) / "calibration.json"
     path = args.calibration or (saved if saved.exists() else None)
     if path is None:
-        print("camera: live preview only; calibrate it on the page's Calibrate screen (or give "
-              "--calibration FILE) to referee from it")
-        return PreviewCamera(source), (None, None, 0)
+        print(f"camera: {getattr(source, 'name', 'camera')}, live preview only; calibrate it on the page's "
+              "Calibrate screen (or give --calibration FILE) to referee from it")
+        return PreviewCamera(source), (None, None, None)
     from calibration import CalibrationError
 
     try:
@@ -126,25 +147,68 @@ def _camera(args: argparse.Namespace):
         source.close()
         return None, None
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
-    return PreviewCamera(source), (calibration, None, 0)
+    return PreviewCamera(source), (calibration, None, None)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuse at once what would otherwise be ignored or fail later (an unknown variant while a
+    game is in progress, a missing calibration file): ValueError naming the problem."""
+    from engine import variant
+
+    if args.variant is not None:
+        variant(args.variant)  # ValueError: unknown variant, with the known ones
+    if args.calibration is not None and not Path(args.calibration).is_file():
+        raise ValueError(f"--calibration {args.calibration}: no such file; calibrate on the page's "
+                         "Calibrate screen (it saves into the data folder, used at the next start) "
+                         "or with 'cupboard calibrate'")
+
+
+def _serve_socket(app, host: str, port: int, streams: int):
+    """The server bound to ``host:port``, or a UserError saying what to do."""
+    from . import UserError
+    from ..web.wsgi import make_server
+
+    try:
+        return make_server(app, host, port, streams)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            other = port + 1 if port < 65535 else 8000
+            raise UserError(f"port {port} is already in use (another cupboard serve, or another "
+                            f"program): stop it, or choose another port with --port {other}") from None
+        if e.errno == errno.EACCES:
+            raise UserError(f"port {port} needs administrator rights: use a port from 1024 up, "
+                            "e.g. --port 8000") from None
+        if e.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(e, socket.gaierror):
+            raise UserError(f"cannot listen on {host}: not an address of this machine "
+                            "(leave --host out to listen on every interface)") from None
+        raise
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted."""
+    from engine import variant
+
     from ..app import CompanionConfig, create_app
-    from ..web.wsgi import make_server
+    from ..datalock import DataDirBusy, lock_data_dir
+    from . import UserError
 
     if args.token is not None and len(args.token.strip()) < MIN_TOKEN:
         print(f"cupboard serve: --token must be at least {MIN_TOKEN} characters (anyone on the network "
               "could guess a shorter one); leave it out to use the generated one", file=sys.stderr)
         return 2
+    _check_arguments(args)
     data_dir = args.data or default_data_dir()
+    try:
+        data_lock = lock_data_dir(data_dir)
+    except DataDirBusy as e:
+        raise UserError(str(e)) from None
     camera, live = _camera(args)
     calibration = live[0] if live is not None else None
     first_game = args.variant or (calibration.pieces.default_game if calibration is not None else "gobblet")
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
         max_streams=args.max_pages, camera=camera, prepare_jr_table=True,
+        extra={"camera_note": getattr(args, "camera_note", None)},
     )
     app = create_app(config)
     services = app.extensions["cupboard"]
@@ -154,21 +218,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     hub = services.hub
     for problem in hub.problems(hub.session) if hub.session is not None else hub.notices:
         print(f"warning: {problem}")  # a read-only folder, a damaged journal set aside, ...
+    session = services.hub.session
+    if args.variant and session is not None and session.board.rules.token != variant(args.variant).token:
+        print(f"game: resuming the game of {session.board.rules.name} in progress; --variant "
+              f"{args.variant} applies to the next new game")
     if camera is not None:
         # journal the camera going away and coming back, as `cupboard watch` does
         camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
         if live is not None:
             from ..live import LiveReferee
 
-            calibration, demo_rules, cycle = live
-            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, cycle))
+            calibration, demo_rules, starts = live
+            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None))
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
     from engine.search_parallel import default_helpers, start_helpers
 
     helpers = default_helpers()
     start_helpers(helpers, timeout=0)
-    running = make_server(app, args.host, args.port, args.max_pages)
+    try:
+        running = _serve_socket(app, args.host, args.port, args.max_pages)
+    except BaseException:
+        if camera is not None:
+            camera.stop()
+        services.jr_table.stop()
+        raise
     link = page_link(args.host, running.port, services.token)
     base = link.split("?")[0]
     config.public_url = base
@@ -201,5 +275,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         services.jr_table.stop()  # an unfinished table is started again next time
         if camera is not None:
             camera.stop()
+        data_lock.release()
         print("cupboard stopped; the game in progress is kept and resumes next time")
     return 0

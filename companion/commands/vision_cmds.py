@@ -10,12 +10,14 @@ import cv2
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the vision subcommands to the ``cupboard`` parser."""
+    from hardware.pieces import board_names, piece_set_names
+
     p = subparsers.add_parser("calibrate", help="calibrate the camera over the empty board")
     p.add_argument("--source", required=True,
                    help="image files (comma-separated) of the empty board, or 'synthetic[:SEED]'")
     p.add_argument("--set", dest="piece_set", default="storer-clear",
-                   help="piece set name or JSON file (default storer-clear)")
-    p.add_argument("--board", help="board name or JSON file (default: the set's board)")
+                   help=f"piece set: {', '.join(piece_set_names())} or a JSON file (default storer-clear)")
+    p.add_argument("--board", help=f"board: {', '.join(board_names())} or a JSON file (default: the set's board)")
     p.add_argument("--cups", help="optional image with a light largest cup on a1 and a dark one on the last square")
     p.add_argument("--camera", default="pi3", choices=["pi3", "pi3-wide", "pi2"],
                    help="camera module whose nominal intrinsics to use (default pi3; pi3-wide for low mounts)")
@@ -45,7 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_adapt)
 
     p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
-    p.add_argument("--board", default="storer-lid-4x4", help="board name or JSON file")
+    p.add_argument("--board", default="storer-lid-4x4",
+                   help=f"board: {', '.join(board_names())} or a JSON file (default storer-lid-4x4)")
+    p.add_argument("--paper", default="a4", choices=["a4", "letter"], help="paper size (default a4)")
     p.add_argument("--out", required=True, help="output file: .svg (true scale) or .png (300 dpi)")
     p.set_defaults(func=cmd_marker_sheet)
 
@@ -58,13 +62,21 @@ def _frames_from(source: str, piece_set, board, count: int, camera: str = "pi3")
         seed = int(source.split(":", 1)[1]) if ":" in source else 0
         scene = empty_scene(random_scene(piece_set, board, seed, intrinsics=nominal_intrinsics(camera)))
         return [render_scene(scene, seed + k)[0] for k in range(count)]
-    frames = []
-    for name in source.split(","):
-        img = cv2.imread(name)
-        if img is None:
-            raise ValueError(f"{name}: not an image file cupboard can read")
-        frames.append(img)
-    return frames
+    return [read_image(name.strip()) for name in source.split(",")]
+
+
+def read_image(name: str) -> "cv2.typing.MatLike":
+    """The image file ``name``; ValueError naming it when it is missing or not an image.
+
+    The file is checked first: OpenCV prints its own warning for a missing file."""
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"{name}: no such image file (give photos of the empty board, "
+                         "comma-separated, or 'synthetic' for the built-in camera)")
+    img = cv2.imread(str(path))
+    if img is None:
+        raise ValueError(f"{name}: not an image file cupboard can read")
+    return img
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -77,9 +89,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     frames = _frames_from(args.source, pieces, board, args.frames, args.camera)
     cup = None
     if args.cups:
-        cup = cv2.imread(args.cups)
-        if cup is None:
-            raise ValueError(f"{args.cups}: not an image file cupboard can read")
+        cup = read_image(args.cups)
     cal = calibrate(frames, pieces, board, cup_frame=cup, camera_model=args.camera)
     save_calibration(cal, args.out)
     print(f"calibrated {pieces.name} on {board.name}: camera {cal.camera_height_mm:.0f} mm above the board, "
@@ -127,20 +137,22 @@ def cmd_adapt(args: argparse.Namespace) -> int:
 
 
 def cmd_marker_sheet(args: argparse.Namespace) -> int:
-    """Write the marker sheet as SVG (true scale) or PNG (300 dpi)."""
-    from hardware.markers import marker_sheet_png, marker_sheet_svg
+    """Write the marker sheet as SVG (true scale) or PNG (300 dpi, recorded in the file)."""
+    from hardware.markers import SCALE_BAR_MM, marker_sheet_png, marker_sheet_svg, png_bytes
     from hardware.pieces import load_board
 
     board = load_board(args.board)
     out = Path(args.out)
     if out.suffix.lower() == ".svg":
-        out.write_text(marker_sheet_svg(board), encoding="utf-8")
+        out.write_text(marker_sheet_svg(board, args.paper), encoding="utf-8")
     elif out.suffix.lower() == ".png":
-        if not cv2.imwrite(str(out), marker_sheet_png(board)):
-            raise OSError(f"{out}: could not write")
+        out.write_bytes(png_bytes(marker_sheet_png(board, args.paper, dpi=300), dpi=300))
     else:
         raise ValueError(f"{out}: the marker sheet is written as .svg or .png")
     m = board.markers
-    print(f"marker sheet for {board.name}: {m.dictionary} ids {list(m.ids)}, {m.size_mm:g} mm markers; "
-          f"written to {out} (print at 100 %)")
+    paper = "A4" if args.paper == "a4" else "Letter"
+    print(f"marker sheet for {board.name} on {paper}: {m.dictionary} ids {list(m.ids)}, {m.size_mm:g} mm markers; "
+          f"written to {out}")
+    print(f"print it at 100 % (actual size), check its scale bar measures {SCALE_BAR_MM:g} mm, cut the tiles out "
+          "and place them as the sheet shows (docs/markers.md)")
     return 0

@@ -38,17 +38,30 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from hardware.frames import CameraLost
     from hardware.sources import Reconnecting
 
+    from companion.datalock import DataDirBusy, lock_data_dir
+
+    from . import UserError
+
     source, calibration, demo_rules = _source_and_calibration(args)
     if demo_rules is not None and args.variant is None:
         args.variant = demo_rules.token
+    if args.variant:  # a set too small for the game asked for: say so before touching the data
+        calibration.pieces.logical_sizes_for(variant(args.variant).sizes)
     data_dir = args.data or default_data_dir()
+    try:  # one referee per data folder: a serve or another watch would share its game file
+        data_lock = lock_data_dir(data_dir, "cupboard watch")
+    except DataDirBusy as e:
+        raise UserError(str(e)) from None
     session = None if args.new else GameSession.resume(data_dir)
     if session is not None and args.variant and session.board.rules.token != variant(args.variant).token:
         session = None  # a different game was asked for
     if session is None or session.over:
         rules = variant(args.variant or calibration.pieces.default_game)
         calibration.pieces.logical_sizes_for(rules.sizes)  # a set too small for the game: say so first
-        session = GameSession.new(data_dir, rules, {"White": args.white, "Black": args.black})
+        tags = {"White": args.white, "Black": args.black}
+        if demo_rules is not None:  # the demo camera's game: its record goes to records/demo
+            tags["Demo"] = "yes"
+        session = GameSession.new(data_dir, rules, tags)
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
     session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
@@ -68,6 +81,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if session.over:
         print(f"record: {session.record_path}")
     session.close()
+    data_lock.release()
     return 0
 
 

@@ -71,6 +71,11 @@
     if (!r.ok) { result("markers", r.data.error || "the camera cannot be reached", false); return null; }
     // without the markers, offer the corners straight away
     const s = r.data;
+    if (!s.frame) {  // the camera has just started: look again once its first picture is in
+      result("markers", "Waiting for the camera's first picture…", false);
+      setTimeout(refresh, 1000);
+      return s;
+    }
     const m = s.markers;
     const missing = m.expected.filter((id) => !m.seen.includes(id));
     result("markers", m.found ? `All four markers found (${m.seen.join(", ")}).`
@@ -79,7 +84,8 @@
     if (!m.found) $("corners-step").open = true;
     const sel = $("set");
     if (!sel.options.length) {
-      sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, name)));
+      const own = s.own_sets || [];
+      sel.replaceChildren(...s.sets.map((name) => el("option", { value: name }, own.includes(name) ? `${name} (yours)` : name)));
     }
     sel.value = s.set;
     const cam = $("camera");
@@ -148,6 +154,7 @@
   }
 
   async function start() {
+    if (!$("step-markers")) { await Cupboard.whoami(); return; }  // no camera: nothing to calibrate
     bind();
     Cupboard.bindPreview($("preview"), $("opt-overlay"))();
     const who = await Cupboard.whoami();

@@ -25,6 +25,8 @@
   // ------------------------------------------------------------------ rendering
   function render(next) {
     const changed = !state || state.game !== next.game || state.seq !== next.seq;
+    // a new game: the last one's banner (a win, an alert) no longer applies to this board
+    if (state && state.game !== next.game) $("banner").hidden = true;
     state = next;
     if (changed) {
       selection = null;
@@ -307,7 +309,10 @@
     const r = await api("POST", "/api/hint", { colour, level: Number($("hint-level").value), game: state.game });
     btn.textContent = label;
     if (!r.ok) { alert(r.data.error || "no hint", "warn", false); render(state); return; }
-    hint = { game: state.game, ply: state.ply };
+    // the answer may be for a newer position than this page has drawn yet (the position
+    // changed while the hint was thought out): it is kept until that position has passed
+    hint = { game: r.data.game || state.game, ply: r.data.ply ?? state.ply };
+    if (hint.game !== state.game || hint.ply < state.ply) { hint = null; return; }
     showHint(r.data);
   }
 

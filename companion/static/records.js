@@ -7,10 +7,21 @@
   let viewing = null;  // {file, index, moves, ply}
 
   async function loadList() {
-    const r = await api("GET", "/api/records");
+    const query = new URLSearchParams({ demo: $("filter-demo").value });
+    if ($("filter-variant").value) query.set("variant", $("filter-variant").value);
+    const r = await api("GET", `/api/records?${query}`);
     const list = $("games");
     list.replaceChildren();
     if (!r.ok) { list.append(el("li", { class: "note" }, r.data.error || "cannot list the records")); return; }
+    const pick = $("filter-variant");
+    const chosen = pick.value;
+    pick.replaceChildren(el("option", { value: "" }, "all"),
+      ...r.data.variants.map((v) => el("option", { value: v }, v)));
+    if (chosen && !r.data.variants.includes(chosen)) pick.append(el("option", { value: chosen }, chosen));
+    pick.value = chosen;
+    const note = $("demo-note");
+    note.hidden = !(r.data.demo_files && $("filter-demo").value === "0");
+    note.textContent = `${r.data.demo_files} demo game(s) kept apart: choose "demo games" to see them.`;
     if (!r.data.games.length) list.append(el("li", { class: "note" }, "No recorded game yet."));
     for (const g of r.data.games) {
       const li = el("li", { "data-file": g.file, "data-index": g.index });
@@ -20,13 +31,24 @@
       const replay = el("button", { type: "button", class: "replay" }, "Replay");
       replay.addEventListener("click", () => openGame(g));
       const download = el("a", { class: "button", href: `/api/records/${encodeURIComponent(g.file)}`, download: g.file }, "Download");
-      acts.append(replay, download);
+      const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
+      remove.addEventListener("click", () => deleteFile(g.file));
+      acts.append(replay, download, remove);
       li.append(acts);
-      li.append(el("span", { class: "meta" }, `${g.date} · ${g.variant} · ${result} · ${g.moves} moves`));
+      li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${result} · ${g.moves} moves`));
       list.append(li);
     }
     const broken = $("broken");
     broken.replaceChildren(...r.data.broken.map((b) => el("li", { class: "alert" }, b.error)));
+  }
+
+  async function deleteFile(file) {
+    if (!window.confirm(`Delete the record file ${file}? This cannot be undone.`)) return;
+    const r = await api("DELETE", `/api/records/${encodeURIComponent(file)}`);
+    if (!r.ok) { alert(r.data.error || "not deleted", "alert"); return; }
+    if (viewing && viewing.file === file) { viewing = null; $("viewer").hidden = true; }
+    alert(`Deleted ${file}`, "info", false);
+    loadList();
   }
 
   async function openGame(g) {
@@ -78,6 +100,8 @@
   $("step-last").addEventListener("click", () => show(viewing.moves.length));
   $("step-range").addEventListener("input", (e) => show(Number(e.target.value)));
   $("import-form").addEventListener("submit", importFile);
+  $("filter-variant").addEventListener("change", loadList);
+  $("filter-demo").addEventListener("change", loadList);
   document.addEventListener("keydown", (e) => {
     if (!viewing) return;
     if (e.key === "ArrowLeft") show(viewing.ply - 1);

@@ -92,11 +92,11 @@ def whoami():
 @bp.get("/variants")
 def variants():
     """The variants and piece sets a new game can use."""
-    from hardware.pieces import shipped_piece_sets
+    from hardware.pieces import piece_set_names
 
     return jsonify(
         variants=[{"token": name, "board": r.board, "sizes": r.sizes} for name, r in VARIANTS.items()],
-        sets=shipped_piece_sets(),
+        sets=list(piece_set_names(companion().config.data_dir)),  # the user's own first
     )
 
 
@@ -124,10 +124,11 @@ def new_game():
     }
     piece_set = data.get("set")
     if piece_set is not None:
-        from hardware.pieces import shipped_piece_sets
+        from hardware.pieces import piece_set_names
 
-        if piece_set not in shipped_piece_sets():
-            raise ApiError(422, f"unknown piece set {piece_set!r}; known: {', '.join(shipped_piece_sets())}")
+        known = piece_set_names(companion().config.data_dir)
+        if piece_set not in known:
+            raise ApiError(422, f"unknown piece set {piece_set!r}; known: {', '.join(known)}")
         tags["Set"] = piece_set
     if limit:
         tags["HintLimit"] = str(limit)

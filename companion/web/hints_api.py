@@ -21,6 +21,27 @@ from .security import require_control
 bp = Blueprint("hints_api", __name__, url_prefix="/api")
 
 LEVELS = range(1, 6)
+ATTEMPTS = 3  # thoughts for a position that changes meanwhile, before giving up
+
+
+def _current(hub, game: str | None, attempt: int) -> tuple[Board, dict[str, Any], bool]:
+    """The board and state of the current game, and whether it is the demo's.  The page's
+    ``game`` must be current, except on a later attempt or in the demo (whose games follow
+    each other by themselves)."""
+    try:
+        with hub.acting(game if attempt == 0 else None) as session:
+            with session.lock:
+                board = session.board.copy()
+            demo = session.journal.header.tags.get("Demo") == "yes"
+            state = hub.snapshot().state
+    except GameChanged as e:
+        with hub.acting(None) as session:
+            if session.journal.header.tags.get("Demo") != "yes":
+                raise game_errors(e) from None
+        return _current(hub, None, attempt)
+    except NoGame as e:
+        raise game_errors(e) from None
+    return board, state, demo
 
 
 def describe_hint(board: Board, result: hints.Hint) -> dict[str, Any]:
@@ -48,43 +69,50 @@ def ask_hint():
         raise ApiError(422, f"level must be {LEVELS.start} to {LEVELS.stop - 1}")
     services = companion()
     hub = services.hub
-    try:
-        with hub.acting(data.get("game")) as session:
-            with session.lock:
-                board = session.board.copy()
-            state = hub.snapshot().state
-    except (NoGame, GameChanged) as e:
-        raise game_errors(e) from None
-    try:
-        colour = parse_colour(data.get("colour", colour_name(board.turn)))
-    except ValueError as e:
-        raise ApiError(422, str(e)) from None
-    if board.outcome() is not None:
-        raise ApiError(409, "the game is over")
-    if colour != board.turn:
-        raise ApiError(409, f"it is {COLOUR_NAMES[board.turn]}'s turn: hints are for the player to move")
-    limit = state["hint_limit"]
-    used = state["hints_used"].get(colour_name(colour), 0)
-    if limit and used >= limit:
-        raise ApiError(429, f"{COLOUR_NAMES[colour]} has used the {limit} hint(s) allowed this turn")
+    asked = data.get("colour")
+    game = data.get("game")
+    # A position that changes while the hint is thought out (the camera saw a move, a new demo
+    # game began) is answered for the new position rather than refused: the player asking
+    # is still to move there, or it is the demo, which plays both sides.
+    for attempt in range(ATTEMPTS):
+        board, state, demo = _current(hub, game, attempt)
+        try:
+            colour = parse_colour(asked if asked is not None and not demo else colour_name(board.turn))
+        except ValueError as e:
+            raise ApiError(422, str(e)) from None
+        if board.outcome() is not None:
+            raise ApiError(409, "the game is over")
+        if colour != board.turn:
+            raise ApiError(409, f"it is {COLOUR_NAMES[board.turn]}'s turn: hints are for the player to move")
+        limit = state["hint_limit"]
+        used = state["hints_used"].get(colour_name(colour), 0)
+        if limit and used >= limit:
+            raise ApiError(429, f"{COLOUR_NAMES[colour]} has used the {limit} hint(s) allowed this turn")
 
-    # in Gobblet Jr. say whether the exact table is there yet (switching to it once it is)
-    table = services.jr_table.answer() if jr.is_jr(board.rules) else {}
-    result = hints.hint(board.copy(), level, services.config.hint_seconds)
-    answer = describe_hint(board, result)
-    answer.update(table)
-    try:
-        with hub.acting(state["game"]) as session:
-            if session.board.ply != board.ply or session.board.hash != board.hash:
-                raise ApiError(409, "the position changed while the hint was thought out: ask again")
-            player = state["players"][colour_name(colour)]
-            session.alert(
-                "hint",
-                f"{player} ({COLOUR_NAMES[colour]}) asked for a hint",
-                {"colour": colour_name(colour), "level": level,
-                 "move": answer["move"]["text"] if answer["move"] else None},
-            )
-    except (NoGame, GameChanged, StorageError) as e:
-        raise game_errors(e) from None
+        # in Gobblet Jr. say whether the exact table is there yet (switching to it once it is)
+        table = services.jr_table.answer() if jr.is_jr(board.rules) else {}
+        result = hints.hint(board.copy(), level, services.config.hint_seconds)
+        answer = describe_hint(board, result)
+        answer.update(table)
+        try:
+            with hub.acting(state["game"]) as session:
+                if session.board.ply != board.ply or session.board.hash != board.hash:
+                    continue  # think again, for the position as it is now
+                player = state["players"][colour_name(colour)]
+                session.alert(
+                    "hint",
+                    f"{player} ({COLOUR_NAMES[colour]}) asked for a hint",
+                    {"colour": colour_name(colour), "level": level,
+                     "move": answer["move"]["text"] if answer["move"] else None},
+                )
+        except GameChanged:
+            game = None  # a new game began meanwhile: answer for it if it may be
+            continue
+        except (NoGame, StorageError) as e:
+            raise game_errors(e) from None
+        break
+    else:
+        raise ApiError(409, "the position keeps changing: ask again when the move is made")
+    answer.update(game=state["game"], ply=board.ply)
     answer.update(colour=colour_name(colour), level=level, used=used + 1, limit=limit)
     return jsonify(answer)

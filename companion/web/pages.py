@@ -23,8 +23,11 @@ def live():
 
 @bp.get("/calibrate")
 def calibrate():
-    """The calibration wizard: markers, empty board, colours, a check, save."""
-    return render_template("calibrate.html")
+    """The calibration wizard: markers, empty board, colours, a check, save; without a camera,
+    a page saying so and what to do (no preview, no steps)."""
+    services = companion()
+    return render_template("calibrate.html", camera=services.camera is not None,
+                           camera_note=services.config.extra.get("camera_note"))
 
 
 @bp.get("/records")

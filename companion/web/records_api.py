@@ -16,22 +16,30 @@ from engine.record import GameRecord, RecordError, read_records, save_records
 from engine.svg import board_svg
 
 from ..app import companion
+from ..session import DEMO_FOLDER
 from .errors import ApiError
 from .security import require_control
 
 bp = Blueprint("records_api", __name__, url_prefix="/api/records")
 
 SUFFIX = ".gbn"
+DEMO_PREFIX = "demo-"  # the demo camera's record files, in records/demo
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\Z")
 _cache: dict[Path, tuple[tuple[float, int], list[GameRecord] | RecordError]] = {}
 _cache_lock = threading.Lock()
 
 
+def _folder(demo: bool) -> Path:
+    folder = companion().records_dir
+    return folder / DEMO_FOLDER if demo else folder
+
+
 def _path(name: str) -> Path:
-    """The record file called ``name`` in the records folder; 404 for anything else."""
+    """The record file called ``name`` in the records folder (``demo-…`` names: in its demo
+    folder); 404 for anything else."""
     if not _NAME.match(name) or not name.endswith(SUFFIX) or ".." in name:
         raise ApiError(404, f"no record file {name!r}")
-    path = companion().records_dir / name
+    path = _folder(name.startswith(DEMO_PREFIX)) / name
     if not path.is_file():
         raise ApiError(404, f"no record file {name!r}")
     return path
@@ -64,22 +72,50 @@ def _summary(name: str, index: int, record: GameRecord) -> dict[str, Any]:
         "file": name, "index": index, "date": tags.get("Date", ""), "white": tags.get("White", "?"),
         "black": tags.get("Black", "?"), "variant": tags.get("Variant", "?"), "result": record.result,
         "termination": tags.get("Termination", ""), "moves": len(record.moves),
+        "demo": tags.get("Demo") == "yes",
     }
 
 
 @bp.get("")
 def list_records():
-    """Every game of every record file, newest file first; broken files with their error."""
-    folder = companion().records_dir
-    files = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    games, broken = [], []
+    """Every game of every record file, newest file first; broken files with their error.
+
+    ``?variant=gobblet-jr`` keeps that variant's games; ``?demo=1`` lists the demo camera's
+    games (kept apart in ``records/demo``) instead of the real ones, ``?demo=all`` both.
+    ``variants`` lists every variant found, for the page's filter."""
+    demo = request.args.get("demo", "0")
+    if demo not in ("0", "1", "all"):
+        raise ApiError(400, "demo must be 0 (real games), 1 (demo games) or all")
+    wanted = request.args.get("variant") or None
+    folders = {"0": [False], "1": [True], "all": [False, True]}[demo]
+    files = [p for d in folders if _folder(d).is_dir() for p in _folder(d).glob(f"*{SUFFIX}")]
+    files.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    games, broken, variants = [], [], set()
     for path in files:
         try:
             for i, record in enumerate(_load(path)):
-                games.append(_summary(path.name, i, record))
+                summary = _summary(path.name, i, record)
+                variants.add(summary["variant"])
+                if wanted is None or summary["variant"] == wanted:
+                    games.append(summary)
         except RecordError as e:
             broken.append({"file": path.name, "error": str(e)})
-    return jsonify(games=games, broken=broken)
+    demo_count = len(list(_folder(True).glob(f"*{SUFFIX}"))) if _folder(True).is_dir() else 0
+    return jsonify(games=games, broken=broken, variants=sorted(variants), demo_files=demo_count)
+
+
+@bp.delete("/<name>")
+@require_control
+def delete(name: str):
+    """Delete a record file (every game in it)."""
+    path = _path(name)
+    try:
+        path.unlink()
+    except OSError as e:
+        raise ApiError(500, f"could not delete {name}: {e.strerror or e}") from None
+    with _cache_lock:
+        _cache.pop(path, None)
+    return jsonify(deleted=name)
 
 
 @bp.get("/<name>")
@@ -137,6 +173,8 @@ def position(name: str, index: int, ply: int):
 
 def _free_name(folder: Path, stem: str) -> Path:
     stem = re.sub(r"[^A-Za-z0-9._-]", "_", stem).strip("._-")[:80] or "imported"
+    if stem.startswith(DEMO_PREFIX):  # that prefix names the demo folder's files
+        stem = f"imported-{stem}"
     path = folder / f"{stem}{SUFFIX}"
     n = 1
     while path.exists():

@@ -36,7 +36,7 @@ from hardware.pieces import (
     PieceSet,
     load_board,
     load_piece_set,
-    shipped_piece_sets,
+    piece_set_names,
 )
 from vision.observation import CUP
 from vision.recognise import Recogniser
@@ -103,8 +103,9 @@ def default_equipment(services: Companion) -> tuple[PieceSet, BoardSpec]:
         return pieces, board
     session = services.hub.session
     name = session.journal.header.tags.get("Set", "gobblet") if session is not None else "gobblet"
-    pieces = load_piece_set(name if name in shipped_piece_sets() else "gobblet")
-    return pieces, load_board(pieces.default_board)
+    data_dir = services.config.data_dir
+    pieces = load_piece_set(name if name in piece_set_names(data_dir) else "gobblet", data_dir)
+    return pieces, load_board(pieces.default_board, data_dir)
 
 
 def wizard(services: Companion | None = None) -> Wizard:
@@ -220,10 +221,13 @@ def status():
     seen = markers_seen(w, frame)
     expected = list(w.board.markers.ids)
     live = services.live
+    names = piece_set_names(services.config.data_dir)
     return jsonify(
         set=w.pieces.name,
         board=w.board.name,
-        sets=shipped_piece_sets(),
+        # the user's own sets (cupboard set new) first, then the shipped ones
+        sets=list(names),
+        own_sets=[n for n, where in names.items() if where == "user"],
         frame=None if frame is None else {"width": frame.image.shape[1], "height": frame.image.shape[0]},
         markers={"expected": expected, "seen": seen, "found": set(expected) <= set(seen)},
         empty_frames=len(w.empty),
@@ -274,11 +278,13 @@ def _choose_camera(w: Wizard, data: dict[str, Any]) -> None:
 def _choose_set(w: Wizard, data: dict[str, Any]) -> None:
     if "set" in data:
         name = data["set"]
-        if not isinstance(name, str) or name not in shipped_piece_sets():
-            raise ApiError(422, f"unknown piece set {name!r}; known: {', '.join(shipped_piece_sets())}")
+        data_dir = companion().config.data_dir
+        names = piece_set_names(data_dir)
+        if not isinstance(name, str) or name not in names:
+            raise ApiError(422, f"unknown piece set {name!r}; known: {', '.join(names)}")
         try:
-            w.pieces = load_piece_set(name)
-            w.board = load_board(w.pieces.default_board)
+            w.pieces = load_piece_set(name, data_dir)
+            w.board = load_board(w.pieces.default_board, data_dir)
             w.markers = None  # another board has other markers
         except DataFileError as e:
             raise ApiError(422, str(e)) from None
