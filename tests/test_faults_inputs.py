@@ -193,7 +193,7 @@ GAME_ROUTES = {
     "/api/camera/dismiss": {},
     "/api/calibration/corners": {"points": [[1, 2], [3, 4], [5, 6], [7, 8]], "frame": 1},
     "/api/calibration/still": {},
-    "/api/calibration/colours": {},
+    "/api/calibration/set": {},
     "/api/calibration/check": {},
     "/api/calibration/save": {},
 }
