@@ -36,9 +36,11 @@ from .frames_folder import open_folder
 from .observation import OCCLUDED, Observation
 from .recognise import Recogniser
 from .set_measure import measure_set, set_layout
+from .tracking import TrackerConfig
 from .size_check import SizeCheck
 from .square_model import SquareModel
 
+COMMIT = TrackerConfig.commit_confidence  # readings at or above it are what the referee acts on
 # upper edges of the confidence bins of the reliability table
 CONF_BINS = (0.2, 0.4, 0.5, 0.6, 0.8, 0.9, 1.0001)
 
@@ -120,6 +122,11 @@ class EvalResult:
             self.confusion[(_label(top), _label(got))] += 1
         self.boards += 1
         self.boards_right += all_right
+
+    @property
+    def confidently_wrong(self) -> int:
+        """Readings wrong at or above the confidence the referee commits moves at."""
+        return sum(1 for c, ok in self.conf_right if c >= COMMIT and not ok)
 
     def reliability(self) -> list[tuple[float, float, int, int]]:
         """Per confidence bin of the labelled (not occluded) readings: (low edge, high edge,
@@ -307,6 +314,9 @@ def format_result(res: EvalResult) -> str:
         sure = [ok for c, ok in pairs if c >= 0.8]
         lines.append(f"confidence >= 0.8, {name}: {len(sure)} of {len(pairs)} readings, "
                      f"{100 * sum(sure) / max(1, len(sure)):.2f} % right")
+    squares = res.occupied + res.empty
+    lines.append(f"confidently wrong (confidence >= {COMMIT}): {res.confidently_wrong} of {squares} squares "
+                 f"({100 * res.confidently_wrong / max(1, squares):.3f} %)")
     labels_t = sorted({t for t, _ in res.confusion}, key=_order)
     labels_p = sorted({p for _, p in res.confusion} | set(labels_t), key=_order)
     lines.append("confusion (rows truth, columns recognised):")
