@@ -350,12 +350,21 @@ class _Shader:
             k = (sx + sy) / 2
             alb = ta[None, None, :] * (1 - k)[..., None] + tb[None, None, :] * k[..., None]
             alb *= (1 + 0.2 * (_vnoise(g[4], X / 70, Y / 50) - 0.5))[..., None]
-        far = _smoothstep(900.0, 1600.0, np.hypot(X - cx, Y - cy))
-        alb = alb * (1 - far[..., None]) + (0.08 * (ta + tb) / 2)[None, None, :] * far[..., None]
+        far = _smoothstep(1100.0, 2500.0, np.hypot(X - cx, Y - cy))  # the table ends, a dimmer floor
+        alb = alb * (1 - far[..., None]) + (0.3 * (ta + tb) / 2)[None, None, :] * far[..., None]
         ks = np.full(X.shape, look.table_gloss, np.float32)
         # the board, worked out only where it can appear
         sh = np.full(X.shape, 12.0, np.float32)
         x0, y0, x1, y1 = outer_rect(board)
+        # a board is a few millimetres thick: the table right along its edge is in its shade
+        rim = 8.0
+        box = self.rect_box(x0 - rim, y0 - rim, x1 + rim, y1 + rim)
+        if box is not None:
+            by0, by1, bx0, bx1 = box
+            Xb, Yb = X[by0:by1, bx0:bx1], Y[by0:by1, bx0:bx1]
+            out = np.maximum(np.maximum(x0 - Xb, Xb - x1), np.maximum(y0 - Yb, Yb - y1))
+            edge = 1 - 0.35 * np.exp(-np.maximum(out, 0) / 2.5) * (out > 0)
+            alb[by0:by1, bx0:bx1] *= edge[..., None]
         box = self.rect_box(x0, y0, x1, y1)
         if box is not None:
             by0, by1, bx0, bx1 = box
