@@ -55,16 +55,19 @@ def circle_uv(scene: Scene, centre_xy, r: float, z: float) -> np.ndarray:
     return project(pts, scene.intrinsics, scene.pose)
 
 
-@pytest.mark.parametrize("camera", [(90.0, -160.0, 430.0), (-40.0, 250.0, 330.0)])
-def test_flat_top_appears_where_the_camera_model_projects_it(camera):
-    """A light size-3 cup (a dark size-1 hidden inside it) with a rounded edge: the flat top
-    seen at its real height has the centre and size ``project`` gives, within about a pixel,
-    and is visibly narrower than the outer diameter at that height."""
+@pytest.mark.parametrize("camera,edge,taper", [((90.0, -160.0, 430.0), "round", 0.0),
+                                               ((-40.0, 250.0, 330.0), "round", 0.0),
+                                               ((200.0, 100.0, 380.0), "chamfer", 0.5)])
+def test_flat_top_appears_where_the_camera_model_projects_it(camera, edge, taper):
+    """A light size-3 cup (a dark size-1 hidden inside it) with a rounded or chamfered edge
+    and a straight or tapered wall: the flat top seen at its real height has the centre and
+    size ``project`` gives, within about a pixel, and is visibly narrower than the outer
+    diameter at that height."""
     fillet = 1.5
     # a mid-grey cup, exposed so that its top is not clipped to white
     look = clean_look(finishes=(CupFinish((150, 150, 150), (150, 150, 150), 0.0, 8.0, 0.0),
                                 CupFinish((40, 40, 40), (40, 40, 40), 0.0, 8.0, 0.0)),
-                      edge="round", fillet_mm=fillet, taper=0.0, ambient=0.25, auto_exposure=False,
+                      edge=edge, fillet_mm=fillet, taper=taper, ambient=0.25, auto_exposure=False,
                       lamps=(Lamp((84.0, 140.0, 4000.0), 6500.0, 1.0),))
     sq = 6
     sc = one_cup_scene(look, sq, [(1, 0), (0, 2)], camera=camera)
@@ -73,7 +76,8 @@ def test_flat_top_appears_where_the_camera_model_projects_it(camera):
     size = GOBBLET.sizes[2]
     cxy = GOBBLET_BOARD.square_centre(sq)
     h, R = size.height_mm, size.outer_diameter_mm / 2
-    flat = circle_uv(sc, cxy, R - fillet, h)
+    wall_top = R - taper * (R - size.top_diameter_mm / 2)
+    flat = circle_uv(sc, cxy, wall_top - fillet, h)
     centre = project(np.array([[*cxy, h]]), sc.intrinsics, sc.pose)[0]
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
     level = np.median(grey[int(centre[1]) - 3:int(centre[1]) + 4, int(centre[0]) - 3:int(centre[0]) + 4])
