@@ -55,16 +55,19 @@ def circle_uv(scene: Scene, centre_xy, r: float, z: float) -> np.ndarray:
     return project(pts, scene.intrinsics, scene.pose)
 
 
-@pytest.mark.parametrize("camera", [(90.0, -160.0, 430.0), (-40.0, 250.0, 330.0)])
-def test_flat_top_appears_where_the_camera_model_projects_it(camera):
-    """A light size-3 cup (a dark size-1 hidden inside it) with a rounded edge: the flat top
-    seen at its real height has the centre and size ``project`` gives, within about a pixel,
-    and is visibly narrower than the outer diameter at that height."""
+@pytest.mark.parametrize("camera,edge,taper", [((90.0, -160.0, 430.0), "round", 0.0),
+                                               ((-40.0, 250.0, 330.0), "round", 0.0),
+                                               ((200.0, 100.0, 380.0), "chamfer", 0.5)])
+def test_flat_top_appears_where_the_camera_model_projects_it(camera, edge, taper):
+    """A light size-3 cup (a dark size-1 hidden inside it) with a rounded or chamfered edge
+    and a straight or tapered wall: the flat top seen at its real height has the centre and
+    size ``project`` gives, within about a pixel, and is visibly narrower than the outer
+    diameter at that height."""
     fillet = 1.5
     # a mid-grey cup, exposed so that its top is not clipped to white
     look = clean_look(finishes=(CupFinish((150, 150, 150), (150, 150, 150), 0.0, 8.0, 0.0),
                                 CupFinish((40, 40, 40), (40, 40, 40), 0.0, 8.0, 0.0)),
-                      edge="round", fillet_mm=fillet, taper=0.0, ambient=0.25, auto_exposure=False,
+                      edge=edge, fillet_mm=fillet, taper=taper, ambient=0.25, auto_exposure=False,
                       lamps=(Lamp((84.0, 140.0, 4000.0), 6500.0, 1.0),))
     sq = 6
     sc = one_cup_scene(look, sq, [(1, 0), (0, 2)], camera=camera)
@@ -73,7 +76,8 @@ def test_flat_top_appears_where_the_camera_model_projects_it(camera):
     size = GOBBLET.sizes[2]
     cxy = GOBBLET_BOARD.square_centre(sq)
     h, R = size.height_mm, size.outer_diameter_mm / 2
-    flat = circle_uv(sc, cxy, R - fillet, h)
+    wall_top = R - taper * (R - size.top_diameter_mm / 2)
+    flat = circle_uv(sc, cxy, wall_top - fillet, h)
     centre = project(np.array([[*cxy, h]]), sc.intrinsics, sc.pose)[0]
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
     level = np.median(grey[int(centre[1]) - 3:int(centre[1]) + 4, int(centre[0]) - 3:int(centre[0]) + 4])
@@ -325,3 +329,44 @@ def test_synthetic_camera_plays_a_game_in_one_look_with_drifting_exposure():
     # hands came in for the moves and hid squares in the truth; the last frame is the end
     assert any(any(t.occluded) for t in truths)
     assert truths[-1].tops == tuple(s[-1] if s else None for s in script[-1])
+
+
+def board_grey_at(img: np.ndarray, sc: Scene, x: float, y: float, r: int = 3) -> float:
+    u, v = project(np.array([[x, y, 0.0]]), sc.intrinsics, sc.pose)[0].round().astype(int)
+    return float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[v - r:v + r + 1, u - r:u + r + 1].mean())
+
+
+def test_a_cup_casts_a_hard_shadow_away_from_the_lamp():
+    """A lamp low on the board's left: the board just right of a cup is in its shadow, the
+    board just left of it is lit; the shadow's edge is sharp (a few pixels)."""
+    sq, size = 5, 3
+    cx, cy = GOBBLET_BOARD.square_centre(sq)
+    look = clean_look(board_kind="painted", board_bgr=(190, 190, 190), ambient=0.15, auto_exposure=False,
+                      lamps=(Lamp((cx - 500.0, cy, 500.0), 5000.0, 1.0),))
+    sc = one_cup_scene(look, sq, [(0, size)], camera=(cx, cy - 120.0, 600.0))
+    img, _ = render_scene(sc, 0)
+    R = GOBBLET.sizes[size].outer_diameter_mm / 2
+    lit = board_grey_at(img, sc, cx - R - 8.0, cy)
+    shade = board_grey_at(img, sc, cx + R + 8.0, cy)
+    assert shade < 0.6 * lit
+    # across the shadow's side edge (along y, at the cup's radius) the level jumps within ~2 mm
+    inside = board_grey_at(img, sc, cx + R + 10.0, cy + R - 3.0, r=1)
+    outside = board_grey_at(img, sc, cx + R + 10.0, cy + R + 3.0, r=1)
+    assert inside < 0.7 * outside
+
+
+def test_sunlight_through_a_window_is_a_bright_patch_with_a_sharp_edge():
+    from hardware.render.look import Sun
+
+    sun = Sun(direction=(0.3, 0.2, 0.93), kelvin=5800.0, strength=2.5, patch=(40.0, 40.0, 130.0, 160.0),
+              bar=(0.0, 0.0))
+    look = clean_look(board_kind="painted", board_bgr=(150, 150, 150), ambient=0.3, auto_exposure=False,
+                      exposure_bias=-1.0, sun=sun, lamps=(Lamp((112.0, 112.0, 1500.0), 5000.0, 0.5),))
+    sc = one_cup_scene(look, 0, [], camera=(112.0, 60.0, 500.0))
+    img, _ = render_scene(sc, 0)
+    inside = board_grey_at(img, sc, 85.0, 100.0)
+    outside = board_grey_at(img, sc, 180.0, 100.0)
+    assert inside > 1.5 * outside
+    edge_in = board_grey_at(img, sc, 128.0, 100.0, r=0)
+    edge_out = board_grey_at(img, sc, 132.0, 100.0, r=0)
+    assert edge_in > 1.3 * edge_out

@@ -95,7 +95,7 @@ class Look:
         CupFinish((40, 45, 55), (30, 35, 45), 0.05, 20.0, 0.0))
     edge: str = "round"  # "round" or "chamfer"
     fillet_mm: float = 2.0
-    taper: float = 0.3  # how far the wall narrows toward the set's top diameter (0 = cylinder)
+    taper: float = 0.15  # how far the wall narrows toward the set's top diameter (0 = cylinder, 1 = to it)
     plug_recess_mm: float = 0.5  # clear sets: how far the wood plug sits below the pipe's rim
     # light
     lamps: tuple[Lamp, ...] = (Lamp((150.0, 100.0, 1400.0), 3500.0, 1.0),)
@@ -239,7 +239,7 @@ def random_look(rng: np.random.Generator, pieces: PieceSet, board: BoardSpec, st
         table_gloss=float(rng.uniform(0.0, 0.02) if t_kind in ("cloth", "check") else rng.uniform(0.02, 0.15)),
         finishes=(finishes[0], finishes[1]),
         edge="round" if rng.random() < 0.7 else "chamfer", fillet_mm=float(rng.uniform(1.0, 4.0)),
-        taper=float(rng.uniform(0.0, 0.6)), plug_recess_mm=float(rng.uniform(0.0, 1.5)),
+        taper=float(rng.uniform(0.0, 0.3)), plug_recess_mm=float(rng.uniform(0.0, 1.5)),
         lamps=tuple(lamps), sun=sun, ambient=float(rng.uniform(0.15, 0.5)),
         ambient_kelvin=float(rng.uniform(5000, 8000) if rng.random() < 0.6 else rng.uniform(3000, 4500)),
         sleeve_pattern=pattern, sleeve_alt_bgr=tuple(int(v) for v in rng.integers(30, 240, 3)),

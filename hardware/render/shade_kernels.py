@@ -163,3 +163,54 @@ def cone_shadow(vis: np.ndarray, P: np.ndarray, obj: np.ndarray, skip: int,
             block = opacity * _smooth(pen, depth)
             if block > 0.0:
                 vis[y, x] *= 1.0 - block
+
+
+@numba.njit(**_OPTS)
+def capsule_hit(D: np.ndarray, y0: int, y1: int, x0: int, x1: int, o: np.ndarray, a: np.ndarray,
+                b: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where the rays from ``o`` along D[y0:y1, x0:x1] first meet the capsule a-b of radius
+    ``r`` (inf where they miss), and the outward normal there."""
+    h, w = y1 - y0, x1 - x0
+    t_out = np.full((h, w), np.inf, np.float32)
+    n_out = np.zeros((h, w, 3), np.float32)
+    ex, ey, ez = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    L = math.sqrt(ex * ex + ey * ey + ez * ez)
+    ex, ey, ez = ex / L, ey / L, ez / L
+    wx, wy, wz = o[0] - a[0], o[1] - a[1], o[2] - a[2]
+    we = wx * ex + wy * ey + wz * ez
+    wpx, wpy, wpz = wx - we * ex, wy - we * ey, wz - we * ez
+    cc = wpx * wpx + wpy * wpy + wpz * wpz - r * r
+    for y in range(h):
+        for x in range(w):
+            dx, dy, dz = D[y0 + y, x0 + x, 0], D[y0 + y, x0 + x, 1], D[y0 + y, x0 + x, 2]
+            best = np.inf
+            de = dx * ex + dy * ey + dz * ez
+            dpx, dpy, dpz = dx - de * ex, dy - de * ey, dz - de * ez
+            A = dpx * dpx + dpy * dpy + dpz * dpz
+            B = 2.0 * (dpx * wpx + dpy * wpy + dpz * wpz)
+            disc = B * B - 4.0 * A * cc
+            if disc >= 0.0 and A > 1e-12:
+                t = (-B - math.sqrt(disc)) / (2.0 * A)
+                u = we + t * de
+                if t > 0.0 and 0.0 <= u <= L:
+                    best = t
+            for k in range(2):
+                if k == 0:
+                    cx, cy, cz = o[0] - a[0], o[1] - a[1], o[2] - a[2]
+                else:
+                    cx, cy, cz = o[0] - b[0], o[1] - b[1], o[2] - b[2]
+                bb = dx * cx + dy * cy + dz * cz
+                dd = bb * bb - (cx * cx + cy * cy + cz * cz - r * r)
+                if dd >= 0.0:
+                    t = -bb - math.sqrt(dd)
+                    if 0.0 < t < best:
+                        best = t
+            if best < np.inf:
+                px, py, pz = o[0] + best * dx - a[0], o[1] + best * dy - a[1], o[2] + best * dz - a[2]
+                u = min(max(px * ex + py * ey + pz * ez, 0.0), L)
+                nx, ny, nz = px - u * ex, py - u * ey, pz - u * ez
+                nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+                if nn > 1e-9:
+                    n_out[y, x, 0], n_out[y, x, 1], n_out[y, x, 2] = nx / nn, ny / nn, nz / nn
+                t_out[y, x] = best
+    return t_out, n_out

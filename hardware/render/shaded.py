@@ -25,7 +25,7 @@ from ..camera_model import CameraIntrinsics
 from ..markers import marker_bits, marker_centres, outer_rect, tile_side
 from .look import Look, kelvin_to_bgr
 from .scene import Hand, Scene
-from .shade_kernels import capsule_shadow, cone_shadow, light_pass
+from .shade_kernels import capsule_hit, capsule_shadow, cone_shadow, light_pass
 
 _FAR = 1.0e5  # ray length standing for "nothing hit"
 _PLUG_MM = 8.0  # length of a clear cup's wood plug (5/16 inch)
@@ -250,43 +250,6 @@ def _disc_hit(o: np.ndarray, d: np.ndarray, z: float, r_in: float, r_out: float)
     return np.where(good, t, np.inf).astype(np.float32)
 
 
-def _capsule_hit(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, r: float):
-    """Nearest hit of rays from the single point ``o`` along ``d`` with the capsule a-b of
-    radius r; returns (t, normal)."""
-    e = b - a
-    L = float(np.linalg.norm(e))
-    e = e / L
-    w = o - a
-    de = d @ e
-    we = float(w @ e)
-    dp = d - de[..., None] * e
-    wp = w - we * e
-    A = _dot(dp, dp)
-    B = 2 * (dp @ wp)
-    Cc = float(wp @ wp) - r * r
-    disc = B * B - 4 * A * Cc
-    ok = (disc >= 0) & (A > 1e-12)
-    t_cyl = (-B - np.sqrt(np.where(ok, disc, 0.0))) / np.where(ok, 2 * A, 1.0)
-    u = we + t_cyl * de
-    t_cyl = np.where(ok & (t_cyl > 0) & (u >= 0) & (u <= L), t_cyl, np.inf)
-    best = t_cyl.astype(np.float32)
-    centre_of = np.zeros(best.shape, np.int8)  # 0 cylinder, 1 sphere at a, 2 at b
-    for k, c in ((1, a), (2, b)):
-        wc = o - c
-        bb = d @ wc
-        cc = float(wc @ wc) - r * r
-        dd = bb * bb - cc
-        t = -bb - np.sqrt(np.maximum(dd, 0.0))
-        t = np.where((dd >= 0) & (t > 0), t, np.inf)
-        closer = t < best
-        best = np.where(closer, t, best)
-        centre_of = np.where(closer, k, centre_of)
-    P = o + np.where(np.isfinite(best), best, 0.0)[..., None] * d
-    axis_pt = a + np.clip((P - a) @ e, 0, L)[..., None] * e
-    n = P - axis_pt
-    return best, _unit(n).astype(np.float32)
-
-
 # -- the renderer -----------------------------------------------------------------------------
 
 class _Shader:
@@ -350,12 +313,21 @@ class _Shader:
             k = (sx + sy) / 2
             alb = ta[None, None, :] * (1 - k)[..., None] + tb[None, None, :] * k[..., None]
             alb *= (1 + 0.2 * (_vnoise(g[4], X / 70, Y / 50) - 0.5))[..., None]
-        far = _smoothstep(900.0, 1600.0, np.hypot(X - cx, Y - cy))
-        alb = alb * (1 - far[..., None]) + (0.08 * (ta + tb) / 2)[None, None, :] * far[..., None]
+        far = _smoothstep(1100.0, 2500.0, np.hypot(X - cx, Y - cy))  # the table ends, a dimmer floor
+        alb = alb * (1 - far[..., None]) + (0.3 * (ta + tb) / 2)[None, None, :] * far[..., None]
         ks = np.full(X.shape, look.table_gloss, np.float32)
         # the board, worked out only where it can appear
         sh = np.full(X.shape, 12.0, np.float32)
         x0, y0, x1, y1 = outer_rect(board)
+        # a board is a few millimetres thick: the table right along its edge is in its shade
+        rim = 8.0
+        box = self.rect_box(x0 - rim, y0 - rim, x1 + rim, y1 + rim)
+        if box is not None:
+            by0, by1, bx0, bx1 = box
+            Xb, Yb = X[by0:by1, bx0:bx1], Y[by0:by1, bx0:bx1]
+            out = np.maximum(np.maximum(x0 - Xb, Xb - x1), np.maximum(y0 - Yb, Yb - y1))
+            edge = 1 - 0.35 * np.exp(-np.maximum(out, 0) / 2.5) * (out > 0)
+            alb[by0:by1, bx0:bx1] *= edge[..., None]
         box = self.rect_box(x0, y0, x1, y1)
         if box is not None:
             by0, by1, bx0, bx1 = box
@@ -600,8 +572,17 @@ class _Shader:
             if box is None:
                 continue
             y0, y1, x0, x1 = box
-            dd = f.D[y0:y1, x0:x1]
-            t, n = _capsule_hit(f.C.astype(np.float32), dd, a.astype(np.float32), b.astype(np.float32), r)
+            t, n = capsule_hit(f.D, y0, y1, x0, x1, f.C, np.asarray(a, np.float64), np.asarray(b, np.float64),
+                               float(r))
+            hit = np.isfinite(t)
+            if not hit.any():
+                continue
+            # the textures below are worked out only over the part's own pixels
+            rows, cols = np.nonzero(hit.any(axis=1))[0], np.nonzero(hit.any(axis=0))[0]
+            ry0, ry1, rx0, rx1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+            t, n = t[ry0:ry1, rx0:rx1], n[ry0:ry1, rx0:rx1]
+            box = (y0 + ry0, y0 + ry1, x0 + rx0, x0 + rx1)
+            dd = f.D[box[0]:box[1], box[2]:box[3]]
             if kind == "skin":
                 # skin is not one flat colour: blotches and creases, a few per cent
                 Pw = f.C + np.where(np.isfinite(t), t, 0.0)[..., None] * dd
