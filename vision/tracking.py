@@ -491,6 +491,7 @@ class Tracker:
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
         events = [TrackEvent("stable", t, "the board is still", view)]
+        raw = view
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -500,12 +501,16 @@ class Tracker:
                 doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq])
                 self.doubts[sq] = doubt
                 events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
-            if isinstance(verdict, (IllegalPhysical, Disagrees)):
+            # one colour at a time is taken on trust, and never on the picture that needs it
+            if isinstance(verdict, (IllegalPhysical, Disagrees)) and not leaning:
                 recoloured = self._colour_misread(board, view)
                 if recoloured is not None:
                     verdict, doubt = recoloured
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
+                    self._pending = ()
+        if isinstance(verdict, Ambiguous):
+            verdict = self._where_hands_were(verdict, view)
         previous, self.last_verdict = self.last_verdict, verdict
         self.in_sync = isinstance(verdict, (Unchanged, Explained))
         lifted, self.lifted = self.lifted, set()
@@ -600,7 +605,8 @@ class Tracker:
             )
         elif isinstance(verdict, Disagrees):
             parts = [
-                f"{names[s]} looks like {looks_text(o)}, the game says {looks_text(e)}"
+                f"{names[s]} looks like {looks_text(raw.labels[s] if s in self.doubts else o)}, "
+                f"the game says {looks_text(e)}"
                 for s, e, o in zip(verdict.squares, verdict.expected, verdict.seen)
             ]
             events.append(
@@ -637,6 +643,17 @@ class Tracker:
             list(second.candidates) if isinstance(second, Ambiguous) else [])
         possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
         return (possible[0], misread) if len(possible) == 1 else (verdict, [])
+
+    def _where_hands_were(self, verdict: Ambiguous, view: BoardView) -> Verdict:
+        """The one candidate that changes only squares a hand reached, when the others
+        differ from it on a doubted square that shows neither its look nor the game (its
+        reading is worth nothing, but a cup cannot leave where no hand was); else
+        ``verdict``."""
+        unsure = {s for s in self.doubts if view.labels[s] == HIDDEN}
+        if not any(_squares_of(c.moves) & unsure for c in verdict.candidates):
+            return verdict
+        reached = [c for c in verdict.candidates if _squares_of(c.moves) <= self._reached]
+        return reached[0] if len(reached) == 1 else verdict
 
     def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
         """The one legal explanation of the board once one square that shows a cup landed
