@@ -706,10 +706,11 @@ class Tracker:
 
     # ------------------------------------------------------------------ people
     def open_doubts(self, board: Board) -> list[Doubt]:
-        """The doubts a player is asked about: the square looks unlike what the game says
-        there, and nobody has answered yet."""
+        """The doubts the players are asked about: the square looks unlike what the game says
+        there, and nobody has said the game is right (those they said is wrong stay, until
+        the square reads as the game says or they change their mind)."""
         return [d for sq, d in sorted(self.doubts.items())
-                if not d.confirmed and not d.denied and d.belief == board.top(sq)]
+                if not d.confirmed and d.belief == board.top(sq)]
 
     def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
         """A player's answer about a doubted square: the game is right (its look is then how
