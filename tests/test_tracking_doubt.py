@@ -30,13 +30,13 @@ def dark_for_light(square: int, size: int | None = None, first_ply: int = 0, las
     return spoil
 
 
-def stream(script, spoil: Spoil, start=(), tracker=None, hands=None, still: int = 8):
+def stream(script, spoil: Spoil, start=(), tracker=None, hands=None, still: int = 8, game: str = "gobblet"):
     """Play ``script`` (move texts after ``start``) to a tracker; returns the tracker's board,
     the true board and the events.  ``hands`` maps a ply to the squares the hand is seen
     over (default: the squares the move changes)."""
-    board = play(Board(variant("gobblet")), *start)
+    board = play(Board(variant(game)), *start)
     truth = board.copy()
-    tracker = tracker or Tracker(SIZES_4)
+    tracker = tracker or Tracker(SIZES_4 if game == "gobblet" else (1, 2, 3))
     clock = Clock()
     events = feed(tracker, board, observe(spoil(list(board_labels(truth)), 0)), clock, still)
     for ply, text in enumerate(script, 1):
@@ -205,3 +205,38 @@ def test_a_player_confirms_the_game_and_the_look_is_remembered():
     board2, truth2, events = stream(GAME[3:6], dark_for_light(D1), start=GAME[:3], tracker=tracker)
     assert committed(board2)[3:] == GAME[3:6]
     assert not kinds(events, "doubt", "disagrees", "illegal")
+
+
+def test_a_hand_over_the_misread_square_does_not_make_it_a_move():
+    """White's hand passes over its own 4 on d1 on the way to b2, and from then on d1 reads
+    dark.  That picture is also two quick moves (White's 4 from d1 to b2, Black's 4 onto d1),
+    so the tracker asks rather than commit them; once Black's real reply shows, only "4b2,
+    4c4" with d1 misread explains the board (d1 still shows a cup of size 4: White's 4 never
+    left), and the game goes on with d1 doubted."""
+    script = ["4d1", "4a4", "4b2", "4c4", "4a2"]
+    b2 = Board(variant("gobblet")).geo.square("b2")
+    board, truth, events = stream(script, dark_for_light(D1, first_ply=3), hands={3: {b2, D1}})
+    assert committed(board) == script and invented(board, truth) == 0
+    assert kinds(events, "doubt", "moves", "ambiguous") == ["moves", "moves", "ambiguous", "doubt", "moves", "moves"]
+    (ambiguous,) = [e for e in events if e.kind == "ambiguous"]
+    assert ambiguous.text == "the board fits 4d1-b2, 4d1 or 4b2"
+
+
+def test_a_lift_that_shows_an_unexpected_piece_is_not_set_aside():
+    """Black lifts its 3 from b2, where memory holds White's 1, and the camera sees a dark 1
+    there.  A hand was over b2 and a lift shows what lies beneath, so this is not a misread to
+    set aside: setting it aside would let "Black entered a 3 on c3" explain the board, a move
+    nobody made.  The referee names the hidden piece and waits."""
+    b2 = 4
+    script = ["1b2", "3xb2", "2a1", "3b2-c3"]
+
+    def spoil(labels: list, ply: int) -> list:
+        if ply == 4:
+            labels[b2] = (1, 1)
+        return labels
+
+    board, truth, events = stream(script, spoil, game="gobblet-jr")
+    assert committed(board) == committed(truth)[:3] and invented(board, truth) == 0
+    (mismatch,) = [e for e in events if e.kind == "hidden-mismatch"]
+    assert mismatch.text == "under b2 memory says light size 1; the camera sees dark size 1"
+    assert not kinds(events, "doubt")

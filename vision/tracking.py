@@ -25,9 +25,10 @@ from engine.rules import COLOUR_NAMES
 from .observation import CUP, OCCLUDED, Observation
 
 # A square as the tracker sees it: None for empty, (colour, logical size), or one of these.
+# (None, size) is a cup of that size whose colour is in doubt (a glossy top under a lamp).
 UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
 HIDDEN = "hidden"  # occluded, or too doubtful to use
-Label = tuple[int, int] | str | None
+Label = tuple[int, int] | tuple[None, int] | str | None
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,8 @@ def label_text(label: Label) -> str:
     if label == HIDDEN:
         return "hidden"
     colour, size = label  # type: ignore[misc]
+    if colour is None:
+        return f"size {size} of either colour"
     return f"{('light', 'dark')[colour]} size {size}"
 
 
@@ -172,7 +175,7 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
     seen = view.labels
     # a doubtful square (HIDDEN in a stable view) matches anything: it neither shows a change
     # nor rules an explanation out, and an explanation that moves it stays doubtful
-    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if b != HIDDEN and a != b)
+    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if not _fits(a, b))
     if not diff:
         return Unchanged()
     earlier = _earlier_position(board, seen, diff)
@@ -211,8 +214,13 @@ def _earlier_position(board: Board, seen: Sequence[Label], diff: frozenset[int])
 
 
 def _fits(predicted: Label, seen: Label) -> bool:
-    """True when a seen label is consistent with a predicted one (doubtful fits anything)."""
-    return seen == HIDDEN or predicted == seen
+    """True when a seen label is consistent with a predicted one (doubtful fits anything, a
+    cup of doubtful colour any cup of its size)."""
+    if seen == HIDDEN:
+        return True
+    if isinstance(seen, tuple) and seen[0] is None:
+        return isinstance(predicted, tuple) and predicted[1] == seen[1]
+    return predicted == seen
 
 
 def _changed(move: Move) -> tuple[int, ...]:
@@ -410,6 +418,9 @@ class Tracker:
         # False once a stable board did not match the game, until one does again: lifts are
         # judged against the known position, so they are only watched while it holds
         self.in_sync = True
+        # True from a restart until the board matches the game: what differs may be the past,
+        # so nothing is set aside as misread meanwhile
+        self._resyncing = False
         # squares whose picture disagrees with the game without a physical move to explain
         # it: later moves are explained around them (see Doubt)
         self.doubts: dict[int, Doubt] = {}
@@ -422,6 +433,7 @@ class Tracker:
         the known position, pictures of earlier positions are taken as such, not as moves,
         and lifts are not judged."""
         self.in_sync = False
+        self._resyncing = True
         self._reported = None
 
     def update(self, board: Board, obs: Observation, t: float, motion: bool = False,
@@ -495,7 +507,7 @@ class Tracker:
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
-        if self.in_sync:
+        if not self._resyncing:
             verdict, misread = self._past_misreads(board, view, verdict)
             for sq in misread:
                 doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq])
@@ -511,8 +523,11 @@ class Tracker:
                     self._pending = ()
         if isinstance(verdict, Ambiguous):
             verdict = self._where_hands_were(verdict, view)
+        elif isinstance(verdict, Explained) and len(verdict.moves) > 1 and not self._resyncing:
+            verdict = self._or_one_colour_misread(board, view, verdict)
         previous, self.last_verdict = self.last_verdict, verdict
         self.in_sync = isinstance(verdict, (Unchanged, Explained))
+        self._resyncing = self._resyncing and not self.in_sync
         lifted, self.lifted = self.lifted, set()
         touched, self.touched_opponent = self.touched_opponent, set()
         if not isinstance(verdict, Explained):
@@ -625,7 +640,13 @@ class Tracker:
         piece under its top, or as a larger cup, is left alone: a hand the camera missed may
         have moved it.  Only a verdict that cannot be committed is reconsidered; the board
         must then be the game unchanged, or have one explanation that does not touch the
-        squares set aside, and at most ``max_doubtful`` squares in all may be doubtful."""
+        squares set aside, and at most ``max_doubtful`` squares in all may be doubtful.
+
+        A square set aside still says what it can: a cup of the top's size in the other
+        colour is still a cup of that size (so the top did not leave), anything else says
+        nothing.  Where a hand was, a cup may have left: then the account must be the only
+        one even when the square set aside may have changed, or nothing is set aside (a cup
+        lifted to show a piece memory did not expect is a hidden mismatch, not a misread)."""
         if isinstance(verdict, (Unchanged, Earlier)):
             return verdict, []
         if isinstance(verdict, Explained) and _squares_of(verdict.moves) <= self._reached:
@@ -635,12 +656,17 @@ class Tracker:
             return verdict, []
         labels = list(view.labels)
         for sq in misread:
-            labels[sq] = HIDDEN
+            seen, top = view.labels[sq], board.top(sq)
+            same_size = isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1]
+            labels[sq] = (None, seen[1]) if same_size else HIDDEN  # type: ignore[index]
         second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
         if isinstance(second, Unchanged):
             return second, misread
         found = [second] if isinstance(second, Explained) else (
             list(second.candidates) if isinstance(second, Ambiguous) else [])
+        reached = set(misread) & self._reached
+        if reached and len(found) != 1:
+            return verdict, []
         possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
         return (possible[0], misread) if len(possible) == 1 else (verdict, [])
 
@@ -654,6 +680,23 @@ class Tracker:
             return verdict
         reached = [c for c in verdict.candidates if _squares_of(c.moves) <= self._reached]
         return reached[0] if len(reached) == 1 else verdict
+
+    def _or_one_colour_misread(self, board: Board, view: BoardView, verdict: Explained) -> Verdict:
+        """``verdict`` (several moves), or ``Ambiguous`` between it and a shorter account in
+        which one square it lands on, showing the game's top in the other colour, is that top
+        misread: "White's 4 went from d1 to b2 and Black put a 4 on d1" and "White put a 4
+        on b2, d1's 4 is misread" show the same picture, and a glossy top is no rarer than
+        two quick moves, so a person chooses."""
+        for sq in sorted({m.to for m in verdict.moves}):
+            seen, top = view.labels[sq], board.top(sq)
+            if not (isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1] and seen != top):
+                continue
+            labels = list(view.labels)
+            labels[sq] = (None, seen[1])
+            shorter = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves) - 1)
+            if isinstance(shorter, Explained) and len(shorter.moves) < len(verdict.moves):
+                return Ambiguous((verdict, shorter))
+        return verdict
 
     def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
         """The one legal explanation of the board once one square that shows a cup landed

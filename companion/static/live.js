@@ -115,21 +115,23 @@
     for (const d of doubts) {
       const item = el("div", { class: "doubt-item", "data-square": d.square });
       item.append(el("p", { class: "reason" }, d.question));
-      if (d.denied) {
-        item.append(el("p", { class: "note" },
-          `The camera sees ${d.seen_text} on ${d.square}. Put the board back as the game shows it, ` +
-          "or take back and tap the moves in."));
-      } else {
-        item.append(el("p", { class: "note" }, `The camera sees ${d.seen_text} there.`));
-        if (control) {
-          const row = el("div", { class: "row" });
-          const yes = el("button", { type: "button", class: "primary", "data-answer": "yes" }, "Yes, the game is right");
-          yes.addEventListener("click", () => post("/api/camera/doubt", { square: d.square, game_is_right: true }));
+      const seen = d.denied
+        ? `The camera sees ${d.seen_text} on ${d.square} (marked on the board). Put the board back as ` +
+          "the game shows it, or take back and tap the moves in."
+        : `The camera sees ${d.seen_text} there.`;
+      item.append(el("p", { class: "note seen" }, seen));
+      if (control) {
+        const row = el("div", { class: "row" });
+        const yes = el("button", { type: "button", class: "primary", "data-answer": "yes" },
+          d.denied ? "The game is right after all" : "Yes, the game is right");
+        yes.addEventListener("click", () => post("/api/camera/doubt", { square: d.square, game_is_right: true }));
+        row.append(yes);
+        if (!d.denied) {
           const no = el("button", { type: "button", "data-answer": "no" }, "No: show what it is");
           no.addEventListener("click", () => post("/api/camera/doubt", { square: d.square, game_is_right: false }));
-          row.append(yes, no);
-          item.append(row);
+          row.append(no);
         }
+        item.append(row);
       }
       list.append(item);
     }
