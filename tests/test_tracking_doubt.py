@@ -166,26 +166,48 @@ def test_the_doubt_clears_when_the_misread_stops():
     assert tracker.doubts == {}
 
 
-def test_an_ambiguous_move_around_the_doubted_square_waits_with_its_candidates():
-    """White's 4 leaves d1 for b3 while White still has a 4 in hand: the picture on d1 is not
-    to be trusted, so the cup on b3 may have come from d1 or from the reserve.  The tracker
-    names both and waits; it does not guess."""
-    script = ["4d1", "4a4", "4d1-b3"]
+def test_a_cup_leaving_a_square_doubted_for_its_colour_is_found():
+    """d1's light 4 reads dark; White carries it to b3 while still holding a 4 in hand, and d1
+    now reads empty.  The camera gets d1's colour wrong, not whether a cup stands there: d1 is
+    empty, so the 4 on b3 came from d1."""
+    script = ["4d1", "4a4", "4d1-b3", "4c4"]
     board, truth, events = stream(script, dark_for_light(D1, size=4, first_ply=2))
+    assert committed(board) == script and invented(board, truth) == 0
+    assert not kinds(events, "illegal", "disagrees", "pending", "ambiguous")
+
+
+def smaller_for(square: int, first_ply: int) -> Spoil:
+    """Reading a light 4 on ``square`` as a light 3 (a rounded top), and, once the cup has
+    gone from the square, still not trusting it: here it reads empty."""
+    def spoil(labels: list, ply: int) -> list:
+        if ply >= first_ply and labels[square] == (0, 4):
+            labels[square] = (0, 3)
+        return labels
+    return spoil
+
+
+def test_an_ambiguous_move_around_the_doubted_square_waits_with_its_candidates():
+    """d1's light 4 reads as a light 3 (a doubt about its size, so no reading of d1 is worth
+    anything).  White's 4 leaves d1 for b3 while White still has a 4 in hand: the cup on b3
+    may have come from d1 or from the reserve.  The tracker names both and waits; it does not
+    guess."""
+    script = ["4d1", "4a4", "4d1-b3"]
+    board, truth, events = stream(script, smaller_for(D1, 2))
     assert committed(board) == script[:2]
+    assert kinds(events, "doubt") == ["doubt"]
     (ambiguous,) = [e for e in events if e.kind == "ambiguous"]
     assert ambiguous.text == "the board fits 4b3 or 4d1-b3 (d1 in doubt: waiting)"
     assert not kinds(events, "illegal", "disagrees")
 
 
 def test_where_no_hand_was_no_cup_left_the_doubted_square():
-    """The same picture, but the hand was seen over b3 only: the cup cannot have left d1
-    (d1's odd reading is another misread), so White entered a 4 on b3."""
+    """The same doubt, and d1 reads empty too, but the hand was seen over b3 only: the cup
+    cannot have left d1 (d1's reading is another misread), so White entered a 4 on b3."""
     script = ["4d1", "4a4", "4b3"]
     b3 = Board(variant("gobblet")).geo.square("b3")
 
     def spoil(labels: list, ply: int) -> list:
-        labels = dark_for_light(D1, first_ply=2)(labels, ply)
+        labels = smaller_for(D1, 2)(labels, ply)
         if ply >= 3:
             labels[D1] = None  # d1's 4 now reads as empty
         return labels

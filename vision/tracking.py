@@ -132,8 +132,10 @@ class Doubt:
     it *looks like* ``seen`` while it is taken to hold ``belief`` (what the game says there,
     or what the one legal move that fits the rest of the picture leaves there).  ``expected``
     is the game's top when the doubt arose.  While the square still looks like ``seen`` it is
-    read as ``belief``; when it shows anything else it counts as hidden, and when it shows
-    what the game says the doubt ends.  ``confirmed``: a player said the game is right (the
+    read as ``belief``; when it shows what the game says the doubt ends; when it shows
+    anything else, a doubt about colour alone (``seen`` is ``belief``'s size in the other
+    colour) still trusts the reading but for its colour, and any other doubt makes the square
+    count as hidden.  ``confirmed``: a player said the game is right (the
     look is then just how that cup looks here); ``denied``: a player said it is wrong (the
     square stays hidden until the picture agrees with the game)."""
 
@@ -743,6 +745,9 @@ class Tracker:
                 labels[sq] = doubt.belief
                 if doubt.belief != top:
                     leaning.add(sq)
+            elif _colour_only(doubt) and not doubt.denied:
+                # it changed: the camera reads this square's colour wrong, not its size
+                labels[sq] = (None, seen[1]) if isinstance(seen, tuple) else seen
             else:
                 labels[sq] = HIDDEN  # it changed, and its reading is not to be trusted
         return BoardView(tuple(labels), view.confidences), events, frozenset(leaning)
@@ -825,6 +830,13 @@ def _impossible(board: Board, sq: int, seen: Label) -> bool:
     if len(stack) > 1 and seen == stack[-2]:
         return False
     return top is not None and seen[1] <= top[1]
+
+
+def _colour_only(doubt: Doubt) -> bool:
+    """True when the doubt is about colour alone: the look is the belief's size, other colour."""
+    seen, belief = doubt.seen, doubt.belief
+    return (isinstance(seen, tuple) and isinstance(belief, tuple) and seen[1] == belief[1]
+            and seen[0] is not None and seen[0] != belief[0])
 
 
 def doubt_text(board: Board, doubt: Doubt) -> str:
