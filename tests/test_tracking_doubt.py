@@ -176,6 +176,15 @@ def test_a_cup_leaving_a_square_doubted_for_its_colour_is_found():
     assert not kinds(events, "illegal", "disagrees", "pending", "ambiguous")
 
 
+def test_a_doubt_ends_with_the_cup_it_was_about():
+    """White's light 4 reads dark from its landing on d1; it later leaves for b3 and Black's
+    own dark 4 comes to d1.  That dark 4 is not the old misread: it is read as what it is."""
+    script = ["4d1", "4a4", "4b1", "4c4", "4d1-b3", "4a4-d1", "4a2"]
+    board, truth, events = stream(script, dark_for_light(D1, size=4))
+    assert committed(board) == committed(truth) and invented(board, truth) == 0
+    assert not kinds(events, "illegal", "disagrees", "ambiguous")
+
+
 def smaller_for(square: int, first_ply: int) -> Spoil:
     """Reading a light 4 on ``square`` as a light 3 (a rounded top), and, once the cup has
     gone from the square, still not trusting it: here it reads empty."""

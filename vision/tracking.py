@@ -732,6 +732,8 @@ class Tracker:
         leaning: set[int] = set()
         for sq, doubt in list(self.doubts.items()):
             top, seen = board.top(sq), labels[sq]
+            if top == doubt.belief != doubt.expected:  # the move taken on trust is the game's now
+                doubt = self.doubts[sq] = replace(doubt, expected=top)
             if seen == HIDDEN:
                 continue
             if seen == top:
@@ -739,8 +741,10 @@ class Tracker:
                 events.append(TrackEvent(
                     "doubt-cleared", t, f"{board.geo.names[sq]} reads as the game says again: {label_text(top)}",
                     doubt, (sq,)))
-            elif top not in (doubt.expected, doubt.belief):
-                del self.doubts[sq]  # the game changed there since (entered by tapping, taken back)
+            elif top != doubt.belief and top != doubt.expected:
+                # the game changed there since (the cup moved on, was taken back, ...): the
+                # doubt was about a cup no longer there; the square is read afresh
+                del self.doubts[sq]
             elif seen == doubt.seen and not doubt.denied:
                 labels[sq] = doubt.belief
                 if doubt.belief != top:
