@@ -2,12 +2,19 @@
 the cups (and hands that only hover), refereed frame by frame.
 
     python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
+                            [--misread landing|after]
 
 Figures: moves recorded correctly (a recorded move is correct when it is the script's move
 at that ply), false moves (recorded or announced moves the script does not make there),
 delay from the hand leaving after a move (the first frame without a hand once the move is on
 the board) to that move's commit, in stream time, and frames per second of recognise+track
-on one core (CPU time of ``Referee.process``; rendering is not counted).
+on one core (CPU time of ``Referee.process``; rendering is not counted).  A game *stalled*
+when fewer moves were recorded than the script made.
+
+``--misread`` puts one persistent misread into each game, as glare on a glossy light top did on
+the issue's held-out renderer (the project's own renderer never fools its recogniser so): the
+square of White's first cup reads dark whenever a light cup stands on it, from the moment
+that cup lands (``landing``) or from once its move is recorded (``after``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from hardware.frames import EndOfStream  # noqa: E402
 from tests.referee_streams import (  # noqa: E402
     StagedCamera,
     game_steps,
+    misread_light,
     positions_of,
     recorded_moves,
     referee_for,
@@ -63,6 +71,8 @@ class Totals:
     frames: int = 0
     cpu: float = 0.0
     alerts: dict[str, int] = field(default_factory=dict)
+    stalled: int = 0
+    misread_frames: int = 0
 
 
 def hands_gone(camera: StagedCamera, positions: list) -> list[float]:
@@ -92,6 +102,11 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     camera = StagedCamera(steps, seed=args.seed * 1000 + index, pieces=args.set, fps=args.fps)
     with tempfile.TemporaryDirectory() as data:
         session, referee = referee_for(Path(data), rules, camera)
+        spoiled = None
+        if args.misread != "none":
+            square, ply = first_light_cup(rules, moves)
+            when = (lambda: True) if args.misread == "landing" else (lambda: session.board.ply >= ply)
+            spoiled = misread_light(referee, square, when)
         camera.open()
         gone = hands_gone(camera, positions)
         announced: list[str] = []
@@ -113,6 +128,8 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
                             totals.delays.append(frame.timestamp - gone[len(announced)])
                         announced.append(move)
         recorded = recorded_moves(session)
+        if spoiled is not None:
+            totals.misread_frames += spoiled.frames
         for e in session.journal.events:
             if e.kind not in ("start", "move", "end", "lifted"):
                 totals.alerts[e.kind] = totals.alerts.get(e.kind, 0) + 1
@@ -126,8 +143,21 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     totals.script_moves += len(moves)
     totals.correct += good
     totals.false_moves += false
+    totals.stalled += len(recorded) < len(moves)
     mark = "ok" if recorded == moves else f"MISSED: script {' '.join(moves)} / recorded {' '.join(recorded)}"
     return f"game {index:3d}: {len(moves):2d} moves, {good:2d} right  {mark}"
+
+
+def first_light_cup(rules: Rules, moves: list[str]) -> tuple[int, int]:
+    """The square of White's (light's) first move, and the ply after which it stands there."""
+    board = Board(rules)
+    for text in moves:
+        move = board.parse_move(text)
+        light = board.turn == 0
+        board.push(move)
+        if light:
+            return move.to, board.ply
+    raise ValueError("White never moves in this game")
 
 
 def _wrong(seen: list[str], script: list[str]) -> int:
@@ -142,7 +172,10 @@ def report(t: Totals, args: argparse.Namespace) -> str:
         f"moves recorded correctly: {t.correct}/{t.script_moves} = {100 * t.correct / max(1, t.script_moves):.1f} %"
         f"  (games exact: {t.exact_games}/{t.games})",
         f"false moves: {t.false_moves}",
+        f"games stalled: {t.stalled}/{t.games}",
     ]
+    if args.misread != "none":
+        lines.append(f"misread ({args.misread}): {t.misread_frames} frames with a light top read as dark")
     if t.delays:
         d = sorted(t.delays)
         p95 = d[min(len(d) - 1, int(round(0.95 * (len(d) - 1))))]
@@ -168,6 +201,8 @@ def main() -> int:
     ap.add_argument("--fps", type=float, default=10.0, help="stream frame rate (the renderer's)")
     ap.add_argument("--only", default="", help="comma-separated game numbers to run (to look at one)")
     ap.add_argument("--verbose", action="store_true", help="print each game's alerts")
+    ap.add_argument("--misread", default="none", choices=["none", "landing", "after"],
+                    help="one persistent misread per game: White's first cup read dark (see above)")
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core
     totals = Totals()

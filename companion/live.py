@@ -3,8 +3,9 @@ hub's current game (a new game gets a new referee).  With the demo camera, a new
 each time the scripted game starts again, so the demo runs for as long as the server does.
 
 The web app reaches the referee only through this object: the detection waiting for a person
-(``pending_json``, ``confirm``, ``dismiss``), the last observation for the preview overlay,
-and a new calibration from the wizard (``use_calibration``)."""
+(``pending_json``, ``confirm``, ``dismiss``), the squares in doubt and the players' answer
+about them (``answer_doubt``), the last observation for the preview overlay, and a new
+calibration from the wizard (``use_calibration``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from engine import Rules
 from engine.notation import format_moves
 from hardware.frames import Frame
 
-from .referee import Referee
+from vision.tracking import looks_text
+
+from .referee import Referee, doubt_json, piece_text
 from .session import GameSession, SessionError
 from .web.hub import GameHub, move_json
 
@@ -34,6 +37,10 @@ DEMO_TAGS = {"White": "Demo White", "Black": "Demo Black", "Place": "demo camera
 
 class NothingPending(SessionError):
     """There is no detected move waiting for a person."""
+
+
+class NoDoubt(SessionError):
+    """The square named is not in doubt."""
 
 
 class LiveReferee:
@@ -125,8 +132,13 @@ class LiveReferee:
         the session's lock): why, the squares involved, and each candidate's moves."""
         referee = self._current(session)
         pending = None if referee is None else referee.pending
+        doubts = [] if referee is None else self._doubts_json(referee, session)
         if pending is None:
-            return None
+            if not doubts:
+                return None
+            # only squares in doubt: the pages ask about them, with no move to confirm
+            return {"reason": None, "squares": [d["square"] for d in doubts], "candidates": [],
+                    "since": None, "doubts": doubts}
         board = session.board
         candidates = []
         for i, moves in enumerate(pending.candidates):
@@ -141,7 +153,39 @@ class LiveReferee:
             "squares": [board.geo.names[s] for s in pending.squares],
             "candidates": candidates,
             "since": pending.since,
+            "doubts": doubts,
         }
+
+    @staticmethod
+    def _doubts_json(referee: Referee, session: GameSession) -> list[dict[str, Any]]:
+        """The squares the players are asked about: what the game says there, what the camera
+        sees, the question, and whether they already said the game is wrong there."""
+        board = session.board
+        out = []
+        for doubt in referee.tracker.open_doubts(board):
+            name = board.geo.names[doubt.square]
+            out.append({
+                **doubt_json(board, doubt),
+                "game_piece": piece_text(doubt.belief),
+                "seen_text": looks_text(doubt.seen),
+                "question": f"The game says {piece_text(doubt.belief)} on {name}: is that right?",
+                "denied": doubt.denied,
+            })
+        return out
+
+    def answer_doubt(self, square: str, game_is_right: bool) -> None:
+        """The players' answer about the doubted ``square`` (its name).  NoDoubt when it is
+        not in doubt (or there is no camera referee)."""
+        referee = self._current()
+        if referee is None:
+            raise NoDoubt("the camera is not refereeing this game")
+        names = referee.session.board.geo.names
+        if square not in names:
+            raise NoDoubt(f"there is no square {square!r} on this board")
+        try:
+            referee.answer_doubt(names.index(square), game_is_right)
+        except SessionError as e:
+            raise NoDoubt(str(e)) from None
 
     def confirm(self, index: int) -> None:
         """Play candidate ``index`` of the pending detection.  NothingPending when there is

@@ -5,7 +5,11 @@ One ``Referee`` owns the recogniser, the motion detector and the tracker, and ac
 alerts for everything else (a move waiting for a person, an illegal physical move, a hidden
 piece that is not what memory says, a board that disagrees or shows an earlier position of
 the game — as a resumed game's camera may at first — touch-move, the camera lost and back,
-the board moved).  The engine judges; the referee only passes on what the camera shows.
+the board moved).  A square the camera keeps misreading is a *doubt* (``doubt``, then
+``doubt-cleared`` when it reads right again): the game goes on around it and the players are
+asked whether the game is right there; their answer is journalled (``doubt-answered``) and
+taken up again after a restart.  The engine judges; the referee only passes on what the
+camera shows.
 """
 
 from __future__ import annotations
@@ -20,19 +24,23 @@ import cv2
 import numpy as np
 
 from calibration.model import Calibration
-from engine import Move
+from engine import Board, Move
 from engine.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.sources import Reconnecting, SourceEvent
 from vision.motion import MotionDetector, square_masks, squares_changed
 from vision.recognise import Recogniser
 from vision.tracking import (
+    UNKNOWN,
     Ambiguous,
+    Doubt,
     Explained,
     HiddenMismatch,
+    Label,
     Tracker,
     TrackerConfig,
     TrackEvent,
+    looks_text,
 )
 
 from .session import GameSession, SessionError
@@ -93,6 +101,8 @@ class Referee:
         self.tracker = Tracker(sizes, config)
         if session.board.move_stack:  # a resumed game: the camera must find its position first
             self.tracker.expect_resync()
+        for doubt in answered_doubts(session):
+            self.tracker.restore_doubt(doubt)
         self._image: np.ndarray | None = None  # the frame being processed, for snapshots
         self.health = Health()
         self.pending: Pending | None = None
@@ -165,7 +175,9 @@ class Referee:
             self.pending = Pending([(event.verdict.move,)], event.text, event.squares)
         elif event.kind == "restored":
             self.pending = None
-        data = {"squares": [board.geo.names[s] for s in event.squares]}
+        data: dict = {"squares": [board.geo.names[s] for s in event.squares]}
+        if event.kind in ("doubt", "doubt-cleared"):
+            data.update(doubt_json(board, event.verdict))
         if self.pending is not None and event.kind in ("pending", "ambiguous", "hidden-mismatch"):
             data["candidates"] = [format_moves(self.session.board, c) for c in self.pending.candidates]
         session.alert(event.kind, event.text, data)
@@ -228,6 +240,29 @@ class Referee:
         """Forget the pending detection (e.g. after entering the move by hand)."""
         self.pending = None
 
+    def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
+        """The players' answer about a doubted square: the game is right there (the camera's
+        reading of it is then just how that cup looks under this light), or it is not (the
+        square is ignored until it reads as the game says).  Journalled; SessionError when
+        the square is not in doubt."""
+        with self.session.lock:
+            board = self.session.board
+            names = board.geo.names
+            if not 0 <= square < board.rules.squares:
+                raise SessionError(f"there is no square {square} on this board")
+            if not any(d.square == square for d in self.tracker.open_doubts(board)):
+                raise SessionError(f"{names[square]} is not in doubt")
+            doubt = self.tracker.answer_doubt(square, game_is_right)
+            name, game, seen = names[square], looks_text(doubt.belief), looks_text(doubt.seen)
+            if game_is_right:
+                text = f"{name} holds {game}, as the game says: the camera's {seen} there is taken for it"
+            else:
+                text = (f"{name} is not {game}: put the board back as the game shows it, or take back "
+                        f"and tap the moves in (the camera sees {seen} there)")
+            data = {"squares": [name], "game_is_right": game_is_right, **doubt_json(board, doubt)}
+            self.session.alert("doubt-answered", text, data)
+            return doubt
+
     # ------------------------------------------------------------------ camera thread
     def camera_event(self, event: SourceEvent) -> None:
         """Journal the camera going away and coming back."""
@@ -248,3 +283,61 @@ class Referee:
                 self.process(frame)
         finally:
             camera.close()
+
+
+# ---------------------------------------------------------------------- doubts in the journal
+def label_json(label: Label) -> list[int] | str | None:
+    """A tracker label as JSON: ``[colour, size]``, ``null`` for empty, or ``"unknown"``."""
+    return list(label) if isinstance(label, tuple) else label
+
+
+def label_from_json(value: object) -> Label:
+    """The inverse of ``label_json``; ValueError for anything else."""
+    if value is None:
+        return None
+    if value == UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return (value[0], value[1])
+    raise ValueError(f"not a square label: {value!r}")
+
+
+def piece_text(label: Label) -> str:
+    """A label as the position text writes a top: ``W4``, ``B2``, ``empty``."""
+    return f"{'WB'[label[0]]}{label[1]}" if isinstance(label, tuple) else looks_text(label)
+
+
+def doubt_json(board: Board, doubt: Doubt) -> dict:
+    """What the journal and the pages say about a doubt."""
+    return {
+        "square": board.geo.names[doubt.square],
+        "game": label_json(doubt.belief),
+        "seen": label_json(doubt.seen),
+        "expected": label_json(doubt.expected),
+    }
+
+
+def answered_doubts(session: GameSession) -> list[Doubt]:
+    """The doubts the players answered in this game that still apply: the square still
+    holds, by the game, the cup they answered about, and it has not read right since."""
+    board = session.board
+    found: dict[int, Doubt] = {}
+    for event in session.journal.events:
+        if event.kind not in ("doubt-answered", "doubt-cleared"):
+            continue
+        try:
+            square = board.geo.names.index(event.data["square"])
+        except (KeyError, ValueError):
+            continue  # not a doubt this version wrote
+        if event.kind == "doubt-cleared":
+            found.pop(square, None)
+            continue
+        try:
+            belief = label_from_json(event.data.get("game"))
+            seen = label_from_json(event.data.get("seen"))
+            expected = label_from_json(event.data.get("expected"))
+        except ValueError:
+            continue
+        right = bool(event.data.get("game_is_right"))
+        found[square] = Doubt(square, expected, belief, seen, confirmed=right, denied=not right)
+    return [d for sq, d in sorted(found.items()) if board.top(sq) == d.belief]

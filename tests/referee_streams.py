@@ -5,7 +5,7 @@ with hands coming and going, and a wrapper that spoils frames the way real camer
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -17,6 +17,7 @@ from engine import Rules
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.pieces import load_piece_set
 from hardware.synthetic import Position, SyntheticCamera
+from vision.observation import CUP
 from vision.tracking import TrackEvent
 
 
@@ -138,6 +139,42 @@ class Perturbed(FrameSource):
             band[:] = cv2.addWeighted(np.roll(band, int(rng.integers(40, 120)), axis=1), 0.6,
                                       np.full_like(band, 255), 0.4, 0)
         return Frame(image=image, timestamp=frame.timestamp, index=frame.index)
+
+
+class DarkForLight:
+    """A persistent misread, as glare on a glossy light top causes under another camera: the
+    real recogniser's reading of a light cup on ``square`` reported as the dark cup of the
+    same size (same confidence), in every frame from when ``when()`` is first true.  The
+    project's renderer never fools its own recogniser so; this puts the misread the issue saw
+    on the held-out renderer into otherwise real observations."""
+
+    def __init__(self, recogniser, square: int, when=lambda: True) -> None:
+        self.inner = recogniser
+        self.square = square
+        self.when = when
+        self.started = False
+        self.frames = 0  # frames misread
+
+    def recognise(self, image):
+        """The inner recogniser's observation, with the misread applied."""
+        obs = self.inner.recognise(image)
+        self.started = self.started or self.when()
+        reading = obs.squares[self.square]
+        if not self.started or reading.state != CUP or reading.colour != 0:
+            return obs
+        self.frames += 1
+        squares = list(obs.squares)
+        squares[self.square] = replace(reading, colour=1)
+        return replace(obs, squares=tuple(squares))
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)  # pose and the rest, as the referee reads them
+
+
+def misread_light(referee: Referee, square: int, when=lambda: True) -> DarkForLight:
+    """Make ``referee``'s camera read a light cup on ``square`` as dark (see DarkForLight)."""
+    referee.recogniser = DarkForLight(referee.recogniser, square, when)
+    return referee.recogniser
 
 
 def positions_of(rules: Rules, pieces_name: str, moves: Sequence[str]) -> list[Position]:

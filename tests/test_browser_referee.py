@@ -75,3 +75,51 @@ def test_confirm_a_pending_detection_by_tapping(served):
         page.reload()
         page.wait_for_selector("#board svg")
         assert page.locator("#flip").is_checked()  # the choice is kept on this phone
+
+
+def test_a_doubted_square_is_asked_about_and_answered_by_tapping(served):
+    """A light cup the camera reads as dark after its move (rendered frames through the real
+    recogniser, the misread put in as ``referee_streams.DarkForLight`` does): the game goes on,
+    the phone asks whether the game is right on that square; "No" says what to do, "The game
+    is right after all" ends the question."""
+    from engine import variant
+    from tests.referee_streams import StagedCamera, game_steps, misread_light, positions_of
+
+    services, running = served
+    live, session = services.live, services.hub.session
+    moves = ["3b2", "2a1"]
+    camera = StagedCamera(game_steps(positions_of(variant("gobblet-jr"), "gobblet-jr", moves)), seed=5,
+                          pieces="gobblet-jr")
+    live.calibration = calibrate_demo(camera)
+    live.referee = Referee(session, live.calibration)
+    misread_light(live.referee, 4, lambda: session.board.ply >= 1)  # b2
+    with phone_page() as page:
+        page.goto(f"{running.url}?token={TOKEN}")
+        page.wait_for_selector("#board svg")
+        page.wait_for_function("() => document.body.classList.contains('control')")
+        assert page.locator("#doubt").is_hidden()
+        camera.open()
+        for _ in range(camera.frame_count):
+            live.on_frame(camera.read())  # as the camera thread does
+        camera.close()
+        assert [m.text for m in session.to_record().moves] == moves
+
+        page.wait_for_selector("#doubt:not([hidden])")
+        item = page.locator('#doubt .doubt-item[data-square="b2"]')
+        assert item.locator(".reason").inner_text() == "The game says W3 on b2: is that right?"
+        assert item.locator(".seen").inner_text() == "The camera sees a dark size 3 there."
+        assert page.locator("#pending").is_hidden()  # no move to confirm
+        assert "b2 looks like a dark size 3" in page.locator("#banner-text").inner_text()
+        page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+        shot(page, "phone-doubt", keep_as="phone-doubt.png")
+
+        item.locator('button[data-answer="no"]').tap()
+        page.wait_for_function(
+            "() => document.querySelector('#doubt .seen').textContent.includes('Put the board back')")
+        assert page.locator('#doubt button[data-answer="no"]').count() == 0
+        assert page.locator('#doubt button[data-answer="yes"]').inner_text() == "The game is right after all"
+        page.locator('#doubt button[data-answer="yes"]').tap()
+        page.wait_for_selector("#doubt", state="hidden")
+    answers = [e.data["game_is_right"] for e in session.journal.events if e.kind == "doubt-answered"]
+    assert answers == [False, True]
+    assert live.referee.tracker.doubts[4].confirmed

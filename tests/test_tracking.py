@@ -412,11 +412,14 @@ def test_a_misread_no_hand_reached_does_not_stall_later_moves():
     reach(tracker, board, after, {b2}, clock)
     events = feed(tracker, board, observe(after), clock, 10)
     assert [e.text for e in events if e.kind == "moves"] == ["4b2"]
-    # with the misread square reached by the hand, it is not set aside: the board disagrees
+    assert [e.text for e in events if e.kind == "doubt"] == [
+        "d1 looks like a dark size 3, the game says a dark size 4: is the game right?"]
+    # a hand over d1 as well changes nothing: no lift and no cup put down leaves a 3 where a
+    # 4 stood, so it is still a misread, not a physical move
     tracker = Tracker(SIZES_4)
     reach(tracker, board, after, {b2, d1}, clock)
     events = feed(tracker, board, observe(after), clock, 10)
-    assert [e.kind for e in events if e.kind in ("moves", "pending", "disagrees")] == ["disagrees"]
+    assert [e.kind for e in events if e.kind in ("moves", "pending", "disagrees", "doubt")] == ["doubt", "moves"]
 
 
 def test_more_misreads_than_doubtful_squares_still_disagree():

@@ -16,7 +16,7 @@ engine's job; the tracker only proposes explanations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import Board, Move
 from engine.notation import format_moves
@@ -25,9 +25,10 @@ from engine.rules import COLOUR_NAMES
 from .observation import CUP, OCCLUDED, Observation
 
 # A square as the tracker sees it: None for empty, (colour, logical size), or one of these.
+# (None, size) is a cup of that size whose colour is in doubt (a glossy top under a lamp).
 UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
 HIDDEN = "hidden"  # occluded, or too doubtful to use
-Label = tuple[int, int] | str | None
+Label = tuple[int, int] | tuple[None, int] | str | None
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,27 @@ class Earlier:
 Verdict = Explained | Ambiguous | HiddenMismatch | IllegalPhysical | Disagrees | Unchanged | Earlier
 
 
+@dataclass(frozen=True)
+class Doubt:
+    """A square whose picture disagrees with the game although nothing physical explains it:
+    it *looks like* ``seen`` while it is taken to hold ``belief`` (what the game says there,
+    or what the one legal move that fits the rest of the picture leaves there).  ``expected``
+    is the game's top when the doubt arose.  While the square still looks like ``seen`` it is
+    read as ``belief``; when it shows what the game says the doubt ends; when it shows
+    anything else, a doubt about colour alone (``seen`` is ``belief``'s size in the other
+    colour) still trusts the reading but for its colour, and any other doubt makes the square
+    count as hidden.  ``confirmed``: a player said the game is right (the
+    look is then just how that cup looks here); ``denied``: a player said it is wrong (the
+    square stays hidden until the picture agrees with the game)."""
+
+    square: int
+    expected: Label
+    belief: Label
+    seen: Label
+    confirmed: bool = False
+    denied: bool = False
+
+
 def label_text(label: Label) -> str:
     """A label in words: ``dark size 2``, ``empty``, ``an unknown cup``."""
     if label is None:
@@ -134,7 +156,14 @@ def label_text(label: Label) -> str:
     if label == HIDDEN:
         return "hidden"
     colour, size = label  # type: ignore[misc]
+    if colour is None:
+        return f"size {size} of either colour"
     return f"{('light', 'dark')[colour]} size {size}"
+
+
+def looks_text(label: Label) -> str:
+    """A label as what a square looks like: ``a dark size 4``, ``empty``."""
+    return f"a {label_text(label)}" if isinstance(label, tuple) else label_text(label)
 
 
 def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bool = False) -> Verdict:
@@ -148,7 +177,7 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
     seen = view.labels
     # a doubtful square (HIDDEN in a stable view) matches anything: it neither shows a change
     # nor rules an explanation out, and an explanation that moves it stays doubtful
-    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if b != HIDDEN and a != b)
+    diff = frozenset(sq for sq, (a, b) in enumerate(zip(current, seen)) if not _fits(a, b))
     if not diff:
         return Unchanged()
     earlier = _earlier_position(board, seen, diff)
@@ -187,8 +216,13 @@ def _earlier_position(board: Board, seen: Sequence[Label], diff: frozenset[int])
 
 
 def _fits(predicted: Label, seen: Label) -> bool:
-    """True when a seen label is consistent with a predicted one (doubtful fits anything)."""
-    return seen == HIDDEN or predicted == seen
+    """True when a seen label is consistent with a predicted one (doubtful fits anything, a
+    cup of doubtful colour any cup of its size)."""
+    if seen == HIDDEN:
+        return True
+    if isinstance(seen, tuple) and seen[0] is None:
+        return isinstance(predicted, tuple) and predicted[1] == seen[1]
+    return predicted == seen
 
 
 def _changed(move: Move) -> tuple[int, ...]:
@@ -347,7 +381,9 @@ class TrackerConfig:
 class TrackEvent:
     """What the tracker reports: ``kind`` is one of ``stable``, ``moves``, ``pending``,
     ``ambiguous``, ``hidden-mismatch``, ``illegal``, ``disagrees``, ``behind``, ``restored``, ``lifted``,
-    ``touch-opponent``, ``touch-move``; ``verdict`` carries the details."""
+    ``touch-opponent``, ``touch-move``, ``doubt`` (a square set aside as misread: ``verdict`` is
+    its ``Doubt``), ``doubt-cleared`` (it reads as the game says again); ``verdict`` carries
+    the details."""
 
     kind: str
     time: float
@@ -384,12 +420,22 @@ class Tracker:
         # False once a stable board did not match the game, until one does again: lifts are
         # judged against the known position, so they are only watched while it holds
         self.in_sync = True
+        # True from a restart until the board matches the game: what differs may be the past,
+        # so nothing is set aside as misread meanwhile
+        self._resyncing = False
+        # squares whose picture disagrees with the game without a physical move to explain
+        # it: later moves are explained around them (see Doubt)
+        self.doubts: dict[int, Doubt] = {}
+        # True when the pending explanation leans on a doubt's belief (a colour taken for
+        # the other): only a later state that adds moves to it confirms it
+        self._pending_leans = False
 
     def expect_resync(self) -> None:
         """The board has not been seen yet (e.g. a resumed game): until a stable state matches
         the known position, pictures of earlier positions are taken as such, not as moves,
         and lifts are not judged."""
         self.in_sync = False
+        self._resyncing = True
         self._reported = None
 
     def update(self, board: Board, obs: Observation, t: float, motion: bool = False,
@@ -458,14 +504,34 @@ class Tracker:
     # ------------------------------------------------------------------ stable states
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
+        events = [TrackEvent("stable", t, "the board is still", view)]
+        raw = view
+        view, cleared, leaning = self._apply_doubts(board, view, t)
+        events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
-        if self.in_sync:
-            verdict = self._past_misreads(board, view, verdict)
+        if not self._resyncing:
+            verdict, misread = self._past_misreads(board, view, verdict)
+            for sq in misread:
+                doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq])
+                self.doubts[sq] = doubt
+                events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
+            # one colour at a time is taken on trust, and never on the picture that needs it
+            if isinstance(verdict, (IllegalPhysical, Disagrees)) and not leaning:
+                recoloured = self._colour_misread(board, view)
+                if recoloured is not None:
+                    verdict, doubt = recoloured
+                    self.doubts[doubt.square] = doubt
+                    leaning = leaning | {doubt.square}
+                    self._pending = ()
+        if isinstance(verdict, Ambiguous):
+            verdict = self._where_hands_were(verdict, view)
+        elif isinstance(verdict, Explained) and len(verdict.moves) > 1 and not self._resyncing:
+            verdict = self._or_one_colour_misread(board, view, verdict)
         previous, self.last_verdict = self.last_verdict, verdict
         self.in_sync = isinstance(verdict, (Unchanged, Explained))
+        self._resyncing = self._resyncing and not self.in_sync
         lifted, self.lifted = self.lifted, set()
         touched, self.touched_opponent = self.touched_opponent, set()
-        events = [TrackEvent("stable", t, "the board is still", view)]
         if not isinstance(verdict, Explained):
             self._pending = ()
         if isinstance(verdict, Unchanged):
@@ -503,19 +569,35 @@ class Tracker:
             # a doubtful explanation is confirmed when a later, separate stable state is
             # explained by the same move(s) followed by more
             confirmed = bool(self._pending) and verdict.moves[: len(self._pending)] == self._pending
+            if self._pending_leans:  # the same picture again is no new evidence for a colour
+                confirmed = confirmed and len(verdict.moves) > len(self._pending)
             unreached = [s for s in squares if s not in self._reached]
-            if (conf >= self.config.commit_confidence or confirmed) and not unreached:
+            # a move that lands where the picture shows the other colour is only taken on trust
+            leans = [s for s in squares if s in leaning]
+            if (conf >= self.config.commit_confidence or confirmed) and not unreached and (confirmed or not leans):
                 self._pending = ()
+                self._pending_leans = False
                 self._reached.clear()
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
+                if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
+                    self._pending_leans = bool(leans)  # a new account, not the old one extended
+                else:
+                    self._pending_leans = self._pending_leans or bool(leans)
                 self._pending = verdict.moves
                 if unreached:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
+                for s in leans:
+                    doubt = self.doubts[s]
+                    texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
+                              f" (it looks like {looks_text(doubt.seen)})")
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
             return events
         if isinstance(verdict, Ambiguous):
             texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
+            doubted = sorted(s for s in self.doubts if view.labels[s] == HIDDEN)
+            if doubted:
+                texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -540,7 +622,8 @@ class Tracker:
             )
         elif isinstance(verdict, Disagrees):
             parts = [
-                f"{names[s]}: expected {label_text(e)}, sees {label_text(o)}"
+                f"{names[s]} looks like {looks_text(raw.labels[s] if s in self.doubts else o)}, "
+                f"the game says {looks_text(e)}"
                 for s, e, o in zip(verdict.squares, verdict.expected, verdict.seen)
             ]
             events.append(
@@ -548,34 +631,152 @@ class Tracker:
             )
         return events
 
-    def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> Verdict:
-        """``verdict``, or the one explanation of the board once the squares nothing reached
-        (no hand seen, no change in the picture) that show what no move could have left there
-        are taken as doubtful.
+    def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
+        """``verdict``, or what the board shows once the squares that show what no move could
+        have left there are set aside as misread (then also those squares).
 
         Such a square (a cup read smaller than the top that stands there, or of the other
         colour, where memory says it is not what lies beneath) is a misread: glare, a shadow.
-        Left as it is, it would stall every later move behind a board that disagrees.  A
-        square that reads as the piece under its top, or as a larger cup, is left alone: a
-        hand the camera missed may have moved it.  Only a verdict that cannot be committed is
-        reconsidered, the explanation found must not touch the squares set aside, and at most
-        ``max_doubtful`` squares in all may be doubtful."""
+        Left as it is, it would stall every later move behind a board that disagrees, so it
+        becomes a doubt and later moves are explained around it.  A square that reads as the
+        piece under its top, or as a larger cup, is left alone: a hand the camera missed may
+        have moved it.  Only a verdict that cannot be committed is reconsidered; the board
+        must then be the game unchanged, or have one explanation that does not touch the
+        squares set aside, and at most ``max_doubtful`` squares in all may be doubtful.
+
+        A square set aside still says what it can: a cup of the top's size in the other
+        colour is still a cup of that size (so the top did not leave), anything else says
+        nothing.  Where a hand was, a cup may have left: then the account must be the only
+        one even when the square set aside may have changed, or nothing is set aside (a cup
+        lifted to show a piece memory did not expect is a hidden mismatch, not a misread)."""
         if isinstance(verdict, (Unchanged, Earlier)):
-            return verdict
+            return verdict, []
         if isinstance(verdict, Explained) and _squares_of(verdict.moves) <= self._reached:
-            return verdict
-        misread = [sq for sq in range(board.rules.squares)
-                   if sq not in self._reached and _impossible(board, sq, view.labels[sq])]
+            return verdict, []
+        misread = [sq for sq in range(board.rules.squares) if _impossible(board, sq, view.labels[sq])]
         if not misread or view.labels.count(HIDDEN) + len(misread) > self.config.max_doubtful:
-            return verdict
+            return verdict, []
         labels = list(view.labels)
         for sq in misread:
-            labels[sq] = HIDDEN
+            seen, top = view.labels[sq], board.top(sq)
+            same_size = isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1]
+            labels[sq] = (None, seen[1]) if same_size else HIDDEN  # type: ignore[index]
         second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        if isinstance(second, Unchanged):
+            return second, misread
         found = [second] if isinstance(second, Explained) else (
             list(second.candidates) if isinstance(second, Ambiguous) else [])
+        reached = set(misread) & self._reached
+        if reached and len(found) != 1:
+            return verdict, []
         possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
-        return possible[0] if len(possible) == 1 else verdict
+        return (possible[0], misread) if len(possible) == 1 else (verdict, [])
+
+    def _where_hands_were(self, verdict: Ambiguous, view: BoardView) -> Verdict:
+        """The one candidate that changes only squares a hand reached, when the others
+        differ from it on a doubted square that shows neither its look nor the game (its
+        reading is worth nothing, but a cup cannot leave where no hand was); else
+        ``verdict``."""
+        unsure = {s for s in self.doubts if view.labels[s] == HIDDEN}
+        if not any(_squares_of(c.moves) & unsure for c in verdict.candidates):
+            return verdict
+        reached = [c for c in verdict.candidates if _squares_of(c.moves) <= self._reached]
+        return reached[0] if len(reached) == 1 else verdict
+
+    def _or_one_colour_misread(self, board: Board, view: BoardView, verdict: Explained) -> Verdict:
+        """``verdict`` (several moves), or ``Ambiguous`` between it and a shorter account in
+        which one square it lands on, showing the game's top in the other colour, is that top
+        misread: "White's 4 went from d1 to b2 and Black put a 4 on d1" and "White put a 4
+        on b2, d1's 4 is misread" show the same picture, and a glossy top is no rarer than
+        two quick moves, so a person chooses."""
+        for sq in sorted({m.to for m in verdict.moves}):
+            seen, top = view.labels[sq], board.top(sq)
+            if not (isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1] and seen != top):
+                continue
+            labels = list(view.labels)
+            labels[sq] = (None, seen[1])
+            shorter = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves) - 1)
+            if isinstance(shorter, Explained) and len(shorter.moves) < len(verdict.moves):
+                return Ambiguous((verdict, shorter))
+        return verdict
+
+    def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
+        """The one legal explanation of the board once one square that shows a cup landed
+        there is read in the other colour (a glossy top under a lamp), and that square's
+        doubt; None when no single square's colour, or more than one, explains the board.
+
+        The cup's arrival is real (the square changed); only its colour is in doubt, so the
+        explanation is proposed, never committed on this picture alone."""
+        found: list[tuple[Explained, Doubt]] = []
+        for sq, seen in enumerate(view.labels):
+            if not isinstance(seen, tuple) or seen == board.top(sq) or sq in self.doubts:
+                continue
+            belief = (1 - seen[0], seen[1])
+            labels = list(view.labels)
+            labels[sq] = belief
+            second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+            if isinstance(second, Explained) and sq in {m.to for m in second.moves}:
+                found.append((second, Doubt(sq, board.top(sq), belief, seen)))
+        return found[0] if len(found) == 1 else None
+
+    def _apply_doubts(
+        self, board: Board, view: BoardView, t: float
+    ) -> tuple[BoardView, list[TrackEvent], frozenset[int]]:
+        """The view with the doubted squares read as ``Doubt`` says, the events of the doubts
+        that ended (the square reads as the game says again), and the squares read as a
+        belief the game does not hold yet."""
+        if not self.doubts:
+            return view, [], frozenset()
+        labels = list(view.labels)
+        events: list[TrackEvent] = []
+        leaning: set[int] = set()
+        for sq, doubt in list(self.doubts.items()):
+            top, seen = board.top(sq), labels[sq]
+            if top == doubt.belief != doubt.expected:  # the move taken on trust is the game's now
+                doubt = self.doubts[sq] = replace(doubt, expected=top)
+            if seen == HIDDEN:
+                continue
+            if seen == top:
+                del self.doubts[sq]
+                events.append(TrackEvent(
+                    "doubt-cleared", t, f"{board.geo.names[sq]} reads as the game says again: {label_text(top)}",
+                    doubt, (sq,)))
+            elif top != doubt.belief and top != doubt.expected:
+                # the game changed there since (the cup moved on, was taken back, ...): the
+                # doubt was about a cup no longer there; the square is read afresh
+                del self.doubts[sq]
+            elif seen == doubt.seen and not doubt.denied:
+                labels[sq] = doubt.belief
+                if doubt.belief != top:
+                    leaning.add(sq)
+            elif _colour_only(doubt) and not doubt.denied:
+                # it changed: the camera reads this square's colour wrong, not its size
+                labels[sq] = (None, seen[1]) if isinstance(seen, tuple) else seen
+            else:
+                labels[sq] = HIDDEN  # it changed, and its reading is not to be trusted
+        return BoardView(tuple(labels), view.confidences), events, frozenset(leaning)
+
+    # ------------------------------------------------------------------ people
+    def open_doubts(self, board: Board) -> list[Doubt]:
+        """The doubts the players are asked about: the square looks unlike what the game says
+        there, and nobody has said the game is right (those they said is wrong stay, until
+        the square reads as the game says or they change their mind)."""
+        return [d for sq, d in sorted(self.doubts.items())
+                if not d.confirmed and d.belief == board.top(sq)]
+
+    def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
+        """A player's answer about a doubted square: the game is right (its look is then how
+        that cup looks here, for as long as it stands there), or it is not (the square stays
+        hidden to the tracker until the picture agrees with the game).  KeyError when the
+        square is not in doubt."""
+        doubt = self.doubts[square]
+        doubt = replace(doubt, confirmed=game_is_right, denied=not game_is_right)
+        self.doubts[square] = doubt
+        return doubt
+
+    def restore_doubt(self, doubt: Doubt) -> None:
+        """Take up a doubt answered before a restart."""
+        self.doubts[doubt.square] = doubt
 
     def _opponent_touches(
         self, board: Board, touched: set[int], allowed: Sequence[int | None], t: float
@@ -633,6 +834,20 @@ def _impossible(board: Board, sq: int, seen: Label) -> bool:
     if len(stack) > 1 and seen == stack[-2]:
         return False
     return top is not None and seen[1] <= top[1]
+
+
+def _colour_only(doubt: Doubt) -> bool:
+    """True when the doubt is about colour alone: the look is the belief's size, other colour."""
+    seen, belief = doubt.seen, doubt.belief
+    return (isinstance(seen, tuple) and isinstance(belief, tuple) and seen[1] == belief[1]
+            and seen[0] is not None and seen[0] != belief[0])
+
+
+def doubt_text(board: Board, doubt: Doubt) -> str:
+    """What a doubt asks: ``d1 looks like dark size 4, the game says light size 4: is the
+    game right?``."""
+    return (f"{board.geo.names[doubt.square]} looks like {looks_text(doubt.seen)}, "
+            f"the game says {looks_text(doubt.belief)}: is the game right?")
 
 
 def _moves_text(board: Board, moves: Sequence[Move]) -> str:

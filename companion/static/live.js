@@ -7,11 +7,11 @@
   const SVG_NS = "http://www.w3.org/2000/svg";
   // journal kinds that raise the banner (and sound and vibration when they are on)
   const ALERT_KINDS = ["illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
-    "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert"];
+    "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert", "doubt"];
   const PENDING_KINDS = ["pending", "ambiguous", "hidden-mismatch"];
   // shown for a moment, silently: "behind" is the board still showing an earlier position,
   // as it does while a move entered by tapping is being made on the board
-  const INFO_KINDS = ["restored", "camera-back", "lifted", "behind"];
+  const INFO_KINDS = ["restored", "camera-back", "lifted", "behind", "doubt-cleared", "doubt-answered"];
   const $ = (id) => document.getElementById(id);
 
   let state = null;          // the latest game state from the server
@@ -91,8 +91,9 @@
   function renderPending() {
     const card = $("pending");
     const p = state.pending;
-    card.hidden = !p;
-    if (!p) {
+    renderDoubts(p ? p.doubts || [] : []);
+    card.hidden = !p || !p.candidates.length;
+    if (card.hidden) {
       if ($("banner").dataset.pending === "1") { $("banner").hidden = true; $("banner").dataset.pending = ""; }
       return;
     }
@@ -107,6 +108,38 @@
       } else {
         box.append(el("span", { "data-index": c.index }, c.text));
       }
+    }
+  }
+
+  // Squares the camera keeps misreading: the game goes on around them; the players say
+  // whether the game is right there ("show what it is": it is not, and what the camera sees).
+  function renderDoubts(doubts) {
+    const card = $("doubt");
+    const list = $("doubt-list");
+    list.replaceChildren();
+    card.hidden = !doubts.length;
+    for (const d of doubts) {
+      const item = el("div", { class: "doubt-item", "data-square": d.square });
+      item.append(el("p", { class: "reason" }, d.question));
+      const seen = d.denied
+        ? `The camera sees ${d.seen_text} on ${d.square} (marked on the board). Put the board back as ` +
+          "the game shows it, or take back and tap the moves in."
+        : `The camera sees ${d.seen_text} there.`;
+      item.append(el("p", { class: "note seen" }, seen));
+      if (control) {
+        const row = el("div", { class: "row" });
+        const yes = el("button", { type: "button", class: "primary", "data-answer": "yes" },
+          d.denied ? "The game is right after all" : "Yes, the game is right");
+        yes.addEventListener("click", () => post("/api/camera/doubt", { square: d.square, game_is_right: true }));
+        row.append(yes);
+        if (!d.denied) {
+          const no = el("button", { type: "button", "data-answer": "no" }, "No: show what it is");
+          no.addEventListener("click", () => post("/api/camera/doubt", { square: d.square, game_is_right: false }));
+          row.append(no);
+        }
+        item.append(row);
+      }
+      list.append(item);
     }
   }
 

@@ -1,7 +1,8 @@
 """A person settles what the camera could not: confirm one of the candidates of a pending
 detection (a low-confidence move, an ambiguous board, a hidden piece that is not what memory
-says), or dismiss it (and enter the move by tapping).  The referee decides; these routes only
-pass the choice on."""
+says), or dismiss it (and enter the move by tapping), or answer about a square the camera
+keeps misreading (is the game right there?).  The referee decides; these routes only pass the
+choice on."""
 
 from __future__ import annotations
 
@@ -82,3 +83,30 @@ def dismiss():
         raise game_errors(e) from None
     hub.refresh()
     return jsonify(dismissed=True, state=hub.snapshot().state)
+
+
+@bp.post("/doubt")
+@require_control
+def doubt():
+    """``{"square": "d1", "game_is_right": true}``: the players' answer about a square in
+    doubt.  True: the game is right there, the camera's reading is how that cup looks; false:
+    it is not, the camera ignores the square until it reads as the game says."""
+    from ..live import NoDoubt
+
+    live = _live()
+    data = json_body()
+    square, right = data.get("square"), data.get("game_is_right")
+    if not isinstance(square, str) or not square:
+        raise ApiError(400, "square must name the square in doubt, e.g. \"d1\"")
+    if not isinstance(right, bool):
+        raise ApiError(400, "game_is_right must be true (the game is right) or false")
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")):
+            live.answer_doubt(square, right)
+    except NoDoubt as e:
+        raise ApiError(409, str(e)) from None
+    except (NoGame, GameChanged) as e:
+        raise game_errors(e) from None
+    hub.refresh()
+    return jsonify(square=square, game_is_right=right, state=hub.snapshot().state)
