@@ -70,6 +70,7 @@ class CompanionConfig:
     # build the exact Gobblet Jr. table in the background when it is missing (cupboard serve)
     prepare_jr_table: bool = False
     jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
+    keep_frames: int = 0  # committed positions the live referee keeps as labelled frames (opt-in)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -22,6 +22,7 @@ from engine import Rules
 from engine.notation import format_moves
 from hardware.frames import Frame
 
+from vision.frames_folder import FramesWriter
 from vision.tracking import looks_text
 
 from .referee import Referee, doubt_json, piece_text
@@ -55,12 +56,15 @@ class LiveReferee:
         demo_rules: Rules | None = None,
         cycle_frames: int = 0,
         new_game_at: Callable[[int], bool] | None = None,
+        keep_frames: int = 0,
     ) -> None:
         self.hub = hub
         self.calibration = calibration
         self.demo_rules = demo_rules
         self.cycle_frames = cycle_frames
         self.new_game_at = new_game_at  # the varied demo camera says where its games begin
+        self.keep_frames = keep_frames  # labelled frames kept in DATA/frames (0: none)
+        self._frames: FramesWriter | None = None
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
         self.referee: Referee | None = None
         self.problem: str | None = None  # why the camera cannot referee the current game
@@ -81,6 +85,19 @@ class LiveReferee:
         if self.camera is not None:
             self.camera.on_frame = self.on_frame
 
+    def _frames_writer(self) -> FramesWriter | None:
+        """The labelled-frames folder of the current calibration, if frames are kept."""
+        if not self.keep_frames:
+            return None
+        if self._frames is None or self._frames.cal is not self.calibration:
+            try:
+                self._frames = FramesWriter(self.hub.data_dir / "frames", self.calibration, keep=self.keep_frames)
+            except OSError as e:
+                log.warning("labelled frames cannot be kept in %s: %s", self.hub.data_dir / "frames", e)
+                self.keep_frames = 0
+                return None
+        return self._frames
+
     # ------------------------------------------------------------------ camera thread
     def on_frame(self, frame: Frame) -> None:
         """Referee one frame (runs on the camera thread)."""
@@ -93,7 +110,7 @@ class LiveReferee:
             referee = self.referee
             if referee is None or referee.session is not session or referee.calibration is not self.calibration:
                 try:
-                    referee = self.referee = Referee(session, self.calibration)
+                    referee = self.referee = Referee(session, self.calibration, frames=self._frames_writer())
                 except ValueError as e:  # the calibrated set cannot play this game (too few sizes)
                     if str(e) != self.problem:
                         self.problem = str(e)

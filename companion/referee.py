@@ -14,6 +14,7 @@ camera shows.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from engine.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.sources import Reconnecting, SourceEvent
 from vision.motion import MotionDetector, square_masks, squares_changed
+from vision.frames_folder import FramesWriter
 from vision.recognise import Recogniser
 from vision.tracking import (
     UNKNOWN,
@@ -44,6 +46,8 @@ from vision.tracking import (
 )
 
 from .session import GameSession, SessionError
+
+log = logging.getLogger(__name__)
 
 BOARD_MOVED_MM = 4.0  # a shift of the board larger than this (pose noise stays under 2 mm) ...
 BOARD_MOVED_FRAMES = 3  # ... held for this many frames is announced
@@ -78,7 +82,10 @@ class Referee:
     """Turns frames into game events for ``session``.
 
     With ``snapshots`` a small JPEG of the board is saved for every move the camera commits,
-    in ``snapshots/`` beside the journal, and named in the move's notes (``snapshot``)."""
+    in ``snapshots/`` beside the journal, and named in the move's notes (``snapshot``).
+    With ``frames`` (a ``FramesWriter``: the user asked for it) every committed position is kept
+    as a labelled frame, the picture with what the game says stands on each square: what
+    ``cupboard vision-eval --frames`` measures and ``cupboard adapt`` learns from."""
 
     def __init__(
         self,
@@ -87,9 +94,12 @@ class Referee:
         logical_sizes: Sequence[int | None] | None = None,
         config: TrackerConfig | None = None,
         snapshots: bool = False,
+        frames: FramesWriter | None = None,
     ) -> None:
         self.session = session
         self.snapshots = snapshots
+        self.frames = frames
+        self._frames_failed = False
         self.calibration = calibration
         sizes = (logical_sizes if logical_sizes is not None
                  else calibration.pieces.logical_sizes_for(session.board.rules.sizes))
@@ -99,6 +109,7 @@ class Referee:
         self._masks_pose: object = None
         self._masks_size: tuple[int, int] | None = None
         self.tracker = Tracker(sizes, config)
+        self._size_class = {size: k for k, size in enumerate(sizes) if size is not None}
         if session.board.move_stack:  # a resumed game: the camera must find its position first
             self.tracker.expect_resync()
         for doubt in answered_doubts(session):
@@ -155,6 +166,7 @@ class Referee:
                 if session.over:
                     break
                 session.play(move, source="camera", notes=notes)
+            self._keep_frame()
             return
         if event.kind == "lifted":
             square = event.squares[0]
@@ -181,6 +193,27 @@ class Referee:
         if self.pending is not None and event.kind in ("pending", "ambiguous", "hidden-mismatch"):
             data["candidates"] = [format_moves(self.session.board, c) for c in self.pending.candidates]
         session.alert(event.kind, event.text, data)
+
+    def _keep_frame(self) -> None:
+        """Keep the frame just explained with the game's position as its truth (``frames``).
+        A full disk stops the keeping, said once, never the refereeing."""
+        if self.frames is None or self._image is None or self._frames_failed:
+            return
+        board = self.session.board
+        tops = []
+        for square in range(len(board.geo.names)):
+            top = board.top(square)
+            tops.append(None if top is None else (top[0], self._size_class[top[1]]))
+        try:
+            self.frames.add(self._image, tuple(tops))
+        except OSError as e:
+            self._frames_failed = True
+            text = f"labelled frames are no longer kept in {self.frames.folder}: {e.strerror or e}"
+            log.warning("%s", text)
+            try:
+                self.session.alert("frames", text, {})
+            except (OSError, SessionError):  # the same full disk: the log has said it
+                pass
 
     def _save_snapshot(self) -> str:
         """Write the current frame, small, for the move about to be played; its path relative

@@ -44,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                      "(default: the calibrated piece set's game, else gobblet)")
     p.add_argument("--token", default=None, help="control token (default: kept in the data folder)")
     p.add_argument("--max-pages", type=int, default=40, help="most pages open at once (each holds a thread)")
+    p.add_argument("--keep-frames", type=int, default=0, metavar="N", help="keep the last N committed positions as labelled frames in DATA/frames (for cupboard vision-eval --frames and cupboard adapt; off by default)")
     p.add_argument("--demo", action="store_true", help="use the synthetic demo camera")
     p.add_argument("--source", default=None, help="camera source (see hardware.sources); default: auto")
     p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
@@ -157,6 +158,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
     if args.variant is not None:
         variant(args.variant)  # ValueError: unknown variant, with the known ones
+    if args.keep_frames < 0:
+        raise ValueError("--keep-frames must be 0 (off) or more")
     if args.calibration is not None and not Path(args.calibration).is_file():
         raise ValueError(f"--calibration {args.calibration}: no such file; calibrate on the page's "
                          "Calibrate screen (it saves into the data folder, used at the next start) "
@@ -207,7 +210,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     first_game = args.variant or (calibration.pieces.default_game if calibration is not None else "gobblet")
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
-        max_streams=args.max_pages, camera=camera, prepare_jr_table=True,
+        max_streams=args.max_pages, camera=camera, prepare_jr_table=True, keep_frames=args.keep_frames,
         extra={"camera_note": getattr(args, "camera_note", None)},
     )
     app = create_app(config)
@@ -229,7 +232,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             from ..live import LiveReferee
 
             calibration, demo_rules, starts = live
-            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None))
+            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None,
+                                             keep_frames=config.keep_frames))
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
     from engine.search_parallel import default_helpers, start_helpers

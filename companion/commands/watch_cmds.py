@@ -11,6 +11,17 @@ from pathlib import Path
 from .serve_cmds import default_data_dir
 
 
+def frames_writer(data_dir: Path, calibration, args: argparse.Namespace):
+    """The labelled-frames folder the user asked for with ``--keep-frames N`` (None without)."""
+    if args.keep_frames < 0:
+        raise ValueError("--keep-frames must be 0 (off) or more")
+    if not args.keep_frames:
+        return None
+    from vision.frames_folder import FramesWriter
+
+    return FramesWriter(Path(data_dir) / "frames", calibration, keep=args.keep_frames)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``watch`` to the ``cupboard`` parser."""
     p = subparsers.add_parser("watch", help="referee a game from the camera and print what happens")
@@ -25,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="demo camera: frames each position is held (default 15)")
     p.add_argument("--snapshots", action="store_true",
                    help="save a small picture of the board for each move (in DATA/snapshots)")
+    p.add_argument("--keep-frames", type=int, default=0, metavar="N", help="keep the last N committed positions as labelled frames in DATA/frames (for cupboard vision-eval --frames and cupboard adapt; off by default)")
     p.add_argument("--white", default="White", help="White player's name")
     p.add_argument("--black", default="Black", help="Black player's name")
     p.set_defaults(func=cmd_watch)
@@ -65,7 +77,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
     session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
-    referee = Referee(session, calibration, snapshots=args.snapshots)
+    referee = Referee(session, calibration, snapshots=args.snapshots, frames=frames_writer(data_dir, calibration, args))
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -444,7 +444,7 @@ def save():
     if services.live is None:
         from ..live import LiveReferee
 
-        services.attach_live(LiveReferee(services.hub, cal))
+        services.attach_live(LiveReferee(services.hub, cal, keep_frames=services.config.keep_frames))
     else:
         services.live.use_calibration(cal)
     hub = services.hub
