@@ -38,6 +38,8 @@ DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
 AGREE = 0.08  # how far apart the two colours' cups of a size may put its edge and be believed
 FOUND = 2.0  # ring score (its units) from which a cup's top counts as found
 BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
+GLARE_LEVEL = 250  # a pixel this bright in a channel is blown out: it shows the lamp, not the top
+GLARE_SHARE = 0.3  # share of a top's pixels blown out from which the lamp's reflection hides it
 ALIKE = 0.25  # log-colour distance under which the players' colours are too close to tell well
 SIZES_APART = 1.06  # apparent radius ratio under which two neighbouring sizes look alike
 COLOUR_NAMES = ("light", "dark")
@@ -218,12 +220,14 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     rec.recognise(frame)
     ref_board = np.asarray(cal.colour.board_bgr, np.float64)
     bodies = []
+    glare: tuple[list[float], list[float]] = ([], [])  # per player, each top's share of blown-out pixels
     for c, ok in zip(layout, found):
         if not ok:
             bodies.append(None)
             continue
         pixels, board_now = rec.top_pixels(c.square, c.size)
         bodies.append(_body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
+        glare[c.colour].append(float(np.mean(pixels.max(axis=1) >= GLARE_LEVEL)) if len(pixels) else 0.0)
     players = []
     for colour in (0, 1):
         own = [b for b, c in zip(bodies, layout) if b is not None and c.colour == colour]
@@ -232,10 +236,11 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
                                    + _cups_text(board, pieces, tuple(c for c in layout if c.colour == colour)))
         players.append(np.median(np.stack(own), axis=0))
     light, dark = players
-    if light.sum() <= dark.sum():
+    if _swapped(cal, light, dark):
         raise CalibrationError(
-            f"the cups on {_squares(board, layout, 0)} should be the light ones and those on "
-            f"{_squares(board, layout, 1)} the dark ones, but the first look darker: swap them")
+            f"the cups on {_squares(board, layout, 0)} should be the {pieces.colours[0].name} ones and those on "
+            f"{_squares(board, layout, 1)} the {pieces.colours[1].name} ones, but each group looks like the "
+            "other player's: swap them")
     logs = np.log(np.maximum(np.stack(players), 1.0))
     for b, c in zip(bodies, layout):
         if b is None:
@@ -245,6 +250,10 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             advice.append(f"the cup on {board.square_name(c.square)} looks more like the "
                           f"{COLOUR_NAMES[1 - c.colour]} player's: it should be a {COLOUR_NAMES[c.colour]} size "
                           f"{pieces.sizes[c.size].name}")
+    for colour, shares in enumerate(glare):
+        if shares and np.median(shares) > GLARE_SHARE:
+            advice.append(f"the {pieces.colours[colour].name} cups' tops mirror the lamp (they look white to the "
+                          "camera): move the lamp away from above the board or soften it, then measure again")
     apart = float(np.linalg.norm(logs[0] - logs[1]))
     if apart < ALIKE:
         advice.append("the light and dark cups look alike under this light: more light on the board, or "
@@ -252,6 +261,24 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     colour = ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark), "set")
     return SetMeasurement(replace(measured, colour=colour), tuple(round(f, 3) for f in scales), found,
                           tuple(advice))
+
+
+def _swapped(cal: Calibration, light: np.ndarray, dark: np.ndarray) -> bool:
+    """Whether the two groups of cups look plainly more like each other's player than like
+    their own, by the set file's colours seen under this light (the file's colours scaled as
+    the board is against the board file's).  Brightness alone would refuse a pair told apart
+    by hue (Gobblet Jr.'s orange and blue) under a lamp that makes the orange the darker."""
+    seen = np.asarray(cal.colour.board_bgr, np.float64) / np.maximum(np.asarray(cal.board.wood_bgr, np.float64), 1.0)
+    nominal = [np.log(np.maximum(np.asarray(c.top_bgr, np.float64) * seen, 1.0)) for c in cal.pieces.colours]
+    got = [np.log(np.maximum(v, 1.0)) for v in (light, dark)]
+
+    def apart(a: np.ndarray, b: np.ndarray) -> float:
+        # brightness and hue alike: the log colour's mean and its departure from the mean
+        return float(abs(a.mean() - b.mean()) + np.linalg.norm((a - a.mean()) - (b - b.mean())))
+
+    as_laid = apart(got[0], nominal[0]) + apart(got[1], nominal[1])
+    crossed = apart(got[0], nominal[1]) + apart(got[1], nominal[0])
+    return crossed < 0.7 * as_laid
 
 
 def _sizes_advice(cal: Calibration) -> list[str]:
