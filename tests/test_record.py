@@ -1,6 +1,7 @@
 """Game records (engine.record): round trips, replay, clear errors, files, the CLI."""
 
 import doctest
+import errno
 import random
 import re
 from pathlib import Path
@@ -417,8 +418,10 @@ def test_append_keeps_hand_edited_text(tmp_path):
 
 
 def test_save_into_a_missing_folder_fails_cleanly(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    """An OSError that names the file and what was not saved, and nothing left behind."""
+    with pytest.raises(OSError, match=r"No such file or directory: the record file \(.*games.gbn\) was not saved") as e:
         save_records(tmp_path / "nope" / "games.gbn", [])
+    assert e.value.errno == errno.ENOENT
     assert list(tmp_path.iterdir()) == []
 
 

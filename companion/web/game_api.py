@@ -127,7 +127,7 @@ def new_game():
         from hardware.pieces import piece_set_names
 
         known = piece_set_names(companion().config.data_dir)
-        if piece_set not in known:
+        if not isinstance(piece_set, str) or piece_set not in known:
             raise ApiError(422, f"unknown piece set {piece_set!r}; known: {', '.join(known)}")
         tags["Set"] = piece_set
     if limit:
