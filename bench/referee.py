@@ -2,7 +2,7 @@
 the cups (and hands that only hover), refereed frame by frame.
 
     python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
-                            [--misread landing|after]
+                            [--misread landing|after] [--style polygon|shaded] [--measure-set]
 
 Figures: moves recorded correctly (a recorded move is correct when it is the script's move
 at that ply), false moves (recorded or announced moves the script does not make there),
@@ -24,7 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,7 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from companion.demo import calibrate_demo  # noqa: E402
+from companion.referee import Referee  # noqa: E402
+from companion.session import GameSession  # noqa: E402
 from engine import Board, Rules, variant  # noqa: E402
+from hardware.render.scene import centred_offsets  # noqa: E402
+from hardware.synthetic import render_scene  # noqa: E402
+from vision.set_measure import measure_set, set_layout  # noqa: E402
 from hardware.frames import EndOfStream  # noqa: E402
 from tests.referee_streams import (  # noqa: E402
     StagedCamera,
@@ -99,9 +105,20 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     positions = positions_of(rules, args.set, moves)
     hovers = [k for k in range(1, len(positions)) if rng.random() < args.hover]
     steps = game_steps(positions, still=args.still, move=args.move, hovers=hovers)
-    camera = StagedCamera(steps, seed=args.seed * 1000 + index, pieces=args.set, fps=args.fps)
+    camera = StagedCamera(steps, seed=args.seed * 1000 + index, pieces=args.set, fps=args.fps, style=args.style)
     with tempfile.TemporaryDirectory() as data:
-        session, referee = referee_for(Path(data), rules, camera)
+        if args.measure_set:  # calibrated as the wizard does: the empty board, then the set measured
+            calibration = calibrate_demo(camera)
+            layout = [() for _ in range(camera.board.squares)]
+            for c in set_layout(camera.board, camera.pieces):
+                layout[c.square] = ((c.colour, c.size),)
+            pos = tuple(layout)
+            scene = replace(camera.base, position=pos, offsets=centred_offsets(pos))
+            calibration = measure_set(calibration, render_scene(scene, camera.seed + 2)[0]).calibration
+            session = GameSession.new(Path(data), rules)
+            referee = Referee(session, calibration)
+        else:
+            session, referee = referee_for(Path(data), rules, camera)
         spoiled = None
         if args.misread != "none":
             square, ply = first_light_cup(rules, moves)
@@ -192,6 +209,9 @@ def main() -> int:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--style", default="polygon", choices=["polygon", "shaded"],
+                    help="the renderer's look: polygon (what the models were fitted on) or shaded (held out)")
+    ap.add_argument("--measure-set", action="store_true", help="calibrate as the wizard does, with the set measured")
     ap.add_argument("--set", default="gobblet-jr", choices=sorted(GAME_OF_SET))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--plies", type=int, default=12, help="longest game (games stop at a result)")
