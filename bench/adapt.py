@@ -18,29 +18,18 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from calibration import calibrate  # noqa: E402
 from hardware.pieces import load_board, load_piece_set  # noqa: E402
-from hardware.render.scene import random_offsets  # noqa: E402
 from hardware.synthetic import empty_scene, random_scene, render_scene  # noqa: E402
 from vision.adapt import adapt  # noqa: E402
-from vision.evaluate import EvalResult, evaluate_folder  # noqa: E402
+from vision.evaluate import EvalResult, evaluate_folder, layout_scene  # noqa: E402
 from vision.frames_folder import FramesWriter  # noqa: E402
-from vision.set_measure import measure_set, set_layout  # noqa: E402
+from vision.set_measure import measure_set  # noqa: E402
 from vision.square_model import load_model  # noqa: E402
 
 SEED = 4_000_037  # tables apart from vision-eval's, the tests' and the fit's
-
-
-def _layout(base):
-    position = [() for _ in range(base.board.squares)]
-    for c in set_layout(base.board, base.pieces):
-        position[c.square] = ((c.colour, c.size),)
-    pos = tuple(position)
-    return replace(base, position=pos, offsets=random_offsets(base.board, base.pieces, pos, np.random.default_rng(1)))
 
 
 def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, root: Path) -> tuple[Path, Path] | None:
@@ -51,7 +40,7 @@ def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, 
     base = random_scene(pieces, board, seed, style=style)
     try:
         cal = calibrate([render_scene(empty_scene(base), seed + 1)[0]], pieces, board, intrinsics=base.intrinsics)
-        cal = measure_set(cal, render_scene(_layout(base), seed + 2)[0]).calibration
+        cal = measure_set(cal, render_scene(layout_scene(base, 1), seed + 2)[0]).calibration
     except ValueError as e:
         print(f"  table {table}: calibration failed ({e})", flush=True)
         return None

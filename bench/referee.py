@@ -24,7 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,9 +36,9 @@ from companion.demo import calibrate_demo  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from companion.session import GameSession  # noqa: E402
 from engine import Board, Rules, variant  # noqa: E402
-from hardware.render.scene import centred_offsets  # noqa: E402
 from hardware.synthetic import render_scene  # noqa: E402
-from vision.set_measure import measure_set, set_layout  # noqa: E402
+from vision.evaluate import layout_scene  # noqa: E402
+from vision.set_measure import measure_set  # noqa: E402
 from hardware.frames import EndOfStream  # noqa: E402
 from tests.referee_streams import (  # noqa: E402
     StagedCamera,
@@ -109,11 +109,7 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     with tempfile.TemporaryDirectory() as data:
         if args.measure_set:  # calibrated as the wizard does: the empty board, then the set measured
             calibration = calibrate_demo(camera)
-            layout = [() for _ in range(camera.board.squares)]
-            for c in set_layout(camera.board, camera.pieces):
-                layout[c.square] = ((c.colour, c.size),)
-            pos = tuple(layout)
-            scene = replace(camera.base, position=pos, offsets=centred_offsets(pos))
+            scene = layout_scene(camera.base, None)
             calibration = measure_set(calibration, render_scene(scene, camera.seed + 2)[0]).calibration
             session = GameSession.new(Path(data), rules)
             referee = Referee(session, calibration)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from hardware.camera_model import (
+    NOMINAL_CAMERAS,
     CameraIntrinsics,
     height_scale,
     nadir,
@@ -21,6 +22,9 @@ from .locate import BoardFix, detect_markers, estimate_pose
 from .model import Calibration, CalibrationError, ColourModel, size_classes
 
 CANVAS_PPM = 1.5
+AUTO_CAMERA = "auto"  # ``calibrate``'s camera model when the markers are to tell the lens
+STANDARD_CAMERA = "pi3"  # the module assumed where they cannot
+CLEARLY_BETTER = 0.6  # a lens whose marker fit error is under this share of the standard's wins
 # where the wizard asks for the two cups: the light one on a1, the dark one on the last square
 LIGHT_CUP_SQUARE = 0
 
@@ -61,36 +65,50 @@ def _disc_mean(view: np.ndarray, canvas: Canvas, centre_mm: np.ndarray, radius_m
 
 def calibrate(frames: Sequence[np.ndarray], pieces: PieceSet, board: BoardSpec, *,
               intrinsics: CameraIntrinsics | None = None, intrinsics_source: str = "",
-              cup_frame: np.ndarray | None = None, camera_model: str = "pi3") -> Calibration:
+              cup_frame: np.ndarray | None = None, camera_model: str = STANDARD_CAMERA) -> Calibration:
     """A calibration from ``frames`` of the empty board.  Without ``intrinsics`` the nominal
     values of ``camera_model`` (``pi3``, ``pi3-wide`` for low mounts, ``pi2``) at the frames'
-    size are assumed; the model is recorded in the calibration.  ``cup_frame`` optionally shows
-    the board with a light cup of the largest size on a1 and a dark one on the last square;
-    it measures the players' colours (otherwise the piece set's colours are used)."""
+    size are assumed, or with ``auto`` those of the module whose lens the markers fit plainly
+    best (``_clearest_lens``); the model is recorded in the calibration.  ``cup_frame``
+    optionally shows the board with a light cup of the largest size on a1 and a dark one on the
+    last square; it measures the players' colours (otherwise the piece set's colours are used)."""
     if not frames:
         raise CalibrationError("calibration needs at least one frame of the empty board")
     h, w = frames[0].shape[:2]
-    if intrinsics is None:
-        intrinsics = nominal_intrinsics(camera_model, w, h)
-        intrinsics_source = intrinsics_source or f"nominal {camera_model}"
-    elif (intrinsics.width, intrinsics.height) != (w, h):
-        intrinsics = intrinsics.scaled(w, h)
-    fixes = []
+    if intrinsics is not None:
+        lenses = [(intrinsics if (intrinsics.width, intrinsics.height) == (w, h) else intrinsics.scaled(w, h),
+                   intrinsics_source)]
+    else:
+        models = list(NOMINAL_CAMERAS) if camera_model == AUTO_CAMERA else [camera_model]
+        lenses = [(nominal_intrinsics(m, w, h), intrinsics_source or f"nominal {m}") for m in models]
+    markers = []  # found once, then fitted through each lens
     for k, f in enumerate(frames):
         if f.shape[:2] != (h, w):
             raise CalibrationError(f"frame {k} is {f.shape[1]}x{f.shape[0]}, the first was {w}x{h}")
-        fix = estimate_pose(detect_markers(f, board, thorough=True), board, intrinsics)
-        if fix is not None:
-            fixes.append((len(fix.markers), -fix.error_px, k, fix))
-    if not fixes:
+        markers.append(detect_markers(f, board, thorough=True))
+    fitted = []
+    for lens, source in lenses:
+        fixes = [(len(fix.markers), -fix.error_px, k, fix) for k, found in enumerate(markers)
+                 if (fix := estimate_pose(found, board, lens)) is not None]
+        if fixes:
+            fitted.append((lens, source, max(fixes, key=lambda f: f[:3])[3]))
+    if not fitted:
         raise CalibrationError(f"no board markers ({board.markers.dictionary}, ids "
                                f"{list(board.markers.ids)}) were found in any of the {len(frames)} frames")
-    fixes.sort(reverse=True)
-    best = fixes[0][3]
+    lens, source, best = _clearest_lens(fitted)
     if len(best.markers) < 3:
         raise CalibrationError(f"only markers {list(best.markers)} were seen; calibration needs at least 3 of "
                                f"{list(board.markers.ids)} in one frame")
-    return calibration_from_fix(frames, best, pieces, board, intrinsics, intrinsics_source, cup_frame)
+    return calibration_from_fix(frames, best, pieces, board, lens, source, cup_frame)
+
+
+def _clearest_lens(fitted: list[tuple[CameraIntrinsics, str, BoardFix]]) -> tuple[CameraIntrinsics, str, BoardFix]:
+    """Of the markers fitted through several lenses, the lens they fit plainly best; where none
+    stands out (a camera looking straight down sees the same markers through any focal
+    length, at another height) the standard module's, ``STANDARD_CAMERA``."""
+    best = min(fitted, key=lambda f: f[2].error_px)
+    standard = next((f for f in fitted if f[0].model == STANDARD_CAMERA), best)
+    return best if best[2].error_px < CLEARLY_BETTER * standard[2].error_px else standard
 
 
 def calibration_from_fix(frames: Sequence[np.ndarray], fix: BoardFix, pieces: PieceSet, board: BoardSpec,

@@ -10,7 +10,6 @@ colour 1 the dark (Black) one.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass

@@ -9,7 +9,7 @@ import pytest
 from calibration.locate import estimate_pose
 from hardware.camera_model import CameraPose, nominal_intrinsics, project
 from hardware.markers import marker_corners_world
-from hardware.pieces import DataFileError, board_from_dict, load_board, load_piece_set, piece_set_from_dict
+from hardware.pieces import DataFileError, board_from_dict, load_piece_set, piece_set_from_dict
 
 
 

@@ -14,6 +14,7 @@ from hardware.pieces import load_board, load_piece_set
 from hardware.render.scene import random_offsets
 from hardware.synthetic import empty_scene, random_scene, render_scene
 from vision.observation import CUP, EMPTY
+from vision.evaluate import layout_scene
 from vision.recognise import Recogniser
 from vision.set_measure import describe_layout, measure_set, set_layout
 
@@ -139,11 +140,6 @@ def test_a_lamp_mirrored_in_the_tops_is_advice_not_a_refusal():
     seed = 4_000_037
     base = random_scene(pieces, board, seed, style="shaded")
     cal = calibrate([render_scene(empty_scene(base), seed + 1)[0]], pieces, board, intrinsics=base.intrinsics)
-    position = [() for _ in range(board.squares)]
-    for c in set_layout(board, pieces):
-        position[c.square] = ((c.colour, c.size),)
-    pos = tuple(position)
-    frame = render_scene(replace(base, position=pos, offsets=random_offsets(board, pieces, pos, np.random.default_rng(1))),
-                         seed + 2)[0]
+    frame = render_scene(layout_scene(base, 1), seed + 2)[0]
     m = measure_set(cal, frame)
     assert any("dark cups' tops mirror the lamp" in a for a in m.advice), m.advice

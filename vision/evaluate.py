@@ -29,7 +29,7 @@ from hardware.synthetic import (
     random_scene,
     render_scene,
 )
-from hardware.render.scene import random_offsets
+from hardware.render.scene import centred_offsets, random_offsets
 
 from .frames_folder import frames as folder_frames
 from .frames_folder import open_folder
@@ -170,7 +170,7 @@ def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0
             cal = calibrate([render_scene(empty_scene(base), cam_seed + 1)[0]], pieces, board,
                             intrinsics=base.intrinsics, intrinsics_source=f"nominal {base.intrinsics.model}")
             if measure:
-                cal = measure_set(cal, render_scene(_layout_scene(base), cam_seed + 2)[0]).calibration
+                cal = measure_set(cal, render_scene(layout_scene(base, board.squares), cam_seed + 2)[0]).calibration
         except ValueError:
             yield BenchCamera(base, None, [])
             continue
@@ -191,14 +191,17 @@ def bench_cameras(pieces: PieceSet, board: BoardSpec, boards: int, seed: int = 0
         yield BenchCamera(base, cal, frames)
 
 
-def _layout_scene(base: Scene) -> Scene:
-    """``base`` with one cup of each size in both colours where the wizard asks for them."""
+def layout_scene(base: Scene, seed: int | None) -> Scene:
+    """``base`` with one cup of each size in both colours where the wizard asks for them
+    (``set_layout``), no hands; the cups a little off-centre as a person puts them (offsets
+    drawn from ``seed``), or centred for ``None``."""
     position = [() for _ in range(base.board.squares)]
     for c in set_layout(base.board, base.pieces):
         position[c.square] = ((c.colour, c.size),)
     pos = tuple(position)
-    rng = np.random.default_rng(base.board.squares)
-    return replace(base, position=pos, offsets=random_offsets(base.board, base.pieces, pos, rng), hands=())
+    offsets = (centred_offsets(pos) if seed is None
+               else random_offsets(base.board, base.pieces, pos, np.random.default_rng(seed)))
+    return replace(base, position=pos, offsets=offsets, hands=())
 
 
 def _label(top) -> str:

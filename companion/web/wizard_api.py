@@ -24,12 +24,11 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, jsonify
 
-from calibration.calibrate import calibrate
+from calibration.calibrate import AUTO_CAMERA, STANDARD_CAMERA, calibrate
 from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
 from engine.files import StorageError
-from hardware.camera_model import NOMINAL_CAMERAS
 from hardware.pieces import (
     BoardSpec,
     DataFileError,
@@ -50,9 +49,6 @@ from .security import require_control
 bp = Blueprint("wizard_api", __name__, url_prefix="/api/calibration")
 
 MAX_FRAMES = 8
-AUTO_CAMERA = "auto"
-STANDARD = "pi3"  # the module assumed where the markers cannot tell
-CLEARLY_BETTER = 0.6  # a module's marker fit error under this share of the standard's wins
 # what the wizard offers for the camera module, in the words on the module's box
 CAMERA_NAMES = {AUTO_CAMERA: "find it from the markers", "pi3": "Camera Module 3",
                 "pi3-wide": "Camera Module 3 Wide", "pi2": "Camera Module 2"}
@@ -150,25 +146,13 @@ def summary(cal: Calibration | None) -> dict[str, Any] | None:
     }
 
 
-def _camera_models(w: Wizard) -> list[str]:
-    """The camera modules to try: the one named, else the one the Pi camera's sensor says, else
-    every known module (the markers tell them apart by how well each lens model fits)."""
+def _camera_model(w: Wizard) -> str:
+    """The camera module to calibrate with: the one named, else the one the Pi camera's sensor
+    says, else ``auto`` (the markers tell the lens, ``calibration.calibrate``)."""
     if w.camera_model != AUTO_CAMERA:
-        return [w.camera_model]
+        return w.camera_model
     source = getattr(companion().camera, "source", None)
-    sensor = SENSOR_MODULES.get(str(getattr(source, "model", "")).lower())
-    return [sensor] if sensor else list(NOMINAL_CAMERAS)
-
-
-def _best_fit(tried: list[Calibration]) -> Calibration:
-    """Of calibrations with different camera modules, the one whose lens the markers fit
-    plainly best; where none stands out (a camera looking straight down sees the same
-    markers through any focal length, at another height) the standard module, ``STANDARD``."""
-    if len(tried) == 1:
-        return tried[0]
-    best = min(tried, key=lambda c: c.reprojection_error_px)
-    standard = next(c for c in tried if c.intrinsics.model == STANDARD)
-    return best if best.reprojection_error_px < CLEARLY_BETTER * standard.reprojection_error_px else standard
+    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
 
 
 def _calibrate(w: Wizard) -> Calibration:
@@ -176,10 +160,10 @@ def _calibrate(w: Wizard) -> Calibration:
     corners with the module named or the standard one), then the set measured if it was."""
     try:
         if w.corners is not None:
-            model = w.camera_model if w.camera_model != AUTO_CAMERA else STANDARD
+            model = w.camera_model if w.camera_model != AUTO_CAMERA else STANDARD_CAMERA
             cal = calibrate_from_corners(w.empty, w.corners, w.pieces, w.board, camera_model=model)
         else:
-            cal = _best_fit([calibrate(w.empty, w.pieces, w.board, camera_model=m) for m in _camera_models(w)])
+            cal = calibrate(w.empty, w.pieces, w.board, camera_model=_camera_model(w))
         w.set_advice = ()
         if w.set_frame is not None:
             measured = measure_set(cal, w.set_frame)
