@@ -45,16 +45,10 @@ from companion.journal import read_journal  # noqa: E402
 from companion.session import CURRENT, GameSession  # noqa: E402
 from engine import GOBBLET  # noqa: E402
 from engine.notation import parse_position  # noqa: E402
+from sse import free_port, percentile  # noqa: E402  (bench/sse.py, beside this file)
 
 TOKEN = "bench-faults-token"
 HEADERS = {"X-Cupboard-Token": TOKEN, "Content-Type": "application/json"}
-
-
-def free_port() -> int:
-    """A port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(port: int, method: str, path: str, body: dict | None = None, timeout: float = 10.0,
@@ -416,11 +410,6 @@ def quiet_stderr():
         os.dup2(saved, 2)
         os.close(saved)
         os.close(null)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def main() -> int:

@@ -125,20 +125,14 @@ class Journal:
     def cut(self, keep: int, reason: str) -> str:
         """Set aside every event after the first ``keep`` (they cannot be replayed: ``reason``)
         into a side file; returns the sentence saying so."""
-        offset = self.header_bytes if keep == 0 else self._event_end(keep)
+        offset = self._event_end(keep)
         side = set_aside(self.path, offset, reason)
         del self.events[keep:]
-        self._size = self.path.stat().st_size
+        self._size = offset
         message = f"{reason}; the journal from there on was set aside in {side.name}"
         log.warning("%s", message)
         self.recovered = message if self.recovered is None else f"{self.recovered}; {message}"
         return message
-
-    @property
-    def header_bytes(self) -> int:
-        """The length of the header line."""
-        with open(self.path, "rb") as f:
-            return len(f.readline())
 
     def _event_end(self, count: int) -> int:
         with open(self.path, "rb") as f:

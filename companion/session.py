@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import Board, IllegalMove, Move, Outcome, RulesError
+from engine import Board, IllegalMove, Move, Outcome
 from engine.board import AGREEMENT, RESIGNATION, TOUCH_MOVE
 from engine.files import (
     TMP_SUFFIX,
@@ -27,7 +27,7 @@ from engine.files import (
     fsync_directory,
     remove_stale_temporaries,
 )
-from engine.notation import NotationError, describe_outcome, parse_position
+from engine.notation import describe_outcome, parse_position
 from engine.record import GameRecord, RecordError, save_records
 from engine.rules import COLOUR_NAMES, Rules
 
@@ -133,7 +133,7 @@ class GameSession:
         try:
             journal = Journal.open(current)
             board = parse_position(journal.header.start)
-        except (JournalError, NotationError, RulesError, ValueError) as e:
+        except ValueError as e:  # a JournalError, NotationError or RulesError among them
             if journal is not None:
                 journal.close()
             message = str(e) if str(current) in str(e) else f"{current}: {e}"
@@ -148,16 +148,18 @@ class GameSession:
                 if notes is not None:
                     notes.append(message)
             return None
-        session = cls(data_dir, journal, board)
-        for index, event in enumerate(journal.events):
-            try:
-                session._redo(event)
-            except (ValueError, KeyError, TypeError, IndexError) as e:
-                message = journal.cut(index, f"{current}: event {event.seq} ({event.kind}) cannot be replayed: {e}")
-                journal.close()
-                if notes is not None:
-                    notes.append(message)
-                return cls.resume(data_dir, notes)
+        while True:  # at most twice: after a cut, every event left replays
+            session = cls(data_dir, journal, parse_position(journal.header.start))
+            for index, event in enumerate(journal.events):
+                try:
+                    session._redo(event)
+                except (ValueError, KeyError, TypeError, IndexError) as e:
+                    # set aside from there on (added to ``journal.recovered``), then replay again
+                    journal.cut(index, f"{current}: event {event.seq} ({event.kind}) cannot be replayed: {e}")
+                    break
+            else:
+                break
+        board = session.board
         if journal.recovered and notes is not None and journal.recovered not in notes:
             notes.append(journal.recovered)
         if board.outcome() is not None:

@@ -44,7 +44,7 @@ def test_keep_frames_must_not_be_negative(tmp_path):
         out = subprocess.run([sys.executable, "-m", "companion.cli", command, "--keep-frames", "-1",
                               "--data", str(tmp_path), "--no-camera" if command == "serve" else "--source=demo"],
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert out.returncode != 0 and "--keep-frames must be 0 (off) or more" in out.stderr, (command, out.stderr)
+        assert out.returncode != 0 and "argument --keep-frames: must be 0 (off) or more" in out.stderr, (command, out.stderr)
         assert "Traceback" not in out.stderr
 
 

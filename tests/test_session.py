@@ -156,6 +156,28 @@ def test_a_journal_that_cannot_be_replayed_is_set_aside_from_that_event(tmp_path
     assert [e.seq for e in read_journal(path)[1]] == [1, 2]
 
 
+
+def test_a_damaged_tail_and_an_event_that_cannot_be_replayed_are_both_reported(tmp_path):
+    """Two kinds of damage in one journal: both are set aside and both are said (the first
+    notice was once lost when the replay started over)."""
+    session = GameSession.new(tmp_path, GOBBLET)
+    session.play("4a1")
+    session.play("4b2")
+    session.close()
+    path = tmp_path / CURRENT
+    path.write_text(path.read_text(encoding="utf-8").replace('"move":"4b2"', '"move":"4z9"'), encoding="utf-8")
+    with open(path, "ab") as f:
+        f.write(b'{"seq": 9, "time": 1, "kind": "move", "text": "x"}\n\x00garbage\n')
+    notes = []
+    again = GameSession.resume(tmp_path, notes)
+    assert again.board.ply == 1 and [e.kind for e in again.journal.events] == ["start", "move"]
+    said = " ".join(notes)
+    assert "event number 9, expected 4" in said and "event 3 (move) cannot be replayed" in said, notes
+    assert len(list(tmp_path.glob(f"{CURRENT}.damaged-*"))) == 2
+    again.play("4c3")
+    again.close()
+    assert [e.seq for e in read_journal(path)[1]] == [1, 2, 3]
+
 PLAYER = textwrap.dedent(
     """
     import sys, time

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import signal
 import socket
 import subprocess
@@ -12,13 +11,26 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+from hardware.pieces import user_data_dir as default_data_dir  # where games, records and the token live
+
 MIN_TOKEN = 8  # characters: a shorter control token could be guessed from the LAN
 
 
-def default_data_dir() -> Path:
-    """Where games, records and the token live: ``$XDG_DATA_HOME/cupboard``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "cupboard"
+def add_keep_frames(p: argparse.ArgumentParser) -> None:
+    """``--keep-frames N`` (``serve`` and ``watch``): labelled frames the referee keeps."""
+    p.add_argument("--keep-frames", type=_frames_kept, default=0, metavar="N",
+                   help="keep the last N committed positions as labelled frames in DATA/frames (for cupboard "
+                        "vision-eval --frames and cupboard adapt; off by default)")
+
+
+def _frames_kept(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError("must be 0 (off) or more")
+    return count
 
 
 def port_number(text: str) -> int:
@@ -44,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                      "(default: the calibrated piece set's game, else gobblet)")
     p.add_argument("--token", default=None, help="control token (default: kept in the data folder)")
     p.add_argument("--max-pages", type=int, default=40, help="most pages open at once (each holds a thread)")
-    p.add_argument("--keep-frames", type=int, default=0, metavar="N", help="keep the last N committed positions as labelled frames in DATA/frames (for cupboard vision-eval --frames and cupboard adapt; off by default)")
+    add_keep_frames(p)
     p.add_argument("--demo", action="store_true", help="use the synthetic demo camera")
     p.add_argument("--source", default=None, help="camera source (see hardware.sources); default: auto")
     p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
@@ -158,8 +170,6 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
     if args.variant is not None:
         variant(args.variant)  # ValueError: unknown variant, with the known ones
-    if args.keep_frames < 0:
-        raise ValueError("--keep-frames must be 0 (off) or more")
     if args.calibration is not None and not Path(args.calibration).is_file():
         raise ValueError(f"--calibration {args.calibration}: no such file; calibrate on the page's "
                          "Calibrate screen (it saves into the data folder, used at the next start) "

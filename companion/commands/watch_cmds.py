@@ -8,13 +8,11 @@ import threading
 import time
 from pathlib import Path
 
-from .serve_cmds import default_data_dir
+from .serve_cmds import add_keep_frames, default_data_dir
 
 
 def frames_writer(data_dir: Path, calibration, args: argparse.Namespace):
     """The labelled-frames folder the user asked for with ``--keep-frames N`` (None without)."""
-    if args.keep_frames < 0:
-        raise ValueError("--keep-frames must be 0 (off) or more")
     if not args.keep_frames:
         return None
     from vision.frames_folder import FramesWriter
@@ -36,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="demo camera: frames each position is held (default 15)")
     p.add_argument("--snapshots", action="store_true",
                    help="save a small picture of the board for each move (in DATA/snapshots)")
-    p.add_argument("--keep-frames", type=int, default=0, metavar="N", help="keep the last N committed positions as labelled frames in DATA/frames (for cupboard vision-eval --frames and cupboard adapt; off by default)")
+    add_keep_frames(p)
     p.add_argument("--white", default="White", help="White player's name")
     p.add_argument("--black", default="Black", help="Black player's name")
     p.set_defaults(func=cmd_watch)

@@ -32,11 +32,11 @@ def _current(hub, game: str | None, attempt: int) -> tuple[Board, dict[str, Any]
         with hub.acting(game if attempt == 0 else None) as session:
             with session.lock:
                 board = session.board.copy()
-            demo = session.journal.header.tags.get("Demo") == "yes"
+            demo = session.demo
             state = hub.snapshot().state
     except GameChanged as e:
         with hub.acting(None) as session:
-            if session.journal.header.tags.get("Demo") != "yes":
+            if not session.demo:
                 raise game_errors(e) from None
         return _current(hub, None, attempt)
     except NoGame as e:

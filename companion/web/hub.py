@@ -30,9 +30,6 @@ from ..session import GameSession
 log = logging.getLogger(__name__)
 
 RETRY_MS = 2000
-# Journal kinds that change nothing on the board but must be shown as a banner.
-ALERT_KINDS = ("illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
-               "touch-opponent", "board-moved", "camera-lost", "camera-back", "mismatch", "touch", "alert")
 # Journal kinds after which no piece is held up any more.
 PUT_DOWN_KINDS = ("move", "takeback", "start", "end", "restored")
 

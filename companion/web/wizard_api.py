@@ -28,7 +28,6 @@ from calibration.calibrate import AUTO_CAMERA, STANDARD_CAMERA, calibrate
 from calibration.corners import calibrate_from_corners
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
-from engine.files import StorageError
 from hardware.pieces import (
     BoardSpec,
     DataFileError,
@@ -420,11 +419,7 @@ def save():
             raise ApiError(409, "there is no new calibration to save: capture the empty board first (step b)")
         cal = w.draft
         path = services.calibration_path
-        try:
-            save_calibration(cal, path)
-        except OSError as e:  # StorageError says what failed ("the disk is full: ...")
-            raise ApiError(507, str(e) if isinstance(e, StorageError) else
-                           f"could not save {path.name}: {e.strerror or e}") from None
+        save_calibration(cal, path)  # a StorageError (a full disk) is answered 507 saying so (web.errors)
     if services.live is None:
         from ..live import LiveReferee
 

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from ..camera_model import CameraIntrinsics
-from ..markers import marker_bits, marker_centres, outer_rect, tile_side
+from ..markers import marker_bits, marker_centres, marker_image, outer_rect, tile_side
 from .look import Look, kelvin_to_bgr
 from .scene import Hand, Scene
 from .shade_kernels import capsule_hit, capsule_shadow, cone_shadow, light_pass
@@ -90,14 +90,7 @@ def _world_rays(intr: CameraIntrinsics, rvec: tuple[float, float, float]) -> np.
 @lru_cache(maxsize=8)
 def _ideal_to_image(intr: CameraIntrinsics) -> tuple[np.ndarray, np.ndarray]:
     """For each ideal-pinhole pixel, where it lands in the lens's (distorted) image."""
-    u, v = np.meshgrid(np.arange(intr.width, dtype=np.float64), np.arange(intr.height, dtype=np.float64))
-    x, y = (u - intr.cx) / intr.fx, (v - intr.cy) / intr.fy
-    k1, k2, p1, p2, k3 = (tuple(intr.dist) + (0.0,) * 5)[:5]
-    r2 = x * x + y * y
-    rad = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-    xd = x * rad + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
-    yd = y * rad + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
-    return (xd * intr.fx + intr.cx).astype(np.float32), (yd * intr.fy + intr.cy).astype(np.float32)
+    return cv2.initUndistortRectifyMap(intr.K, intr.D, None, intr.K, (intr.width, intr.height), cv2.CV_32FC1)
 
 
 def _project(intr: CameraIntrinsics, R: np.ndarray, t: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -136,9 +129,8 @@ def _vnoise(grid: np.ndarray, x: np.ndarray, y: np.ndarray, fine: bool = False) 
 
 @lru_cache(maxsize=16)
 def _marker_print(dictionary: str, marker_id: int) -> np.ndarray:
-    bits = marker_bits(dictionary, marker_id).astype(np.float32)
-    side = bits.shape[0] * _PRINT_PX
-    return cv2.resize(bits, (side, side), interpolation=cv2.INTER_NEAREST)
+    side = marker_bits(dictionary, marker_id).shape[0] * _PRINT_PX
+    return marker_image(dictionary, marker_id, side).astype(np.float32) / 255
 
 
 def _wood(look_rng_tables, grids, u, v, early, late, ring_mm, strip_mm, fp):
@@ -403,7 +395,7 @@ class _Shader:
     def cup_profile(self, R: float, rt: float, h: float) -> list[tuple[float, float, float, float, str]]:
         """Segments (r0, z0, r1, z1, part) from the wall's foot to the flat top."""
         look = self.look
-        Rw = R - look.taper * max(R - rt, 0.0)
+        Rw = self.look_top_radius(R, rt)
         f = min(look.fillet_mm, Rw * 0.4, h * 0.3)
         segs = [(R, 0.0, Rw, h - f, "wall")]
         if look.edge == "chamfer":
