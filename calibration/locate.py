@@ -51,9 +51,7 @@ def detect_markers(image: np.ndarray, board: BoardSpec,
     if rois is None:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         found = _keep(det.detectMarkers(gray)[:2], wanted, [(0, 0, 0)])
-        if thorough and set(found) != wanted:
-            found = {**_second_looks(gray, det, wanted), **found}
-        return found
+        return look_harder(gray, board, found) if thorough else found
     # the regions side by side in one picture, searched at once: a search costs much the same
     # whatever the picture's size up to a few regions' worth, and each marker lies well inside
     # its region (which pads it by at least 30 px), so it is found there as it would be alone
@@ -78,6 +76,16 @@ def detect_markers(image: np.ndarray, board: BoardSpec,
 
 
 MOSAIC_GAP = 16  # px of white between the regions searched together
+
+
+def look_harder(image: np.ndarray, board: BoardSpec, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """``found`` (a whole-picture ``detect_markers`` of ``image``) with the markers it missed
+    looked for again (``_second_looks``); ``found``'s corners win where both have one."""
+    wanted = set(board.markers.ids)
+    if set(found) == wanted:
+        return found
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return {**_second_looks(gray, _detector(board.markers.dictionary), wanted), **found}
 
 
 def _second_looks(gray: np.ndarray, det: cv2.aruco.ArucoDetector, wanted: set[int]) -> dict[int, np.ndarray]:

@@ -36,7 +36,7 @@ import numpy as np
 from calibration.calibrate import board_area_mask
 from calibration.canvas import canvas_maps, maps_inside, rectify
 from calibration.corners import board_corners_world
-from calibration.locate import BoardFix, detect_markers, estimate_pose
+from calibration.locate import BoardFix, detect_markers, estimate_pose, look_harder
 from calibration.model import Calibration
 from hardware.camera_model import CameraPose, height_scale, nadir, project
 from hardware.frames import Frame
@@ -223,6 +223,7 @@ class Recogniser:
         self._probe = np.array([[ox0, oy0, 0], [ox1, oy0, 0], [ox1, oy1, 0], [ox0, oy1, 0],
                                 [ox0, oy0, 60], [ox1, oy1, 60]], np.float64)
         self._maps_pose: CameraPose | None = None
+        self._lost = False  # the last frame's board was not found
         self._maps_uv: np.ndarray | None = None
         self._maps = None
         cm = cal.colour
@@ -298,15 +299,19 @@ class Recogniser:
             markers = detect_markers(image, self.board, rois, marker_px=float(np.median(sides)))
         if len(markers) < len(self.last_markers) or not markers:
             markers = detect_markers(image, self.board)
-            if len(markers) < 3:  # too few for a pose: the slower second looks (small, soft markers)
-                markers = detect_markers(image, self.board, thorough=True)
+            if len(markers) < 3 and not self._lost:
+                # too few for a pose: the slower second looks (small, soft markers), once when
+                # the board is lost, not on every frame it stays lost (a hand over the lens)
+                markers = look_harder(image, self.board, markers)
         fix = estimate_pose(markers, self.board, self.cal.intrinsics,
                             guess=self.pose if len(markers) < 3 else None)
         if fix is not None and fix.error_px < 4.0:
             self.last_markers = markers
             self.pose = fix.pose
+            self._lost = False
             return fix
         self.last_markers = {}
+        self._lost = True
         return None
 
     def _view(self, image: np.ndarray) -> np.ndarray:
