@@ -82,6 +82,9 @@ class Calibration:
     colour: ColourModel
     sizes: tuple[SizeClass, ...]
     reference: np.ndarray  # the empty board on the canvas, BGR uint8
+    # the square model trained further on the user's own set where it was measured
+    # (``vision.set_measure``), as the JSON object of a square model file; vision checks it
+    square_model: dict[str, Any] | None = None
 
     @property
     def camera_height_mm(self) -> float:
@@ -114,6 +117,7 @@ def to_json(cal: Calibration) -> dict[str, Any]:
         "colour_model": asdict(cal.colour),
         "size_classes": [asdict(s) for s in cal.sizes],
         "reference_png": base64.b64encode(png.tobytes()).decode("ascii"),
+        **({"square_model": cal.square_model} if cal.square_model is not None else {}),
     }
 
 
@@ -223,9 +227,12 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
     seen = _need(data, "markers_seen", where)
     if not isinstance(seen, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in seen):
         raise CalibrationError(f"{where}: markers_seen must be a list of marker ids")
+    model = data.get("square_model")
+    if model is not None and not isinstance(model, dict):
+        raise CalibrationError(f"{where}: square_model must be an object (a square model file's contents)")
     return Calibration(pieces, board, intr, _label(i, "source", w), pose, tuple(seen),
                        _number(_need(data, "reprojection_error_px", where), f"{where}: reprojection_error_px"),
-                       canvas, colour, sizes, ref)
+                       canvas, colour, sizes, ref, model)
 
 
 def _label(d: dict, key: str, where: str) -> str:

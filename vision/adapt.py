@@ -12,15 +12,18 @@ as well as the one it started from, and both figures are reported.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from calibration.model import Calibration
+
 from .frames_folder import FramesFolderError, frames, open_folder
 from .recognise import Recogniser
 from .square_fit import PARAMS, train_choice
-from .square_model import MaterialModel, SquareModel, alternatives
+from .square_model import MaterialModel, SquareModel, alternatives, calibrated_model, model_json
 
 STEPS = 300
 PULL = 0.02  # l2 towards the weights adapted from
@@ -59,13 +62,39 @@ def collect(folder: str | Path) -> tuple[str, list[Squares]]:
     for image, item in frames(folder):
         if any(item.hidden):
             continue
-        obs = rec.recognise(image)
-        if not obs.board_found or rec.last_evidence is None:
-            continue
-        x = alternatives(rec.last_evidence)
-        y = np.array([0 if t is None else 1 + t[1] for t in item.tops])
-        out.append(Squares(x, np.ones(x.shape[:2], bool), y))
+        squares = labelled(rec, image, item.tops)
+        if squares is not None:
+            out.append(squares)
     return rec.material, out
+
+
+def labelled(rec: Recogniser, image: np.ndarray, tops: Sequence[tuple[int, int] | None]) -> Squares | None:
+    """The squares of ``image`` as the model sees them, labelled with the true ``tops``
+    (colour, size class or None per square); None when the board is not found.  ``rec`` is a
+    recogniser without a model (``Recogniser(cal, model=None, size_check=None)``)."""
+    obs = rec.recognise(image)
+    if not obs.board_found or rec.last_evidence is None:
+        return None
+    x = alternatives(rec.last_evidence)
+    y = np.array([0 if t is None else 1 + t[1] for t in tops])
+    return Squares(x, np.ones(x.shape[:2], bool), y)
+
+
+def learn_from_frame(cal: Calibration, image: np.ndarray, tops: Sequence[tuple[int, int] | None],
+                     steps: int = STEPS, pull: float = PULL) -> Calibration:
+    """``cal`` with its own square model (``Calibration.square_model``): the one it reads with
+    trained further on one picture whose every top is known, such as the set's layout at
+    calibration.  On rendered tables of the held-out look, the layout's picture alone takes
+    gobblet from 89 to 96 % of squares; on the look the model was fitted on it changes nothing.
+    ``cal`` unchanged when the board is not found in ``image``."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    squares = labelled(rec, image, tops)
+    if squares is None:
+        return cal
+    start = calibrated_model(cal)
+    tuned = fine_tune(start.for_material(rec.material), squares, steps, pull)
+    own = SquareModel({rec.material: tuned}, f"{start.note}; trained further on the user's own set")
+    return dataclasses.replace(cal, square_model=model_json(own))
 
 
 def _merge(parts: list[Squares]) -> Squares:
@@ -93,7 +122,8 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
                                 "adapting needs at least 4")
     check = per_frame[::int(round(1 / HOLD_OUT))]
     train = [f for k, f in enumerate(per_frame) if k % int(round(1 / HOLD_OUT))]
-    start = base.for_material(material)
+    cal, _ = open_folder(folder)
+    start = calibrated_model(cal, base).for_material(material)
     tuned = fine_tune(start, _merge(train), steps, pull)
     held = _merge(check)
     before, after = accuracy(start, held), accuracy(tuned, held)

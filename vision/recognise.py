@@ -55,7 +55,7 @@ from .square_model import (
     SquareEvidence,
     SquareModel,
     alternatives,
-    load_model,
+    calibrated_model,
 )
 
 N_ANG = 24
@@ -176,8 +176,8 @@ class Recogniser:
 
     def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped",
                  size_check: SizeCheck | None | str = "shipped"):
-        """``model``: the square model deciding each reading (default: the shipped file's);
-        None reads the best ring with confidence 1, which only the model's fit uses.
+        """``model``: the square model deciding each reading (default: the shipped file's, with
+        what the calibration learnt from the user's set, ``calibrated_model``); None reads the best ring with confidence 1, which only the model's fit uses.
         ``size_check``: the second look at clear cups of doubtful size (``size_check.py``;
         default the shipped file's, used with the square model and clear sets only)."""
         self.cal = calibration
@@ -244,7 +244,7 @@ class Recogniser:
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
         self._buffers: dict[str, np.ndarray] = {}
         material = "clear" if cal.pieces.clear else "opaque"
-        self.model = load_model().for_material(material) if model == "shipped" else (
+        self.model = calibrated_model(cal).for_material(material) if model == "shipped" else (
             model.for_material(material) if model is not None else None)
         self.material = material
         self.size_check = None

@@ -1,7 +1,7 @@
 """Measuring the user's own set at calibration: one cup of every size in both colours, standing
 on squares the wizard names (``set_layout``), seen under the user's light by the user's camera.
 
-Two things are learnt from that picture, so that recognition reads relative to the real
+Three things are learnt from that picture, so that recognition reads relative to the real
 pieces rather than to the piece set file's numbers or to what rendered boards looked like:
 
 * per size class of solid tops, where its top's edge really shows (``SizeClass.edge_scale``):
@@ -12,7 +12,11 @@ pieces rather than to the piece set file's numbers or to what rendered boards lo
   to measure its size by: clear sizes keep the file's numbers;
 * the players' colours (``ColourModel``, source ``set``) from every cup's top, each read where
   the top is not mirroring the lamp: the brightest part of a top is left out, so a glossy dark
-  top's sheen does not make the dark player look grey.
+  top's sheen does not make the dark player look grey;
+* the square model's weights, trained further on the picture's squares, whose every top is
+  known (``vision.adapt.learn_from_frame``; kept in ``Calibration.square_model``): a light
+  cup as pale as the wood, whose edge the rendered boards never made so faint, then reads as
+  a cup rather than as empty wood.
 
 Nothing here refuses a calibration because of the light: what looks wrong becomes advice that
 says what to change (a cup, the lamp, the camera).  It refuses only a picture that cannot be
@@ -29,6 +33,7 @@ from calibration.model import Calibration, CalibrationError, ColourModel
 from hardware.camera_model import height_scale
 from hardware.pieces import BoardSpec, PieceSet
 
+from .adapt import learn_from_frame
 from .recognise import Recogniser
 
 SCALES = np.round(np.arange(0.70, 1.1501, 0.025), 3)  # edge radii tried, shares of the set file's
@@ -220,8 +225,11 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
         advice.append("the light and dark cups look alike under this light: more light on the board, or "
                       "light from another side, will make their colours easier to tell")
     colour = ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark), "set")
-    return SetMeasurement(replace(measured, colour=colour), tuple(round(f, 3) for f in scales), found,
-                          tuple(advice))
+    tops: list[tuple[int, int] | None] = [None] * board.squares
+    for c in layout:
+        tops[c.square] = (c.colour, c.size)
+    learnt = learn_from_frame(replace(measured, colour=colour), frame, tops)
+    return SetMeasurement(learnt, tuple(round(f, 3) for f in scales), found, tuple(advice))
 
 
 def _swapped(cal: Calibration, light: np.ndarray, dark: np.ndarray) -> bool:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.model import Calibration, CalibrationError
 from hardware.pieces import check_header
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "square_model.json"
@@ -222,15 +223,19 @@ def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
             "colour": (1 + len(COLOUR_FEATURES),)}
 
 
-def save_model(model: SquareModel, path: Path = MODEL_PATH) -> None:
-    """Write the weights as versioned JSON (atomically: a new file, then a rename)."""
-    data = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "note": model.note,
+def model_json(model: SquareModel) -> dict[str, object]:
+    """The weights as the versioned JSON object of a model file (``parse_model`` reads it)."""
+    return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "note": model.note,
             "features": {"cup": list(CUP_FEATURES), "empty": list(EMPTY_FEATURES),
                          "colour": list(COLOUR_FEATURES)},
             "materials": {name: {a: np.round(np.asarray(getattr(m, a), np.float64), 7).tolist() for a in _ARRAYS}
                           for name, m in sorted(model.materials.items())}}
+
+
+def save_model(model: SquareModel, path: Path = MODEL_PATH) -> None:
+    """Write the weights as versioned JSON (atomically: a new file, then a rename)."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(model_json(model), separators=(",", ":")) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
@@ -279,3 +284,17 @@ def load_model(path: Path = MODEL_PATH) -> SquareModel:
     except json.JSONDecodeError as e:
         raise ModelFileError(f"{path}: line {e.lineno}: not valid JSON ({e.msg})") from None
     return parse_model(data, str(path))
+
+
+def calibrated_model(cal: Calibration, shipped: SquareModel | None = None) -> SquareModel:
+    """The model ``cal`` reads with: ``shipped`` (default the shipped file's) with the weights
+    of each material replaced by those the calibration learnt from the user's own set (its
+    ``square_model``, when it has one).  A damaged one raises ``CalibrationError``."""
+    shipped = load_model() if shipped is None else shipped
+    if cal.square_model is None:
+        return shipped
+    try:
+        learnt = parse_model(cal.square_model, "its square_model")
+    except ModelFileError as e:
+        raise CalibrationError(f"the calibration is damaged: {e}; calibrate again") from None
+    return SquareModel({**shipped.materials, **learnt.materials}, learnt.note or shipped.note)

@@ -150,8 +150,11 @@ def _camera(args: argparse.Namespace):
         return PreviewCamera(source), (None, None, None)
     from calibration import CalibrationError
 
+    from vision.square_model import calibrated_model
+
     try:
         calibration = load_calibration(path)
+        calibrated_model(calibration)  # what it learnt of the set is checked now, not mid-game
     except CalibrationError as e:
         # the game must still be playable: start without the camera and say why
         problem = f"camera off: the calibration cannot be used ({e}); calibrate again, moves are entered by tapping"
