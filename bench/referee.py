@@ -112,9 +112,9 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
             scene = layout_scene(camera.base, None)
             calibration = measure_set(calibration, render_scene(scene, camera.seed + 2)[0]).calibration
             session = GameSession.new(Path(data), rules)
-            referee = Referee(session, calibration)
+            referee = Referee(session, calibration, learn=args.learn)
         else:
-            session, referee = referee_for(Path(data), rules, camera)
+            session, referee = referee_for(Path(data), rules, camera, learn=args.learn)
         spoiled = None
         if args.misread != "none":
             square, ply = first_light_cup(rules, moves)
@@ -208,6 +208,8 @@ def main() -> int:
     ap.add_argument("--style", default="polygon", choices=["polygon", "shaded"],
                     help="the renderer's look: polygon (what the models were fitted on) or shaded (held out)")
     ap.add_argument("--measure-set", action="store_true", help="calibrate as the wizard does, with the set measured")
+    ap.add_argument("--no-learn", dest="learn", action="store_false",
+                    help="the recogniser does not learn from the positions it commits (vision.adapt.PlayLearner)")
     ap.add_argument("--set", default="gobblet-jr", choices=sorted(GAME_OF_SET))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--plies", type=int, default=12, help="longest game (games stop at a result)")

@@ -30,6 +30,7 @@ from engine.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.sources import Reconnecting, SourceEvent
 from vision.motion import MotionDetector, square_masks, squares_changed
+from vision.adapt import PlayLearner
 from vision.frames_folder import FramesWriter
 from vision.recognise import Recogniser
 from vision.tracking import (
@@ -85,7 +86,9 @@ class Referee:
     in ``snapshots/`` beside the journal, and named in the move's notes (``snapshot``).
     With ``frames`` (a ``FramesWriter``: the user asked for it) every committed position is kept
     as a labelled frame, the picture with what the game says stands on each square: what
-    ``cupboard vision-eval --frames`` measures and ``cupboard adapt`` learns from."""
+    ``cupboard vision-eval --frames`` measures and ``cupboard adapt`` learns from.
+    With ``learn`` (the default) the recogniser learns from every committed position
+    during the game (``vision.adapt.PlayLearner``)."""
 
     def __init__(
         self,
@@ -95,6 +98,7 @@ class Referee:
         config: TrackerConfig | None = None,
         snapshots: bool = False,
         frames: FramesWriter | None = None,
+        learn: bool = True,
     ) -> None:
         self.session = session
         self.snapshots = snapshots
@@ -104,6 +108,7 @@ class Referee:
         sizes = (logical_sizes if logical_sizes is not None
                  else calibration.pieces.logical_sizes_for(session.board.rules.sizes))
         self.recogniser = Recogniser(calibration)
+        self.learner = PlayLearner(self.recogniser) if learn else None
         self.motion = MotionDetector()
         self._square_masks: list[np.ndarray] = []  # per square, where it shows on the motion thumbnail
         self._masks_pose: object = None
@@ -167,6 +172,9 @@ class Referee:
                     break
                 session.play(move, source="camera", notes=notes)
             self._keep_frame()
+            if self.learner is not None and not session.over:
+                doubted = [d.square for d in self.tracker.open_doubts(session.board)]
+                self.learner.learn(self._tops(), skip=doubted)
             return
         if event.kind == "lifted":
             square = event.squares[0]
@@ -199,13 +207,8 @@ class Referee:
         A full disk stops the keeping, said once, never the refereeing."""
         if self.frames is None or self._image is None or self._frames_failed:
             return
-        board = self.session.board
-        tops = []
-        for square in range(len(board.geo.names)):
-            top = board.top(square)
-            tops.append(None if top is None else (top[0], self._size_class[top[1]]))
         try:
-            self.frames.add(self._image, tuple(tops))
+            self.frames.add(self._image, self._tops())
         except OSError as e:
             self._frames_failed = True
             text = f"labelled frames are no longer kept in {self.frames.folder}: {e.strerror or e}"
@@ -214,6 +217,15 @@ class Referee:
                 self.session.alert("frames", text, {})
             except (OSError, SessionError):  # the same full disk: the log has said it
                 pass
+
+    def _tops(self) -> tuple[tuple[int, int] | None, ...]:
+        """What the game says stands on top of each square: (colour, size class) or None."""
+        board = self.session.board
+        tops = []
+        for square in range(len(board.geo.names)):
+            top = board.top(square)
+            tops.append(None if top is None else (top[0], self._size_class[top[1]]))
+        return tuple(tops)
 
     def _save_snapshot(self) -> str:
         """Write the current frame, small, for the move about to be played; its path relative

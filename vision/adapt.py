@@ -12,6 +12,8 @@ as well as the one it started from, and both figures are reported.
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,8 @@ STEPS = 300
 PULL = 0.02  # l2 towards the weights adapted from
 RATE = 0.005
 HOLD_OUT = 0.25  # share of the frames (every 4th) kept apart to check the adaptation on
+PLAY_WINDOW = 12  # committed positions a game's learning remembers
+PLAY_STEPS = 150  # training steps after each (from the calibration's model, so they do not add up)
 
 
 @dataclass(frozen=True)
@@ -132,3 +136,59 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
             f"({100 * before:.2f} -> {100 * after:.2f} % of {len(held.y)} squares kept apart)")
     model = SquareModel({**base.materials, material: tuned}, note) if better else base
     return Adaptation(model, better, len(train), len(check), before, after)
+
+
+class PlayLearner:
+    """Learning from refereed play.  Every position the referee commits is a picture whose
+    every top the game knows; after each, the recogniser's model becomes the calibration's
+    own trained further on the last ``window`` of them (pulled towards the calibration's, and
+    always started from it, so a run of bad pictures cannot drift it far).  A table's light
+    and cups so teach the recogniser during the game.  The training runs on a thread of its
+    own (about half a second of CPU), so the camera's frames keep being read meanwhile; the
+    new weights replace the old in one assignment.  Kept in memory: a restart begins again
+    from the calibration."""
+
+    def __init__(self, recogniser: Recogniser, window: int = PLAY_WINDOW, steps: int = PLAY_STEPS,
+                 pull: float = PULL) -> None:
+        self.recogniser = recogniser
+        self.start = recogniser.model
+        self.steps, self.pull = steps, pull
+        self.positions: deque[Squares] = deque(maxlen=window)
+        self._lock = threading.Lock()
+        self._wanted = threading.Event()  # positions were added since the last training began
+        self._idle = threading.Event()
+        self._idle.set()
+        self._worker: threading.Thread | None = None
+
+    def learn(self, tops: Sequence[tuple[int, int] | None], skip: Sequence[int] = ()) -> None:
+        """Learn from the recogniser's last picture, whose tops are ``tops`` (colour, size
+        class or None per square), leaving out the squares ``skip`` (in doubt).  Returns at
+        once; ``wait`` waits for the training."""
+        ev = self.recogniser.last_evidence
+        if self.start is None or ev is None:
+            return
+        keep = np.array([sq not in skip for sq in range(len(tops))])
+        x = alternatives(ev)[keep]
+        y = np.array([0 if t is None else 1 + t[1] for t in tops])[keep]
+        with self._lock:
+            self.positions.append(Squares(x, np.ones(x.shape[:2], bool), y))
+            self._idle.clear()
+            self._wanted.set()
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._train, name="play-learner", daemon=True)
+                self._worker.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every position added has been learnt from; False on timeout."""
+        return self._idle.wait(timeout)
+
+    def _train(self) -> None:
+        while True:
+            with self._lock:
+                if not self._wanted.is_set():
+                    self._worker = None
+                    self._idle.set()
+                    return
+                self._wanted.clear()
+                data = _merge(list(self.positions))
+            self.recogniser.model = fine_tune(self.start, data, self.steps, self.pull)
