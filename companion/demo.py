@@ -10,7 +10,8 @@ import numpy as np
 
 from calibration.calibrate import calibrate
 from calibration.model import Calibration
-from engine import Board, Rules, variant
+from engine.gobblet import Board, Rules
+from engine import variant
 from hardware.pieces import PieceSet, load_piece_set
 from hardware.frames import Frame, SourceUnavailable
 from hardware.synthetic import SyntheticCamera, empty_scene, render_scene
@@ -80,7 +81,7 @@ def demo_game(rules: Rules, seed: int, shortest: int = 9, longest: int = 24) -> 
     ``longest`` plies (deterministic for ``seed``).  Both sides play safe moves (no win, no
     win in one left to the opponent) until ``shortest``, then carelessly now and then, and
     take a win when they see one."""
-    from engine.tactics import winning_moves
+    from engine.gobblet.tactics import winning_moves
 
     rng = random.Random(seed)
     for _ in range(200):

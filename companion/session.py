@@ -18,8 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import Board, IllegalMove, Move, Outcome
-from engine.board import AGREEMENT, RESIGNATION, TOUCH_MOVE
+from engine.gobblet import Board, Move
+from engine import IllegalMove, Outcome
+from engine.gobblet.values import AGREEMENT, RESIGNATION, TOUCH_MOVE
 from engine.files import (
     TMP_SUFFIX,
     StorageError,
@@ -27,9 +28,10 @@ from engine.files import (
     fsync_directory,
     remove_stale_temporaries,
 )
-from engine.notation import describe_outcome, parse_position
+from engine.gobblet.notation import describe_outcome
+from engine.gobblet.board import parse_position
 from engine.record import GameRecord, RecordError, save_records
-from engine.rules import COLOUR_NAMES, Rules
+from engine.gobblet.rules import COLOUR_NAMES, Rules
 
 from .journal import Event, Journal, JournalError, JournalHeader
 
