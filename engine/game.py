@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 # ------------------------------------------------------------------ outcome and errors
@@ -52,6 +52,7 @@ class GameRules(Protocol):
     def new_game(self) -> Game: ...
 
 
+@runtime_checkable
 class Game(Protocol):
     """One position of one family, mutable with ``push``/``pop``; player 0 moves first."""
 
