@@ -10,7 +10,7 @@ import numpy as np
 
 from calibration.calibrate import calibrate
 from calibration.model import Calibration
-from engine.gobblet import Board, Rules
+from engine.gobblet import Rules
 from engine import variant
 from hardware.pieces import PieceSet, load_piece_set
 from hardware.frames import Frame, SourceUnavailable
@@ -29,7 +29,7 @@ DEMO_GAMES: dict[str, tuple[str, list[str]]] = {
 def script_of(rules: Rules, pieces: PieceSet, moves: Sequence[str]) -> list[tuple]:
     """The renderer's positions (size classes of ``pieces``) after each move of a game."""
     classes = {logical: i for i, logical in enumerate(pieces.logical_sizes_for(rules.sizes)) if logical is not None}
-    board = Board(rules)
+    board = rules.new_game()
 
     def snapshot() -> tuple:
         return tuple(
@@ -85,7 +85,7 @@ def demo_game(rules: Rules, seed: int, shortest: int = 9, longest: int = 24) -> 
 
     rng = random.Random(seed)
     for _ in range(200):
-        board = Board(rules)
+        board = rules.new_game()
         texts: list[str] = []
         while board.decided is None and board.ply < longest:
             late = board.ply + 1 >= shortest

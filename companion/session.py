@@ -79,7 +79,7 @@ class GameSession:
         disk, text a journal cannot store) the old game is still the current one."""
         data_dir = Path(data_dir)
         current = data_dir / CURRENT
-        board = parse_position(start) if start else Board(rules)
+        board = parse_position(start) if start else rules.new_game()
         all_tags = {
             "Variant": board.rules.token,
             "Date": datetime.now().strftime("%Y.%m.%d"),

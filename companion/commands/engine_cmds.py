@@ -46,7 +46,7 @@ def board_from(position: str | None, variant_name: str) -> Board:
     """The board of ``--position`` when given, else the start of ``variant_name``.  An empty
     ``--position`` is refused rather than read as the start (a shell variable left empty)."""
     if position is None:
-        return Board(variant(variant_name))
+        return variant(variant_name).new_game()
     if not position.strip():
         raise ValueError("--position is empty: give a position text, or leave --position out "
                          "for the start position")

@@ -8,7 +8,6 @@ import random
 import sys
 import time
 
-from engine.gobblet import Board
 from engine import variant
 from engine.gobblet.jr import model as jr
 from engine import LEVELS, level
@@ -89,7 +88,7 @@ def _load_jr_table() -> None:
 def play_game(white: str, black: str, rules, seconds: float, rng: random.Random, opening_plies: int) -> str:
     """One game between two levels after ``opening_plies`` random safe plies; returns the
     result ``1-0``, ``0-1`` or ``1/2-1/2``."""
-    board = Board(rules)
+    board = rules.new_game()
     play_safe_random(board, rng, opening_plies)
     engines = (Searcher(), Searcher())
     levels = (level(white), level(black))

@@ -38,7 +38,14 @@ from .rules import (
     WHITE,
     Rules,
 )
-from .notation import NotationError, format_move, format_position, parse_move, read_position, render_text
+from .notation import (
+    NotationError,
+    format_move,
+    format_position,
+    parse_move,
+    read_position,
+    render_text,
+)
 from .svg import board_svg
 from .values import (
     LINE,

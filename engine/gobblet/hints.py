@@ -1,8 +1,9 @@
 """Move suggestions for Gobblet players: the best move, its value, a reason in plain words and the
 ranked alternatives, at a chosen strength.
 
-Gobblet Jr. at full strength is answered from exact values (``engine.gobblet.jr.solve`` with the cached
-table of ``engine.gobblet.jr.table``); every other case uses the search (``engine.gobblet.search.searcher``).  Levels
+Gobblet Jr. at full strength is answered from exact values (``engine.gobblet.jr.solve`` with
+the cached table of ``engine.gobblet.jr.table``); every other case uses the search
+(``engine.gobblet.search``).  The levels and the hint values are shared (``engine.game``).  Levels
 run from ``beginner`` (one ply, with some randomness) to ``full`` (iterative deepening until
 the time is up), so the hints of a weaker level can be shown to a beginner or used to grade
 the moves played.
@@ -14,13 +15,13 @@ import random
 from dataclasses import replace
 
 from ..game import Alternative, Hint, Level, level
-from .jr import model as jr
 from .board import Board
-from .values import Move
+from .jr import model as jr
 from .jr.solve import LOSS, WIN, JrSolver, JrValue
-from .search.searcher import MATE_BOUND, ScoredMove, Searcher, SearchLimits, mate_distance
 from .search.parallel import default_helpers
+from .search.searcher import MATE_BOUND, ScoredMove, Searcher, SearchLimits, mate_distance
 from .tactics import completing_squares, threat_lines, winning_moves
+from .values import Move
 
 
 _SOLVERS: dict[int, JrSolver] = {}
