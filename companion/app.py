@@ -1,8 +1,9 @@
 """The companion web app: ``create_app(config)`` builds the Flask app with its blueprints and
 the services they share (the live game hub, the event broadcaster, the camera slot).
 
-The services live in ``app.extensions["cupboard"]`` as a ``Companion``; views reach them with
-``companion()``.  Nothing here knows how the app is served (see ``commands.serve_cmds``).
+The services live in ``app.extensions["cupboard"]`` as a ``Companion`` (``companion.services``);
+views reach them with ``companion()`` (through ``current_app``: no blueprint imports this module).
+Nothing here knows how the app is served (see ``commands.serve_cmds``).
 """
 
 from __future__ import annotations
