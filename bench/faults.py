@@ -43,8 +43,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from companion.journal import read_journal  # noqa: E402
 from companion.session import CURRENT, GameSession  # noqa: E402
-from engine import GOBBLET  # noqa: E402
-from engine.notation import parse_position  # noqa: E402
+from engine.gobblet import GOBBLET  # noqa: E402
+from engine.gobblet.board import parse_position  # noqa: E402
 from sse import free_port, percentile  # noqa: E402  (bench/sse.py, beside this file)
 
 TOKEN = "bench-faults-token"
@@ -205,7 +205,8 @@ def _fill(disk: Path) -> Path:
 
 def bench_disk_full(cycles: int, seed: int) -> tuple[int, str, int, int]:
     """(cycles, how the disk was filled, moves refused, moves lost or landed late)."""
-    from companion.app import CompanionConfig, create_app
+    from companion.app import create_app
+    from companion.services import CompanionConfig
     from engine import files
 
     rng = random.Random(seed)
@@ -271,7 +272,8 @@ def bench_disk_full(cycles: int, seed: int) -> tuple[int, str, int, int]:
 def bench_fuzz(count: int, seed: int) -> tuple[int, int]:
     """(cases, cases answered with something but the documented error or a 2xx/4xx)."""
     from calibration import CalibrationError, calibrate, load_calibration, save_calibration
-    from companion.app import CompanionConfig, create_app
+    from companion.app import create_app
+    from companion.services import CompanionConfig
     from engine.record import RecordError, read_records
     from fuzzing import mutate_bytes, mutations
     from hardware.pieces import DATA_DIR, DataFileError, load_board, load_piece_set

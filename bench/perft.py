@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import Board, perft, variant  # noqa: E402
+from engine.gobblet import Board, perft  # noqa: E402
+from engine import variant  # noqa: E402
 
 EXPECTED = {"gobblet": 19_024_320, "gobblet-jr": 16_635_384}
 

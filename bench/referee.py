@@ -35,7 +35,8 @@ import numpy as np  # noqa: E402
 from companion.demo import calibrate_demo  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from companion.session import GameSession  # noqa: E402
-from engine import Board, Rules, variant  # noqa: E402
+from engine.gobblet import Board, Rules  # noqa: E402
+from engine import variant  # noqa: E402
 from hardware.synthetic import render_scene  # noqa: E402
 from vision.evaluate import layout_scene  # noqa: E402
 from vision.set_measure import measure_set  # noqa: E402

@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
-from engine.search import Searcher, SearchLimits  # noqa: E402
-from engine.search_parallel import default_helpers, forget_helpers, start_helpers  # noqa: E402
-from engine.tactics import play_safe_random  # noqa: E402
+from engine.gobblet import GOBBLET, GOBBLET_JR, Board, Rules  # noqa: E402
+from engine.gobblet.search.searcher import Searcher, SearchLimits  # noqa: E402
+from engine.gobblet.search.parallel import default_helpers, forget_helpers, start_helpers  # noqa: E402
+from engine.gobblet.tactics import play_safe_random  # noqa: E402
 
 
 def quiet_position(rules: Rules, seed: int, plies: int) -> Board | None:
@@ -146,8 +146,8 @@ _MAX_DEPTH = 99  # stands for a forced result found before the target depth
 
 
 def bench_jr(count: int, seconds: float) -> None:
-    from engine import jr
-    from engine.hints import jr_solver
+    from engine.gobblet.jr import model as jr
+    from engine.gobblet.hints import jr_solver
 
     start = time.perf_counter()
     solver = jr_solver(build_if_missing=True)

@@ -1,8 +1,9 @@
 """The companion web app: ``create_app(config)`` builds the Flask app with its blueprints and
 the services they share (the live game hub, the event broadcaster, the camera slot).
 
-The services live in ``app.extensions["cupboard"]`` as a ``Companion``; views reach them with
-``companion()``.  Nothing here knows how the app is served (see ``commands.serve_cmds``).
+The services live in ``app.extensions["cupboard"]`` as a ``Companion`` (``companion.services``);
+views reach them with ``companion()`` (through ``current_app``: no blueprint imports this module).
+Nothing here knows how the app is served (see ``commands.serve_cmds``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
 
-from flask import Flask, current_app
+from flask import Flask
 
 from engine import variant
 from engine.files import StorageError, describe_os_error
@@ -22,94 +21,22 @@ from engine.files import StorageError, describe_os_error
 from .events import Broadcaster, SseMessage
 from .journal import JournalError
 from .jr_prepare import JrTablePreparer
+from .services import CameraService, Companion, CompanionConfig
+from .web import (
+    camera_api,
+    game_api,
+    hints_api,
+    pages,
+    records_api,
+    referee_api,
+    stream,
+    wizard_api,
+)
 from .web.errors import register_error_handlers
 from .web.hub import GameHub
 from .web.security import load_or_create_token
 
 log = logging.getLogger(__name__)
-
-
-class CameraService(Protocol):
-    """What the app needs from the camera thread (``None`` when there is no camera).
-
-    The camera thread owns the camera; web requests only read its latest results."""
-
-    paused: bool
-
-    def health(self) -> dict[str, Any]:
-        """Frames per second, board found, seconds since the last stable state, ..."""
-
-    def set_paused(self, paused: bool) -> None:
-        """Stop or restart refereeing from frames (the preview may go on)."""
-
-    def preview_jpeg(self, overlay: bool = True) -> bytes | None:
-        """The latest downscaled preview frame as JPEG (with the overlays unless ``overlay``
-        is False), or None."""
-
-    def latest_frame(self) -> Any:
-        """The last full-size ``Frame`` read (the calibration wizard captures it), or None."""
-
-
-@dataclass
-class CompanionConfig:
-    """How the app behaves.  ``token`` None: kept in ``data_dir/token``, created once."""
-
-    data_dir: Path
-    token: str | None = None
-    start_game: bool = True  # start a game of ``default_variant`` when there is none to resume
-    default_variant: str = "gobblet"
-    heartbeat: float = 15.0  # seconds between keep-alive comments on idle streams
-    max_streams: int = 40  # each open stream holds a server thread
-    max_streams_per_address: int = 10  # so one machine on the LAN cannot take every stream
-    stream_queue: int = 256  # messages a slow page may lag behind before it is dropped
-    max_upload: int = 2_000_000  # bytes of an imported record file
-    public_url: str | None = None  # the LAN address for links and QR codes
-    hint_seconds: float = 3.0  # the most a hint may think
-    health_every: float = 2.0  # seconds between camera health messages on the stream
-    camera: CameraService | None = None
-    # build the exact Gobblet Jr. table in the background when it is missing (cupboard serve)
-    prepare_jr_table: bool = False
-    jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
-    keep_frames: int = 0  # committed positions the live referee keeps as labelled frames (opt-in)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Companion:
-    """The services every view shares."""
-
-    config: CompanionConfig
-    token: str
-    hub: GameHub
-    broadcaster: Broadcaster
-    camera: CameraService | None
-    live: Any = None  # the LiveReferee refereeing from the camera (see attach_live)
-    wizard: Any = None  # the calibration wizard's captures (web.wizard_api)
-    jr_table: JrTablePreparer = field(default_factory=JrTablePreparer)
-
-    def attach_live(self, live: Any) -> None:
-        """Wire the camera's ``LiveReferee``: its pending detection goes into every page's
-        state, and the routes confirm or dismiss through it."""
-        self.live = live
-        if self.camera is not None:
-            live.attach(self.camera)
-        self.hub.pending_source = live.pending_json
-        self.hub.refresh()
-
-    @property
-    def calibration_path(self) -> Path:
-        """Where the calibration wizard saves the calibration."""
-        return self.config.data_dir / "calibration.json"
-
-    @property
-    def records_dir(self) -> Path:
-        """Where finished and imported game records are kept."""
-        return self.config.data_dir / "records"
-
-
-def companion() -> Companion:
-    """The services of the app handling the current request."""
-    return current_app.extensions["cupboard"]
 
 
 def create_app(config: CompanionConfig | None = None) -> Flask:
@@ -147,17 +74,6 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
         log.warning("%s", e)
 
     register_error_handlers(app)
-    from .web import (
-        camera_api,
-        game_api,
-        hints_api,
-        pages,
-        records_api,
-        referee_api,
-        stream,
-        wizard_api,
-    )
-
     for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api):
         app.register_blueprint(module.bp)
 

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 def equipment_epilog() -> str:
     """The variants, piece sets and boards a user can name (sets and boards: shipped and their
     own), for ``--help``."""
-    from engine.rules import VARIANTS
+    from engine.gobblet.rules import VARIANTS
     from hardware.pieces import board_names, piece_set_names
 
     def listing(names: dict[str, str]) -> str:

@@ -10,7 +10,8 @@ import numpy as np
 
 from calibration.calibrate import calibrate
 from calibration.model import Calibration
-from engine import Board, Rules, variant
+from engine.gobblet import Rules
+from engine import variant
 from hardware.pieces import PieceSet, load_piece_set
 from hardware.frames import Frame, SourceUnavailable
 from hardware.synthetic import SyntheticCamera, empty_scene, render_scene
@@ -28,7 +29,7 @@ DEMO_GAMES: dict[str, tuple[str, list[str]]] = {
 def script_of(rules: Rules, pieces: PieceSet, moves: Sequence[str]) -> list[tuple]:
     """The renderer's positions (size classes of ``pieces``) after each move of a game."""
     classes = {logical: i for i, logical in enumerate(pieces.logical_sizes_for(rules.sizes)) if logical is not None}
-    board = Board(rules)
+    board = rules.new_game()
 
     def snapshot() -> tuple:
         return tuple(
@@ -80,11 +81,11 @@ def demo_game(rules: Rules, seed: int, shortest: int = 9, longest: int = 24) -> 
     ``longest`` plies (deterministic for ``seed``).  Both sides play safe moves (no win, no
     win in one left to the opponent) until ``shortest``, then carelessly now and then, and
     take a win when they see one."""
-    from engine.tactics import winning_moves
+    from engine.gobblet.tactics import winning_moves
 
     rng = random.Random(seed)
     for _ in range(200):
-        board = Board(rules)
+        board = rules.new_game()
         texts: list[str] = []
         while board.decided is None and board.ply < longest:
             late = board.ply + 1 >= shortest

@@ -1,7 +1,7 @@
-"""Preparing the exact Gobblet Jr. table (``engine.jr_table``) without holding anyone up.
+"""Preparing the exact Gobblet Jr. table (``engine.gobblet.jr.table``) without holding anyone up.
 
-The table takes a minute or two to build (a retrograde solve, ``engine.jr_build``), so
-``cupboard serve`` starts ``python -m engine.jr_table build`` in a separate process at the
+The table takes a minute or two to build (a retrograde solve, ``engine.gobblet.jr.build``), so
+``cupboard serve`` starts ``python -m engine.gobblet.jr.table build`` in a separate process at the
 lowest CPU priority (the camera thread keeps the cores) when the table is missing or damaged
 (a damaged file is moved aside as ``*.damaged``); hints say "exact table being prepared" until
 it is there, then switch to it.  ``cupboard prepare`` builds it in the foreground.  Without
@@ -17,8 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.jr_exact import ExactTable, TableError
-from engine.jr_table import default_path, get_table, load
+from engine.gobblet.jr.exact import ExactTable, TableError
+from engine.gobblet.jr.table import default_path, get_table, load
 
 # the build's working directory: the project root, so ``engine`` is importable from it
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -34,16 +34,16 @@ STATUS_WORDS = {
 }
 
 
-# ``python -m engine.jr_table`` at the lowest CPU priority; the child lowers its own priority
+# ``python -m engine.gobblet.jr.table`` at the lowest CPU priority; the child lowers its own priority
 # because a preexec_fn is unsafe in a process that already runs threads (the camera's)
 NICE_BUILD = ("import os, sys; os.nice(19) if hasattr(os, 'nice') else None; "
-              "from engine.jr_table import main; sys.exit(main(sys.argv[1:]))")
+              "from engine.gobblet.jr.table import main; sys.exit(main(sys.argv[1:]))")
 
 
 def build_command(path: Path, plies: int | None = None, horizon: int | None = None,
                   min_pieces: int | None = None) -> list[str]:
     """The command line that builds the table into ``path`` at the lowest priority (the
-    engine's ``python -m engine.jr_table build``, with its defaults unless given: ``plies`` or
+    engine's ``python -m engine.gobblet.jr.table build``, with its defaults unless given: ``plies`` or
     ``horizon`` ask for the horizon-limited table, ``min_pieces`` for a partial exact one)."""
     cmd = [sys.executable, "-c", NICE_BUILD, "build", "--out", str(path)]
     if min_pieces is not None:
@@ -137,7 +137,7 @@ class JrTablePreparer:
             table = get_table(self.path, build_if_missing=False)
             if table is None:  # a damaged file: say so rather than claim exact answers
                 return FAILED
-            from engine.hints import use_jr_table
+            from engine.gobblet.hints import use_jr_table
 
             use_jr_table(table)
             self.used = True

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from calibration.model import Calibration
-from engine import Rules
-from engine.notation import format_moves
+from engine.gobblet import Rules
+from engine.gobblet.notation import format_moves
 from hardware.frames import Frame
 
 from vision.frames_folder import FramesWriter

@@ -25,8 +25,8 @@ import cv2
 import numpy as np
 
 from calibration.model import Calibration
-from engine import Board, Move
-from engine.notation import format_moves
+from engine.gobblet import Board, Move
+from engine.gobblet.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.sources import Reconnecting, SourceEvent
 from vision.motion import MotionDetector, square_masks, squares_changed

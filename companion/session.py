@@ -18,8 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import Board, IllegalMove, Move, Outcome
-from engine.board import AGREEMENT, RESIGNATION, TOUCH_MOVE
+from engine.gobblet import Board, Move
+from engine import IllegalMove, Outcome
+from engine.gobblet.values import AGREEMENT, RESIGNATION, TOUCH_MOVE
 from engine.files import (
     TMP_SUFFIX,
     StorageError,
@@ -27,9 +28,10 @@ from engine.files import (
     fsync_directory,
     remove_stale_temporaries,
 )
-from engine.notation import describe_outcome, parse_position
+from engine.gobblet.notation import describe_outcome
+from engine.gobblet.board import parse_position
 from engine.record import GameRecord, RecordError, save_records
-from engine.rules import COLOUR_NAMES, Rules
+from engine.gobblet.rules import COLOUR_NAMES, Rules
 
 from .journal import Event, Journal, JournalError, JournalHeader
 
@@ -77,7 +79,7 @@ class GameSession:
         disk, text a journal cannot store) the old game is still the current one."""
         data_dir = Path(data_dir)
         current = data_dir / CURRENT
-        board = parse_position(start) if start else Board(rules)
+        board = parse_position(start) if start else rules.new_game()
         all_tags = {
             "Variant": board.rules.token,
             "Date": datetime.now().strftime("%Y.%m.%d"),

@@ -1,32 +1,26 @@
-"""cupboard's game library: rules, positions, moves, notation, records and drawings of
-Gobblet-family games.  Pure Python: no camera, no OpenCV, no web server."""
+"""cupboard's game library: one package per game family (``engine.gobblet``) behind one small
+contract (``engine.game``), with what the families share: the registry (``engine.families``),
+game records (``engine.record``), hints (``engine.hints``) and safe file writing.  Pure Python:
+no camera, no OpenCV, no web server."""
 
-from .board import (
-    Board,
+from .families import FAMILIES, UnknownVariant, family, family_of, parse_position, variant
+from .game import (
+    LEVELS,
+    Alternative,
+    Family,
+    Game,
     GameOver,
+    GameRules,
+    Hint,
     IllegalMove,
-    Move,
+    Level,
     Outcome,
-    PositionError,
-    Touch,
-    perft,
-    replay,
+    level,
 )
-from .rules import (
-    BLACK,
-    GOBBLET,
-    GOBBLET_JR,
-    GOBLET_5,
-    STORER,
-    VARIANTS,
-    WHITE,
-    Rules,
-    RulesError,
-    variant,
-)
+from .hints import hint
 
 __all__ = [
-    "BLACK", "GOBBLET", "GOBBLET_JR", "GOBLET_5", "STORER", "VARIANTS", "WHITE",
-    "Board", "GameOver", "IllegalMove", "Move", "Outcome", "PositionError", "Rules",
-    "RulesError", "Touch", "perft", "replay", "variant",
+    "FAMILIES", "LEVELS", "Alternative", "Family", "Game", "GameOver", "GameRules", "Hint",
+    "IllegalMove", "Level", "Outcome", "UnknownVariant", "family", "family_of", "hint", "level",
+    "parse_position", "variant",
 ]

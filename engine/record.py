@@ -1,7 +1,7 @@
 """Game records: a PGN-like plain-text format for whole games (see ``docs/formats.md``).
 
 A file holds any number of games.  Each game is a block of tags, one per line, then its moves
-in move text (``engine.notation``) with move numbers, comments in braces after a move, and a
+in move text (``engine.gobblet.notation``) with move numbers, comments in braces after a move, and a
 result token that ends the game::
 
     [Format "cupboard-record 1"]
@@ -29,25 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .board import (
-    AGREEMENT,
-    REASONS,
-    RESIGNATION,
-    TOUCH_MOVE,
-    Board,
-    IllegalMove,
-    other,
-)
+from typing import Any
+
+from .families import parse_position, variant
 from .files import write_atomic
-from .notation import (
-    NotationError,
-    describe_outcome,
-    format_move,
-    format_position,
-    parse_move,
-    parse_position,
-)
-from .rules import BLACK, COLOUR_NAMES, WHITE, Rules
+from .game import Game, GameRules, IllegalMove, Outcome
+from .gobblet.values import AGREEMENT, REASONS, RESIGNATION, TOUCH_MOVE
 
 FORMAT = "cupboard-record 1"
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -59,7 +46,7 @@ _ANNOTATION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 _NUMBER = re.compile(r"(\d+)(\.\.\.|\.)(.*)\Z")
 # The shape of move text; whether the squares exist and the move is legal is for ``replay``.
 _MOVE_SHAPE = re.compile(r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?\Z")
-_WINNER_OF_RESULT = {"1-0": WHITE, "0-1": BLACK}
+_WINNER_OF_RESULT = {"1-0": 0, "0-1": 1}
 
 
 class RecordError(ValueError):
@@ -166,23 +153,23 @@ class GameRecord:
 
     # ------------------------------------------------------------------ meaning
     @property
-    def rules(self) -> Rules:
+    def rules(self) -> GameRules:
         """The rules of the game, from the ``Variant`` tag."""
         token = self.tags.get("Variant")
         line = self.tag_lines.get("Variant", self.line)
         if token is None:
             raise self._error('the game has no Variant tag (e.g. [Variant "gobblet"])')
         try:
-            return Rules.parse(token)
+            return variant(token)
         except ValueError as e:
             raise self._error(f"Variant: {e}", line) from None
 
-    def start_board(self) -> Board:
-        """The board before the first move: the ``Position`` tag, or the variant's start."""
+    def start_board(self) -> Game:
+        """The game before the first move: the ``Position`` tag, or the variant's start."""
         rules = self.rules
         text = self.tags.get("Position")
         if text is None:
-            return Board(rules)
+            return rules.new_game()
         line = self.tag_lines.get("Position", self.line)
         try:
             board = parse_position(text)
@@ -194,7 +181,7 @@ class GameRecord:
             )
         return board
 
-    def replay(self) -> Board:
+    def replay(self) -> Game:
         """The board after playing every move from the start, each checked, and the recorded
         ending (resignation, agreement, touch-move) applied.
 
@@ -204,8 +191,8 @@ class GameRecord:
         board = self.start_board()
         for recorded in self.moves:
             number = 1 + board.ply // 2
-            first = board.turn == board.rules.first
-            label = f"move {number} ({COLOUR_NAMES[board.turn]})"
+            first = board.ply % 2 == 0  # the first player's move
+            label = f"move {number} ({board.player_name(board.turn)})"
             line = recorded.line or self.line
             if recorded.number is not None:
                 expected = f"{number}{'.' if first else '...'}"
@@ -216,19 +203,19 @@ class GameRecord:
                         line,
                     )
             try:
-                move = parse_move(board, recorded.text)
-            except NotationError as e:
-                raise self._error(
-                    f"{label} {recorded.text}: {_unprefixed(str(e), recorded.text)}", line
-                ) from None
+                move = board.parse_move(recorded.text)
             except IllegalMove as e:
                 reason = _unprefixed(str(e), recorded.text)
                 raise self._error(f"{label} {recorded.text}: illegal: {reason}", line) from None
+            except ValueError as e:  # the text cannot be read
+                raise self._error(
+                    f"{label} {recorded.text}: {_unprefixed(str(e), recorded.text)}", line
+                ) from None
             board.push(move)
         self._check_ending(board)
         return board
 
-    def _check_ending(self, board: Board) -> None:
+    def _check_ending(self, board: Any) -> None:
         """Compare the game's end with the Result and Termination tags; apply an ending action."""
         line = self.end_line or self.line
         termination = self.tags.get("Termination")
@@ -237,7 +224,7 @@ class GameRecord:
             if self.result != outcome.result or termination not in (None, outcome.reason):
                 recorded = self.result + (f" ({termination})" if termination else "")
                 raise self._error(
-                    f"the game ends after the last move ({describe_outcome(board, outcome)}: "
+                    f"the game ends after the last move ({_ending_words(board, outcome)}: "
                     f"{outcome.result}, {outcome.reason}) but the record says {recorded}",
                     line,
                 )
@@ -255,7 +242,7 @@ class GameRecord:
                 raise self._error(
                     f"a game ended by resignation has result 1-0 or 0-1, not {self.result}", line
                 )
-            board.resign(other(_WINNER_OF_RESULT[self.result]))
+            board.resign(1 - _WINNER_OF_RESULT[self.result])
         elif termination == AGREEMENT:
             if self.result != "1/2-1/2":
                 raise self._error(
@@ -263,11 +250,11 @@ class GameRecord:
                 )
             board.agree_draw()
         elif termination == TOUCH_MOVE:
-            loser = COLOUR_NAMES[board.turn]
-            if _WINNER_OF_RESULT.get(self.result) != other(board.turn):
+            loser = board.player_name(board.turn)
+            if _WINNER_OF_RESULT.get(self.result) != 1 - board.turn:
                 raise self._error(
                     f"a touch-move loss is the loss of the player to move ({loser}), so the "
-                    f"result is {'0-1' if board.turn == WHITE else '1-0'}, not {self.result}",
+                    f"result is {'0-1' if board.turn == 0 else '1-0'}, not {self.result}",
                     line,
                 )
             stuck = [sq for sq in range(board.rules.squares) if board.touch(sq).loses]
@@ -286,7 +273,7 @@ class GameRecord:
     @classmethod
     def from_board(
         cls,
-        board: Board,
+        board: Game,
         tags: Mapping[str, str] | None = None,
         annotations: Sequence[Mapping[str, object]] | None = None,
         comments: Sequence[str] | None = None,
@@ -298,17 +285,18 @@ class GameRecord:
         ``comments[i]`` go with the i-th move (values are written as text).
         """
         start = board.copy()
+        played = []
         while start.can_pop:
-            start.pop()
+            played.append(start.pop())
+        played = [move for move in reversed(played) if move is not None]  # not resignations
         rules = board.rules
         derived = {"Variant", "Position", "Result", "Termination", "Format"}
         out = {"Variant": rules.token}
         for name, value in (tags or {}).items():
             if name not in derived:
                 out[name] = str(value)
-        fresh = Board(rules)
-        if start.key() != fresh.key() or start.start_ply != 0:
-            out["Position"] = format_position(start)
+        if start.text() != rules.new_game().text():
+            out["Position"] = start.text()
         outcome = board.outcome()
         result = outcome.result if outcome else "*"
         out["Result"] = result
@@ -316,17 +304,24 @@ class GameRecord:
         annotations = list(annotations or [])
         comments = list(comments or [])
         moves = []
-        for i, move in enumerate(board.move_stack):
+        for i, move in enumerate(played):
             notes = annotations[i] if i < len(annotations) else {}
             moves.append(
                 RecordedMove(
-                    format_move(start, move),
+                    start.move_text(move),
                     {str(k): str(v) for k, v in notes.items()},
                     comments[i] if i < len(comments) else "",
                 )
             )
             start.push(move)
         return cls(out, moves, result)
+
+
+def _ending_words(game: Game, outcome: Outcome) -> str:
+    """Who won, in words, for a message."""
+    if outcome.winner is None:
+        return "a draw"
+    return f"{game.player_name(outcome.winner)} wins"
 
 
 # ---------------------------------------------------------------------- writing
@@ -614,7 +609,7 @@ def _check_tags(tags: dict[str, str], lines: dict[str, int], source: str) -> Non
             lines["Format"],
         )
     try:
-        rules = Rules.parse(tags["Variant"])
+        rules = variant(tags["Variant"])
     except ValueError as e:
         raise RecordError(f"Variant: {e}", source, lines["Variant"]) from None
     if "Position" in tags:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
-from engine import jr_table
+from companion.app import create_app
+from companion.services import CompanionConfig
+from engine.gobblet.jr import table as jr_table
 
 # the user's cache, looked at (read-only) before the tests get their own, removed at exit (a
 # table built there is 364 MB)
@@ -67,7 +68,7 @@ def exact_jr_table():
     """The exact Gobblet Jr. table at the tests' cache path: the user's own when it is a valid
     full table (linked, not copied: 364 MB), else built once per session (about a minute of
     CPU)."""
-    from engine.jr_exact import ExactTable, TableError
+    from engine.gobblet.jr.exact import ExactTable, TableError
 
     path = jr_table.default_path()
     if not path.exists():

@@ -3,7 +3,8 @@
 import random
 from collections.abc import Iterator
 
-from engine import Board, Move, variant
+from engine.gobblet import Board, Move
+from engine import variant
 
 
 def sq(board: Board, name: str) -> int:

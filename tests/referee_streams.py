@@ -13,7 +13,7 @@ import numpy as np
 from companion.demo import calibrate_demo, script_of
 from companion.referee import Referee
 from companion.session import GameSession
-from engine import Rules
+from engine.gobblet import Rules
 from hardware.frames import EndOfStream, Frame, FrameSource
 from hardware.pieces import load_piece_set
 from hardware.synthetic import Position, SyntheticCamera

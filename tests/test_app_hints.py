@@ -3,7 +3,8 @@ so the other player sees it; the limit per turn; exact values in Gobblet Jr."""
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 
 TOKEN = "hint-token"
 AUTH = {"X-Cupboard-Token": TOKEN}

@@ -5,7 +5,8 @@ import io
 import pytest
 from conftest import AUTH, TOKEN  # the app and client fixtures live there too
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from engine.record import read_records
 
 GAME = """[Variant "gobblet-jr"]

@@ -11,8 +11,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Board, Move, Rules
-from engine.board import buried_balance
+from engine.gobblet import Board, Move, Rules
+from engine.gobblet.board import buried_balance
 
 RULE_SETS = [
     "gobblet",

@@ -22,7 +22,8 @@ from browser_support import (
 )
 from playwright.sync_api import sync_playwright
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.web.wsgi import start_server
 from engine.record import read_records
 

@@ -16,7 +16,8 @@ from browser_support import (
     wait_ply,
 )
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.web.wsgi import start_server
 
 pytestmark = needs_chromium

@@ -14,7 +14,8 @@ from browser_support import (
     shot,
 )
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import calibrate_demo, demo_camera
 from companion.live import LiveReferee
 from companion.web.preview import PreviewCamera

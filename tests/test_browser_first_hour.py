@@ -9,7 +9,8 @@ import pytest
 from browser_support import ARGS, CHROMIUM, TOKEN, needs_chromium, phone_page, shot
 from playwright.sync_api import sync_playwright
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.live import DEMO_TAGS
 from companion.web.wsgi import start_server
 from engine import variant

@@ -7,7 +7,8 @@ from browser_support import TOKEN, needs_chromium, phone_page, shot
 from conftest import started_camera
 from test_wizard import Table, show
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.web.wsgi import start_server
 
 pytestmark = needs_chromium

@@ -4,7 +4,8 @@ import subprocess
 import sys
 
 from companion.cli import main
-from engine import Board, variant
+from engine.gobblet import Board
+from engine import variant
 
 
 def test_perft_prints_the_count(capsys):

@@ -29,7 +29,7 @@ def clean(result):
 
 
 def test_help_lists_the_sets_and_boards():
-    from engine.rules import VARIANTS
+    from engine.gobblet.rules import VARIANTS
 
     out = cupboard("--help").stdout
     for name in shipped_piece_sets() + shipped_boards() + list(VARIANTS):

@@ -7,13 +7,15 @@ import time
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import DEMO_STILL_FRAMES, DemoCamera, calibrate_demo, demo_game, varied_demo_camera
 from companion.events import Broadcaster
 from companion.live import DEMO_TAGS, LiveReferee
 from companion.session import DEMO_RECORDS_KEPT, GameSession
 from companion.web.hub import GameHub
-from engine import Board, variant
+from engine.gobblet import Board
+from engine import variant
 from engine.record import load_records
 
 TOKEN = "demo-token"

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.journal import read_journal
 from companion.session import CURRENT, GameSession
-from engine import GOBBLET, GOBBLET_JR, files
-from engine.notation import parse_position
+from engine.gobblet import GOBBLET, GOBBLET_JR
+from engine import files
+from engine.gobblet.board import parse_position
 from engine.record import load_records
 
 from conftest import AUTH, TOKEN

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from calibration import CalibrationError, calibrate, load_calibration, save_calibration
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.journal import read_journal
 from companion.session import CURRENT, GameSession
-from engine import GOBBLET
+from engine.gobblet import GOBBLET
 from engine.inputs import InputError, check_strings, check_text, parse_json
 from engine.record import RecordError, read_records
 from fuzzing import mutate_bytes, mutations

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.journal import read_journal
 from companion.session import CURRENT
 from companion.web.wsgi import start_server

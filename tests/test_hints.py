@@ -5,10 +5,11 @@ import random
 import pytest
 
 from companion.cli import main
-from engine import GOBBLET_JR, Board
-from engine.hints import LEVELS, hint, level, use_jr_table
-from engine.jr_table import build, load, save
-from engine.tactics import winning_moves
+from engine.gobblet import GOBBLET_JR, Board
+from engine import LEVELS, level
+from engine.gobblet.hints import hint, use_jr_table
+from engine.gobblet.jr.table import build, load, save
+from engine.gobblet.tactics import winning_moves
 
 MUST_BLOCK = "gobblet B3,B3,B2,./.,.,.,./.,W4,W4,./B4,.,.,B4 w 4,3,3 4,2,1 6"
 MIDGAME = "gobblet .,B4,.,W3/W4,.,W2,B2/.,.,.,./.,.,B3,B4 w 4,4,1 4,3,1 8"

@@ -1,4 +1,4 @@
-"""The exact Gobblet Jr. table (``engine.jr_build`` solves it backwards, ``engine.jr_exact``
+"""The exact Gobblet Jr. table (``engine.gobblet.jr.build`` solves it backwards, ``engine.gobblet.jr.exact``
 reads it): the values the issue names, agreement with brute force over the rules engine, draws,
 the file's checks and the fallback without numba.
 
@@ -14,11 +14,14 @@ import time
 import numpy as np
 import pytest
 
-import engine
-from engine import GOBBLET_JR, Board, jr, jr_exact, jr_table
-from engine.jr_exact import ExactTable, TableError
-from engine.jr_index import index
-from engine.jr_solve import DRAW, LOSS, WIN, JrSolver, JrValue
+import engine.gobblet.jr
+from engine.gobblet import GOBBLET_JR, Board
+from engine.gobblet.jr import exact as jr_exact
+from engine.gobblet.jr import model as jr
+from engine.gobblet.jr import table as jr_table
+from engine.gobblet.jr.exact import ExactTable, TableError
+from engine.gobblet.jr.index import index
+from engine.gobblet.jr.solve import DRAW, LOSS, WIN, JrSolver, JrValue
 
 CORNERS_AND_CENTRE = {0, 2, 4, 6, 8}
 EDGES = {1, 3, 5, 7}
@@ -262,8 +265,8 @@ def test_the_file_is_checked_on_load(fullest, tmp_path, capsys):
 
 def test_without_numba_the_horizon_table_is_built_instead(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "numba", None)  # ``import numba`` now fails
-    monkeypatch.delitem(sys.modules, "engine.jr_build", raising=False)
-    monkeypatch.delattr(engine, "jr_build", raising=False)
+    monkeypatch.delitem(sys.modules, "engine.gobblet.jr.build", raising=False)
+    monkeypatch.delattr(engine.gobblet.jr, "build", raising=False)
     path = tmp_path / "table.bin"
     table = jr_table.build_any(path, plies=0, horizon=3)
     assert isinstance(table, jr_table.JrTable) and len(table.values) == 1

@@ -12,10 +12,11 @@ import time
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.jr_prepare import BUILDING, FAILED, MISSING, READY, JrTablePreparer
-from engine import hints
-from engine.jr_table import FILE_NAME, load
+from engine.gobblet import hints
+from engine.gobblet.jr.table import FILE_NAME, load
 
 TOKEN = "prep-token"
 AUTH = {"X-Cupboard-Token": TOKEN}
@@ -102,7 +103,7 @@ def test_without_serve_the_app_builds_nothing(tmp_path, cache):
 
 def test_cupboard_prepare_reports_a_table_that_is_there(cache):
     env = {**os.environ, "CUPBOARD_CACHE": str(cache)}
-    done = subprocess.run([sys.executable, "-m", "engine.jr_table", "build", "--plies", "0", "--horizon", "3"],
+    done = subprocess.run([sys.executable, "-m", "engine.gobblet.jr.table", "build", "--plies", "0", "--horizon", "3"],
                           env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0
     out = subprocess.run([sys.executable, "-m", "companion.cli", "prepare"], env=env, capture_output=True,

@@ -4,9 +4,10 @@ import random
 
 import pytest
 
-from engine import GOBBLET_JR, Board, jr, perft
-from engine.jr_solve import DRAW, LOSS, WIN, JrSolver, JrValue, decode, encode
-from engine.jr_table import build, load, save
+from engine.gobblet import GOBBLET_JR, Board, perft
+from engine.gobblet.jr import model as jr
+from engine.gobblet.jr.solve import DRAW, LOSS, WIN, JrSolver, JrValue, decode, encode
+from engine.gobblet.jr.table import build, load, save
 
 
 def random_board(rng: random.Random, plies: int) -> Board:

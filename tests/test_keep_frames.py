@@ -49,7 +49,8 @@ def test_keep_frames_must_not_be_negative(tmp_path):
 
 
 def test_the_live_referee_keeps_frames_only_when_asked_in_the_data_folder(tmp_path):
-    from companion.app import CompanionConfig, create_app
+    from companion.app import create_app
+    from companion.services import CompanionConfig
     from companion.live import LiveReferee
 
     camera = StagedCamera(game_steps(positions_of(variant(SET), SET, ["3b2"])), seed=5, pieces=SET)

@@ -1,7 +1,8 @@
 """The live referee inside the app: demo camera frames go to the hub's game, moves appear in
 the state every page reads, and the demo starts a new game when its script starts again."""
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import DEMO_GAMES, calibrate_demo, cycle_frames, demo_camera
 from companion.live import LiveReferee
 from engine import variant as rules_of

@@ -1,4 +1,4 @@
-"""Position text and move text (engine.notation): round trips, error messages, robustness."""
+"""Position text and move text (engine.gobblet.notation): round trips, error messages, robustness."""
 
 import random
 import re
@@ -8,15 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Board, IllegalMove, Move, variant
-from engine.notation import (
-    NotationError,
-    format_move,
-    format_position,
-    parse_move,
-    parse_position,
-)
-from engine.rules import VARIANTS, Rules
+from engine.gobblet import Board, Move
+from engine import IllegalMove, variant
+from engine.gobblet.notation import NotationError, format_move, format_position, parse_move
+from engine.gobblet.board import parse_position
+from engine.gobblet.rules import VARIANTS, Rules
 
 CUSTOM_TOKENS = ["gobblet[board=5,line=4]", "gobblet-jr[per=3]", "custom[first=b]", "storer[rep=2]"]
 ALL_TOKENS = [*VARIANTS, *CUSTOM_TOKENS]

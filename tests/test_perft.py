@@ -2,8 +2,9 @@
 
 import pytest
 
-from engine import Board, perft, variant
-from engine.notation import parse_position
+from engine.gobblet import Board, perft
+from engine import variant
+from engine.gobblet.board import parse_position
 
 # From shared/RULES.md: independent engines agree on these.
 GOBBLET = [16, 240, 10_080, 406_560]

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
-from engine import Board, variant
-from engine.notation import parse_position
+from engine.gobblet import Board
+from engine import variant
+from engine.gobblet.board import parse_position
 from engine.record import (
     FORMAT,
     GameRecord,
@@ -24,7 +25,7 @@ from engine.record import (
     save_records,
     write_records,
 )
-from engine.rules import VARIANTS
+from engine.gobblet.rules import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "examples" / "sample-games.gbn"

@@ -9,7 +9,8 @@ the project's own renderer never fools its recogniser so."""
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import calibrate_demo
 from companion.live import LiveReferee
 from companion.referee import Referee

@@ -1,6 +1,6 @@
 """Hand-built positions, one group of tests per ruling of shared/RULES.md.
 
-Positions are written as position texts (see ``engine.notation``): ranks from the top rank
+Positions are written as position texts (see ``engine.gobblet.notation``): ranks from the top rank
 down, each square ``.`` or its stack bottom to top, then side to move, White's and Black's
 reserves (tops of external stacks, or loose pieces) and the move number.  Every position is
 checked by the engine's set-up validation, so piece counts are consistent.
@@ -17,7 +17,8 @@ from helpers import (
     step,
 )
 
-from engine import BLACK, WHITE, Board, GameOver, IllegalMove, Move, Outcome, Rules
+from engine.gobblet import BLACK, WHITE, Board, Move, Rules
+from engine import GameOver, IllegalMove, Outcome
 
 # --------------------------------------------------------------------------- positions
 # gobblet, Black to move.  White shows 3 tops on rank 1 (W4 a1, W4 b1, W2 c1) and the 4th

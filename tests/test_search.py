@@ -5,9 +5,9 @@ import time
 import pytest
 from helpers import random_positions
 
-from engine import Board, Move
-from engine.movegen import is_legal_now, ordered_moves
-from engine.search import (
+from engine.gobblet import Board, Move
+from engine.gobblet.movegen import is_legal_now, ordered_moves
+from engine.gobblet.search.searcher import (
     FALLBACK_GROWTH,
     INF,
     MATE,
@@ -17,8 +17,8 @@ from engine.search import (
     child_hash,
     search,
 )
-from engine.search_frontier import staged_moves
-from engine.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
+from engine.gobblet.search.frontier import staged_moves
+from engine.gobblet.tactics import LOSES, WINS, has_winning_move, move_result, winning_moves
 
 WIN_IN_3 = "gobblet B4,.,.,./.,.,W3,./.,W4,.,B4/.,W4,W3,. w 4,2,2 4,3,3 5"
 REVEAL_TRAP = "gobblet .,.,.,./.,W4,W3,./.,.,.,./B4,B4,B2W4,B3 w 4,3,2 4,3,1 6"

@@ -1,4 +1,4 @@
-"""The search shared with helper processes (engine.search_parallel): the same scores as a
+"""The search shared with helper processes (engine.gobblet.search.parallel): the same scores as a
 search alone, real work done by the helpers, limits honoured, and a helper that dies costing
 nothing but speed."""
 
@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from engine import Board, variant
-from engine.search import INF, Searcher, SearchLimits
-from engine.search_parallel import (
+from engine.gobblet import Board
+from engine import variant
+from engine.gobblet.search.searcher import INF, Searcher, SearchLimits
+from engine.gobblet.search.parallel import (
     _HELPER_LIMITS,
     _POOLS,
     ALPHA,
@@ -23,7 +24,7 @@ from engine.search_parallel import (
     search_moves,
     start_helpers,
 )
-from engine.search_shared_table import SharedTable, pack_move, unpack_move
+from engine.gobblet.search.shared_table import SharedTable, pack_move, unpack_move
 from tests.helpers import random_positions
 
 HELPERS = 1

@@ -5,11 +5,11 @@ their targets are checked in ``test_search_tables.py``.)"""
 import pytest
 from helpers import random_positions
 
-from engine import Board
-from engine.rules import VARIANTS
-from engine.search import Searcher, SearchLimits
-from engine.search_frontier import Frontier
-from engine.tactics import (
+from engine.gobblet import Board
+from engine.gobblet.rules import VARIANTS
+from engine.gobblet.search.searcher import Searcher, SearchLimits
+from engine.gobblet.search.frontier import Frontier
+from engine.gobblet.tactics import (
     completing_squares,
     has_winning_move,
     winning_moves,

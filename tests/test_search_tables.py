@@ -7,21 +7,21 @@ import pytest
 from helpers import random_positions
 
 from engine import variant
-from engine.bitboard_tables import (
+from engine.gobblet.bitboard_tables import (
     completing_table,
     first_line_table,
     hot_lines_table,
     square_table,
     threat_lines_table,
 )
-from engine.evaluation import (
+from engine.gobblet.evaluation import (
     line_score,
     line_terms,
     masked_line_terms,
     packed_line_score,
 )
-from engine.geometry import geometry, squares_of
-from engine.movegen import (
+from engine.gobblet.geometry import geometry, squares_of
+from engine.gobblet.movegen import (
     BLOCK_BONUS,
     CAPTURE_BONUS,
     KILLER_BONUS,
@@ -29,9 +29,9 @@ from engine.movegen import (
     moves_to,
     ordered_moves,
 )
-from engine.rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE, VARIANTS
-from engine.tactics import threat_lines, threat_targets
-from engine.threat_replies import threat_replies
+from engine.gobblet.rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE, VARIANTS
+from engine.gobblet.tactics import threat_lines, threat_targets
+from engine.gobblet.search.threat_replies import threat_replies
 
 
 def _lines_showing(geo, bb, at_least):
@@ -199,7 +199,7 @@ def test_masked_line_terms_give_the_packed_terms(name):
 def test_memos_shared_across_searches_keep_geometries_apart():
     # one process searching boards of the same size with other line lengths (and the other
     # way round) must not mix their memos up: each fast search equals the slow one
-    from engine.search import Searcher, SearchLimits
+    from engine.gobblet.search.searcher import Searcher, SearchLimits
 
     limits = SearchLimits(time=None, depth=2)
     for _ in range(2):

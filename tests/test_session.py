@@ -13,7 +13,8 @@ import pytest
 from companion.journal import read_journal
 from engine.files import StorageError
 from companion.session import CURRENT, GameSession, SessionError
-from engine import GOBBLET, GOBBLET_JR, IllegalMove
+from engine.gobblet import GOBBLET, GOBBLET_JR
+from engine import IllegalMove
 from engine.record import load_records
 
 
@@ -182,7 +183,7 @@ PLAYER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from engine import GOBBLET
+    from engine.gobblet import GOBBLET
     from companion.session import GameSession
 
     session = GameSession.new(Path(sys.argv[1]), GOBBLET)

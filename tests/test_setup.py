@@ -3,17 +3,9 @@
 
 import pytest
 
-from engine import (
-    BLACK,
-    GOBBLET,
-    GOBBLET_JR,
-    GOBLET_5,
-    WHITE,
-    Board,
-    PositionError,
-    Rules,
-)
-from engine.notation import NotationError, parse_position
+from engine.gobblet import BLACK, GOBBLET, GOBBLET_JR, GOBLET_5, WHITE, Board, PositionError, Rules
+from engine.gobblet.notation import NotationError
+from engine.gobblet.board import parse_position
 
 EMPTY_4 = ".,.,.,./.,.,.,./.,.,.,./.,.,.,."
 

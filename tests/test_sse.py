@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.events import HEARTBEAT, Broadcaster, SseMessage, TooManyClients
 from companion.web.wsgi import start_server
 

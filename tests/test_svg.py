@@ -1,4 +1,4 @@
-"""SVG drawings (engine.svg): valid standalone SVG whose pieces match the board."""
+"""SVG drawings (engine.gobblet.svg): valid standalone SVG whose pieces match the board."""
 
 import random
 import xml.etree.ElementTree as ET
@@ -6,10 +6,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from companion.cli import main
-from engine import Board, Move, variant
-from engine.notation import parse_position
-from engine.rules import VARIANTS
-from engine.svg import board_svg
+from engine.gobblet import Board, Move
+from engine import variant
+from engine.gobblet.board import parse_position
+from engine.gobblet.rules import VARIANTS
+from engine.gobblet.svg import board_svg
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 TOKENS = [*VARIANTS, "gobblet[board=5,line=4]", "gobblet-jr[per=3,sizes=5]"]

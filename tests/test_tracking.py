@@ -1,8 +1,9 @@
 """The tracker's judgement on observations built from known positions (no camera involved):
 it explains stable boards by legal moves only, and names what it cannot explain."""
 
-from engine import Board, variant
-from engine.notation import format_moves
+from engine.gobblet import Board
+from engine import variant
+from engine.gobblet.notation import format_moves
 from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from vision.tracking import (
     Ambiguous,

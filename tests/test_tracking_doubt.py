@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from test_tracking import SIZES_4, Clock, feed, observe, play, reach
 
-from engine import Board, variant
+from engine.gobblet import Board
+from engine import variant
 from vision.tracking import Doubt, Tracker, TrackEvent, board_labels
 
 D1 = 3  # square index of d1 on a 4x4 board

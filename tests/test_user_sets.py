@@ -9,7 +9,8 @@ import pytest
 from conftest import AUTH, TOKEN, started_camera
 
 from calibration.model import load_calibration
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from hardware.synthetic import SyntheticCamera
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,21 +3,9 @@ variants that RULES.md gives no numbers for, derived by hand in the comments."""
 
 import pytest
 
-from engine import (
-    BLACK,
-    GOBBLET,
-    GOBBLET_JR,
-    GOBLET_5,
-    STORER,
-    VARIANTS,
-    WHITE,
-    Board,
-    Rules,
-    RulesError,
-    perft,
-    variant,
-)
-from engine.notation import parse_position
+from engine.gobblet import BLACK, GOBBLET, GOBBLET_JR, GOBLET_5, STORER, VARIANTS, WHITE, Board, Rules, RulesError, perft
+from engine import variant
+from engine.gobblet.board import parse_position
 
 # Start-position perft of `gobblet`, as given in shared/RULES.md (independent engines agree).
 GOBBLET_PERFT = [16, 240, 10_080, 406_560, 19_024_320]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from conftest import started_camera
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.web.camera_api import BOUNDARY
 from hardware.synthetic import SyntheticCamera
 

@@ -3,7 +3,8 @@ game) is refused with a clear 422; with the camera paused it is played by tappin
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import calibrate_demo, demo_camera
 from companion.live import LiveReferee
 from companion.web.preview import PreviewCamera

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import DEMO_GAMES, calibrate_demo, demo_camera, script_of
 from companion.live import LiveReferee
 from companion.web.overlay import (

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from conftest import TOKEN
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import calibrate_demo, demo_camera
 from companion.live import LiveReferee
 from companion.web.camera_api import BOUNDARY

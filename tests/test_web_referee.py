@@ -4,7 +4,8 @@ piece and the flipped board in the state."""
 
 import pytest
 
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from companion.demo import calibrate_demo, demo_camera
 from companion.live import LiveReferee
 from companion.referee import Referee

@@ -11,7 +11,8 @@ import pytest
 from conftest import AUTH, TOKEN, started_camera
 
 from calibration.model import load_calibration
-from companion.app import CompanionConfig, create_app
+from companion.app import create_app
+from companion.services import CompanionConfig
 from hardware.camera_model import nominal_intrinsics
 from hardware.frames import Frame, FrameSource
 from hardware.pieces import load_board, load_piece_set

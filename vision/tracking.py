@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine import Board, Move
-from engine.notation import format_moves
-from engine.rules import COLOUR_NAMES
+from engine.gobblet import Board, Move
+from engine.gobblet.notation import format_moves
+from engine.gobblet.rules import COLOUR_NAMES
 
 from .observation import CUP, OCCLUDED, Observation
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import Board, perft, variant
-from engine.notation import describe_outcome, parse_position, render_text
+from engine.gobblet import Board, perft
+from engine import variant
+from engine.gobblet.notation import describe_outcome, render_text
+from engine.gobblet.board import parse_position
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +46,7 @@ def board_from(position: str | None, variant_name: str) -> Board:
     """The board of ``--position`` when given, else the start of ``variant_name``.  An empty
     ``--position`` is refused rather than read as the start (a shell variable left empty)."""
     if position is None:
-        return Board(variant(variant_name))
+        return variant(variant_name).new_game()
     if not position.strip():
         raise ValueError("--position is empty: give a position text, or leave --position out "
                          "for the start position")
@@ -94,7 +96,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(board.text())
     print(render_text(board))
     if args.svg:
-        from engine.svg import board_svg
+        from engine.gobblet.svg import board_svg
 
         with open(args.svg, "w", encoding="utf-8") as f:
             f.write(board_svg(board, hidden=args.hidden))

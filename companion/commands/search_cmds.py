@@ -8,10 +8,12 @@ import random
 import sys
 import time
 
-from engine import Board, jr, variant
-from engine.hints import LEVELS, hint, level, use_jr_table
-from engine.search import Searcher
-from engine.tactics import play_safe_random
+from engine import variant
+from engine.gobblet.jr import model as jr
+from engine import LEVELS, level
+from engine.gobblet.hints import hint, use_jr_table
+from engine.gobblet.search.searcher import Searcher
+from engine.gobblet.tactics import play_safe_random
 
 MAX_PLIES = 200  # a self-play game this long is scored a draw
 
@@ -63,7 +65,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_prepare(args: argparse.Namespace) -> int:
     """Build the Gobblet Jr. table into the cache (``$CUPBOARD_CACHE`` or ~/.cache/cupboard)
     unless it is there; ``cupboard serve`` does the same in the background."""
-    from engine import jr_table
+    from engine.gobblet.jr import table as jr_table
 
     path = jr_table.default_path()
     if path.exists() and not args.force:
@@ -75,7 +77,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 def _load_jr_table() -> None:
     """Answer Gobblet Jr. exactly: load the cached table, building it first when missing."""
-    from engine import jr_table
+    from engine.gobblet.jr import table as jr_table
 
     if not jr_table.default_path().exists():
         print(f"building the exact Gobblet Jr. table into {jr_table.default_path()} (once, about a minute)...",
@@ -86,7 +88,7 @@ def _load_jr_table() -> None:
 def play_game(white: str, black: str, rules, seconds: float, rng: random.Random, opening_plies: int) -> str:
     """One game between two levels after ``opening_plies`` random safe plies; returns the
     result ``1-0``, ``0-1`` or ``1/2-1/2``."""
-    board = Board(rules)
+    board = rules.new_game()
     play_safe_random(board, rng, opening_plies)
     engines = (Searcher(), Searcher())
     levels = (level(white), level(black))

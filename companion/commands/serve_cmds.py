@@ -181,7 +181,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _serve_socket(app, host: str, port: int, streams: int):
     """The server bound to ``host:port``, or a UserError saying what to do."""
-    from . import UserError
+    from .errors import UserError
     from ..web.wsgi import make_server
 
     try:
@@ -204,9 +204,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted."""
     from engine import variant
 
-    from ..app import CompanionConfig, create_app
+    from ..app import create_app
+    from ..services import CompanionConfig
     from ..datalock import DataDirBusy, lock_data_dir
-    from . import UserError
+    from .errors import UserError
 
     if args.token is not None and len(args.token.strip()) < MIN_TOKEN:
         print(f"cupboard serve: --token must be at least {MIN_TOKEN} characters (anyone on the network "
@@ -249,7 +250,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                              keep_frames=config.keep_frames))
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
-    from engine.search_parallel import default_helpers, start_helpers
+    from engine.gobblet.search.parallel import default_helpers, start_helpers
 
     helpers = default_helpers()
     start_helpers(helpers, timeout=0)

@@ -102,14 +102,17 @@ def unit_text(serve_args: list[str], system: bool, run_as: str, home: Path) -> s
 
 def plan(args: argparse.Namespace) -> ServicePlan:
     """The unit for ``args`` and where it goes; ValueError for serve options serve refuses."""
-    from ..cli import build_parser
-    from . import UserError
+    from . import serve_cmds
+    from .errors import UserError
 
     serve_args = list(args.serve_args)
     if serve_args[:1] == ["--"]:
         serve_args = serve_args[1:]
     try:
-        build_parser().parse_args(["serve", *serve_args])
+        # serve's own parser (the whole command line's would import this module back)
+        parser = argparse.ArgumentParser(prog="cupboard")
+        serve_cmds.register(parser.add_subparsers(dest="command", metavar="COMMAND"))
+        parser.parse_args(["serve", *serve_args])
     except SystemExit:
         raise UserError(f"cupboard serve does not take {shlex.join(serve_args)!r} (see cupboard serve --help)") from None
     run_as = args.run_as or os.environ.get("SUDO_USER") or getpass.getuser()

@@ -93,7 +93,7 @@ def new_set(args: argparse.Namespace) -> tuple[Path, Path | None]:
         shipped_piece_sets,
     )
 
-    from . import UserError
+    from .errors import UserError
 
     data_dir = args.data or default_data_dir()
     name = args.name

@@ -50,7 +50,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     from companion.datalock import DataDirBusy, lock_data_dir
 
-    from . import UserError
+    from .errors import UserError
 
     source, calibration, demo_rules = _source_and_calibration(args)
     if demo_rules is not None and args.variant is None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from flask import Blueprint, Response, jsonify, request
 
-from ..app import CameraService, companion
+from ..services import CameraService, companion
 from .errors import ApiError
 from .game_api import json_body
 from .security import require_control

@@ -10,15 +10,16 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from engine import VARIANTS, IllegalMove, Move, RulesError, variant
-from engine.notation import NotationError
+from engine.gobblet import VARIANTS, Move, RulesError
+from engine import IllegalMove, variant
+from engine.gobblet.notation import NotationError
 from engine.record import RecordError, write_record
-from engine.rules import COLOUR_NAMES
+from engine.gobblet.rules import COLOUR_NAMES
 
 from engine.files import StorageError
 from engine.inputs import InputError, check_strings, check_text, parse_json
 
-from ..app import companion
+from ..services import companion
 from ..journal import JournalError
 from ..session import SessionError
 from .errors import ApiError

@@ -8,11 +8,13 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from engine import Board, hints, jr
+from engine.gobblet import Board
+from engine import hints
+from engine.gobblet.jr import model as jr
 from engine.files import StorageError
-from engine.rules import COLOUR_NAMES
+from engine.gobblet.rules import COLOUR_NAMES
 
-from ..app import companion
+from ..services import companion
 from .errors import ApiError
 from .game_api import game_errors, json_body
 from .hub import GameChanged, NoGame, colour_name, move_json, parse_colour

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import Board, Move, Rules
+from engine.gobblet import Board, Move, Rules
 from engine.files import StorageError
-from engine.notation import describe_outcome
-from engine.rules import COLOUR_NAMES
-from engine.svg import board_svg
+from engine.gobblet.notation import describe_outcome
+from engine.gobblet.rules import COLOUR_NAMES
+from engine.gobblet.svg import board_svg
 
 from ..events import Broadcaster, SseMessage
 from ..journal import Event, JournalError

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, render_template, request
 
-from ..app import companion
+from ..services import companion
 from .security import has_control
 
 bp = Blueprint("pages", __name__)

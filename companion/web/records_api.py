@@ -10,12 +10,12 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request, send_file
 
-from engine import Board
-from engine.notation import describe_outcome, parse_move
+from engine.gobblet import Board
+from engine.gobblet.notation import describe_outcome, parse_move
 from engine.record import GameRecord, RecordError, read_records, save_records
-from engine.svg import board_svg
+from engine.gobblet.svg import board_svg
 
-from ..app import companion
+from ..services import companion
 from ..session import DEMO_FOLDER
 from .errors import ApiError
 from .security import require_control

@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify
 
 from engine import IllegalMove
 
-from ..app import companion
+from ..services import companion
 from ..session import SessionError
 from .errors import ApiError
 from .game_api import game_errors, json_body

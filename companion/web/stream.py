@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from ..app import companion
+from ..services import companion
 from ..events import TooManyClients
 from .errors import ApiError
 

@@ -40,7 +40,7 @@ from vision.observation import CUP
 from vision.recognise import Recogniser
 from vision.set_measure import describe_layout, measure_set
 
-from ..app import Companion, companion
+from ..services import Companion, companion
 from .errors import ApiError
 from .game_api import json_body
 from .security import require_control

@@ -1,19 +1,19 @@
 """The cached tables of Gobblet Jr. values: the exact table, and the horizon-limited table it
 replaced (still built when numba, the exact builder's dependency, is missing).
 
-    python -m engine.jr_table build [--out FILE] [--min-pieces N]
-    python -m engine.jr_table build --plies 2 --horizon 25 [--out FILE]   (horizon-limited)
-    python -m engine.jr_table info [--file FILE]
+    python -m engine.gobblet.jr.table build [--out FILE] [--min-pieces N]
+    python -m engine.gobblet.jr.table build --plies 2 --horizon 25 [--out FILE]   (horizon-limited)
+    python -m engine.gobblet.jr.table info [--file FILE]
 
-The exact table (``engine.jr_exact``) holds the value of every position, draws included,
-solved backwards by ``engine.jr_build`` in about a minute of CPU and under 1 GB of memory;
+The exact table (``engine.gobblet.jr.exact``) holds the value of every position, draws included,
+solved backwards by ``engine.gobblet.jr.build`` in about a minute of CPU and under 1 GB of memory;
 ``--min-pieces`` solves only the layers with at least that many pieces on the board (a quick
 partial table, for tests).  The file lives in ``$CUPBOARD_CACHE`` or ``~/.cache/cupboard``, is
 built on first use when missing (``cupboard prepare``, or ``cupboard serve`` in the
 background) and is never committed: this script makes it.
 
-The horizon-limited table holds every canonical position (``engine.jr``) reachable in at most
-``plies`` plies from the start, each with its value as one byte (``engine.jr_solve.encode``):
+The horizon-limited table holds every canonical position (``engine.gobblet.jr.model``) reachable in at most
+``plies`` plies from the start, each with its value as one byte (``engine.gobblet.jr.solve.encode``):
 win or loss with the distance in plies, or 0 when neither side can force a line within
 ``horizon`` plies; deeper positions are searched when asked (``JrSolver``).  Its file format
 (little-endian): the magic ``b"CUPJR1\\n"``, then four uint32 (plies, horizon, entry count,
@@ -35,11 +35,12 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import jr, jr_exact
-from .board import Board
-from .jr_exact import ExactTable, TableError
-from .jr_solve import JrSolver, encode
-from .rules import GOBBLET_JR
+from . import exact as jr_exact
+from . import model as jr
+from ..board import Board
+from .exact import ExactTable, TableError
+from .solve import JrSolver, encode
+from ..rules import GOBBLET_JR
 
 MAGIC = b"CUPJR1\n"
 DEFAULT_PLIES = 2
@@ -166,7 +167,7 @@ def build_exact(path: Path, min_pieces: int = 0, progress: bool = False) -> Exac
     """Solve the game (the layers with at least ``min_pieces`` pieces on the board) and save
     the exact table at ``path``.  Raises ``BuilderMissing`` without numba."""
     try:
-        from . import jr_build
+        from . import build as jr_build
     except ImportError as e:
         raise BuilderMissing(f"{NO_BUILDER}: {e}") from None
     report = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if progress else None
@@ -237,7 +238,7 @@ def describe(table: JrTable | ExactTable, path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: build a table or describe it."""
-    parser = argparse.ArgumentParser(prog="python -m engine.jr_table", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m engine.gobblet.jr.table", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="action", required=True)
     b = sub.add_parser("build", help="solve Gobblet Jr. and cache the table")
     b.add_argument("--out", type=Path, default=None)

@@ -3,7 +3,7 @@ imports this module, reading the table needs numpy alone).
 
 Pieces never leave the board, so a position's pieces-on-board counts never decrease: an entry
 goes to a layer with one more piece, a board move stays among the positions with the same
-counts, seen from either side (a *layer pair*, one or two blocks of ``engine.jr_index``).
+counts, seen from either side (a *layer pair*, one or two blocks of ``engine.gobblet.jr.index``).
 Layer pairs are solved from the fullest down, so every entry leads to a solved position.
 
 Inside a layer pair, values are found level by level (level ``d`` decides the positions that
@@ -20,7 +20,7 @@ are won or lost in exactly ``d`` plies):
   which is how the next level finds its candidates without scanning every move again.
 
 What is undecided when no level decides anything more is a draw (code 0).  Codes are those of
-``engine.jr_solve.encode``: 1-127 win in that many plies, 128 + d loss in d, 0 draw; the
+``engine.gobblet.jr.solve.encode``: 1-127 win in that many plies, 128 + d loss in d, 0 draw; the
 builder writes ``NOT_A_POSITION`` (128) in slots that are not game positions (someone already
 shows a line, or the slot is a duplicate under symmetry).
 """
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from . import jr
-from .jr_exact import ExactStats
-from .jr_index import NCFG, NCLS, JrIndex, index
+from . import model as jr
+from .exact import ExactStats
+from .index import NCFG, NCLS, JrIndex, index
 
 NOT_A_POSITION = 128
 BLOCKED = 255
@@ -336,7 +336,7 @@ def layer_pairs(min_pieces: int = 0) -> list[tuple[tuple[int, int, int], tuple[i
 def solve(min_pieces: int = 0, progress: Callable[[str], None] | None = None,
           ix: JrIndex | None = None) -> tuple[np.ndarray, ExactStats]:
     """Solve every layer with at least ``min_pieces`` pieces on the board (0: the whole game).
-    Returns the value codes of the slots of those layers (``engine.jr_index``: a prefix of the
+    Returns the value codes of the slots of those layers (``engine.gobblet.jr.index``: a prefix of the
     table) and their statistics."""
     ix = ix or index()
     start, cpu0 = time.perf_counter(), time.process_time()

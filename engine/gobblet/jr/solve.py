@@ -7,15 +7,15 @@ opponent can force one within ``d`` plies however the side to move defends, ``d`
 slowest such loss.  Positions neither side can force are draws: play can go on for ever, and
 under the real rules a repetition would end it.
 
-Wins and losses are proved by two bounded searches over canonical positions (``engine.jr``):
+Wins and losses are proved by two bounded searches over canonical positions (``engine.gobblet.jr.model``):
 ``win(s, d)`` (some move forces a line within ``d`` plies) and ``lose(s, d)`` (every move lets
 the opponent force one within ``d``).  Both are monotone in ``d``, so iterative deepening over
 ``d`` gives the exact distance, and their results are memoised per canonical position.  A draw
 cannot be proved by a bounded search; ``JrValue.proven`` is False for it and ``horizon`` says
 how far no forced result exists.
 
-The exact table (``engine.jr_exact``, solved backwards by ``engine.jr_build`` and cached by
-``engine.jr_table``) holds every value, draws included: a solver given it answers from it, and
+The exact table (``engine.gobblet.jr.exact``, solved backwards by ``engine.gobblet.jr.build`` and cached by
+``engine.gobblet.jr.table``) holds every value, draws included: a solver given it answers from it, and
 searches only where a partial table does not reach.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from . import jr
+from . import model as jr
 
 WIN = "win"
 LOSS = "loss"
@@ -85,7 +85,7 @@ class MoveValue:
 
 
 class ExactLookup(Protocol):
-    """What the solver needs of an exact table (``engine.jr_exact.ExactTable``)."""
+    """What the solver needs of an exact table (``engine.gobblet.jr.exact.ExactTable``)."""
 
     def covers(self, state: int) -> bool: ...
 
@@ -96,9 +96,9 @@ class ExactLookup(Protocol):
 
 class JrSolver:
     """Proves values by bounded search, remembering what it proved.  With an ``exact`` table
-    (``engine.jr_exact``) the positions it covers are answered from it, draws included; a
+    (``engine.gobblet.jr.exact``) the positions it covers are answered from it, draws included; a
     ``table`` of canonical positions near the start (``{key: code}``, the horizon-limited table
-    of ``engine.jr_table``) only shortens the searches."""
+    of ``engine.gobblet.jr.table``) only shortens the searches."""
 
     def __init__(self, table: Mapping[int, int] | None = None, table_horizon: int = 0,
                  exact: ExactLookup | None = None) -> None:

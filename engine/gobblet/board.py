@@ -21,8 +21,9 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import NamedTuple
+from typing import Any
 
+from ..game import GameOver, IllegalMove, Outcome
 from .bitboard_tables import first_line_table, hot_lines_table
 from .geometry import Geometry, geometry, squares_of
 from .rules import (
@@ -37,78 +38,27 @@ from .rules import (
     WHITE,
     Rules,
 )
-
-# Why a game ended.
-LINE = "line"  # the mover shows a line
-REVEAL = "reveal"  # the mover uncovered the opponent's line (the opponent wins)
-REPETITION = "repetition"
-NO_MOVES = "no-moves"  # the player to move has no legal move and loses
-RESIGNATION = "resignation"
-AGREEMENT = "agreement"
-TOUCH_MOVE = "touch-move"  # lifted own piece that has no legal destination
-REASONS = (LINE, REVEAL, REPETITION, NO_MOVES, RESIGNATION, AGREEMENT, TOUCH_MOVE)
-
-
-class Move(NamedTuple):
-    """A move: a piece of ``size`` goes to square ``to``, from square ``frm`` or, when
-    ``frm`` is None, from the mover's reserve.  Equal pieces are interchangeable, so this is all
-    that identifies a move."""
-
-    size: int
-    to: int
-    frm: int | None = None
-
-    @property
-    def is_entry(self) -> bool:
-        """True when the piece comes from the reserve."""
-        return self.frm is None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a game ended: the winner (None for a draw), why, and the winning line if any."""
-
-    winner: int | None
-    reason: str
-    line: tuple[int, ...] = ()
-
-    @property
-    def result(self) -> str:
-        """The result as written in records: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner == WHITE else "0-1"
-
-
-@dataclass(frozen=True)
-class Touch:
-    """The verdict on a player lifting the top piece of ``square`` (touch-move).
-
-    ``violation`` explains why the lift itself breaks the rules (not the mover's piece, or
-    nothing there); ``moves`` are the legal moves of the lifted piece; when it is the mover's
-    own piece and ``moves`` is empty, ``loses`` is True: that player loses the game.
-    """
-
-    square: int
-    moves: tuple[Move, ...]
-    violation: str | None = None
-
-    @property
-    def loses(self) -> bool:
-        """True when the mover lifted their own piece and it has nowhere to go."""
-        return self.violation is None and not self.moves
-
-
-class IllegalMove(ValueError):
-    """A move that the rules do not allow in the current position."""
-
-
-class GameOver(IllegalMove):
-    """A move or action attempted after the game has ended."""
-
-
-class PositionError(ValueError):
-    """A set-up position that cannot occur in the game (wrong counts, bad stacks, ...)."""
+from .notation import (
+    NotationError,
+    format_move,
+    format_position,
+    parse_move,
+    read_position,
+    render_text,
+)
+from .svg import board_svg
+from .values import (
+    LINE,
+    AGREEMENT,
+    NO_MOVES,
+    REPETITION,
+    RESIGNATION,
+    REVEAL,
+    TOUCH_MOVE,
+    Move,
+    PositionError,
+    Touch,
+)
 
 
 @dataclass(frozen=True)
@@ -144,8 +94,11 @@ class Board:
     """A position of a Gobblet-family game with its move history.
 
     ``push`` plays a move without checking it (use ``legal_moves`` or ``play``); ``pop`` takes
-    back the last move or action and restores everything exactly, hash included.
+    back the last move or action and restores everything exactly, hash included.  It meets the
+    game contract of ``engine.game.Game``.
     """
+
+    family = "gobblet"
 
     def __init__(self, rules: Rules = GOBBLET) -> None:
         self._use_rules(rules)
@@ -661,36 +614,54 @@ class Board:
     # ----------------------------------------------------------------- text
     @classmethod
     def from_text(cls, text: str) -> "Board":
-        """The board of a position text (see ``engine.notation``)."""
-        from .notation import parse_position
-
+        """The board of a position text (see ``engine.gobblet.notation``)."""
         return parse_position(text)
 
     def text(self) -> str:
-        """The position text of the current position (see ``engine.notation``)."""
-        from .notation import format_position
-
+        """The position text of the current position (see ``engine.gobblet.notation``)."""
         return format_position(self)
 
     def move_text(self, move: Move) -> str:
         """``move`` written as move text for the current position."""
-        from .notation import format_move
-
         return format_move(self, move)
 
     def parse_move(self, text: str) -> Move:
         """The legal move that ``text`` names in the current position."""
-        from .notation import parse_move
-
         return parse_move(self, text)
 
     def __str__(self) -> str:
-        from .notation import render_text
-
         return render_text(self)
 
     def __repr__(self) -> str:
         return f"Board({self.text()!r})"
+
+    def svg(self, **options: Any) -> str:
+        """An SVG drawing of the position (options as ``engine.gobblet.svg.board_svg``)."""
+        return board_svg(self, **options)
+
+    def player_name(self, player: int) -> str:
+        """The name of ``player`` (0 or 1): "White" or "Black"."""
+        return COLOUR_NAMES[player]
+
+
+def parse_position(text: str) -> Board:
+    """The board described by a position text (``engine.gobblet.notation``); raises
+    ``NotationError`` naming the problem, an impossible position included."""
+    setup = read_position(text)
+    try:
+        return Board.setup(setup.rules, setup.stacks, setup.reserves, setup.turn, setup.ply)
+    except PositionError as e:
+        raise NotationError(f"impossible position: {e}") from None
+
+
+def _new_game(rules: Rules) -> Board:
+    """The start position of a game under ``rules``."""
+    return Board(rules)
+
+
+# ``Rules.new_game`` (the game contract) makes a board: it is attached here because the rules
+# module sits below the board and must not import it
+Rules.new_game = _new_game  # type: ignore[attr-defined]
 
 
 def _validate_setup(

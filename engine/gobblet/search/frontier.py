@@ -16,7 +16,7 @@ read with one mask and one look-up (``evaluation.masked_line_terms``).  (The sid
 such a node never has a win in one: the search checks that before it gets there.)
 
 Speed is the point of this module, so ``scan`` is one loop with everything it reads bound to
-locals, the facts about bitboards come from the flat tables of ``engine.bitboard_tables`` and
+locals, the facts about bitboards come from the flat tables of ``engine.gobblet.bitboard_tables`` and
 the moves are made as the loop asks for them (``staged_moves``, ``ThreatReplies.replies``).
 Everything follows what playing each move and searching the child would do, node counts
 included; ``Searcher(_fast_frontier=False)`` plays every move, for the tests to compare.
@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .bitboard_tables import completing_table, hot_lines_table, square_table
-from .board import Board
-from .evaluation import (
+from ..bitboard_tables import completing_table, hot_lines_table, square_table
+from ..board import Board
+from ..evaluation import (
     COUNTS_MASK,
     LINE_MEMO_LIMIT,
     PACKED_EXTRA,
@@ -38,12 +38,12 @@ from .evaluation import (
     masked_line_terms,
     weights,
 )
-from .movegen import is_legal_now, ordered_moves
-from .rules import ENTRY_EMPTY, ENTRY_FREE
-from .search_scores import EXACT, LOWER, MATE, UPPER, from_tt
+from ..movegen import is_legal_now, ordered_moves
+from ..rules import ENTRY_EMPTY, ENTRY_FREE
+from .scores import EXACT, LOWER, MATE, UPPER, from_tt
 
 if TYPE_CHECKING:
-    from .search import Searcher
+    from .searcher import Searcher
 
 
 class Frontier:

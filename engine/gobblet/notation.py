@@ -18,9 +18,15 @@ opponent's line and loses, ``=`` draw by repetition.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .board import LINE, REPETITION, REVEAL, Board, IllegalMove, Move, PositionError
+from ..game import IllegalMove
 from .rules import BLACK, COLOUR_NAMES, WHITE, Rules, RulesError
+from .values import LINE, REPETITION, REVEAL, Move
+
+if TYPE_CHECKING:  # the board imports this module; these names are for annotations only
+    from .board import Board
 
 COLOUR_LETTERS = "WB"
 SIDE_LETTERS = "wb"
@@ -52,8 +58,20 @@ def format_position(board: Board) -> str:
 _PIECE = re.compile(r"([WB])([1-9])")
 
 
-def parse_position(text: str) -> Board:
-    """The board described by a position text; raises ``NotationError`` naming the problem."""
+@dataclass(frozen=True)
+class PositionSetup:
+    """What a position text says, in the terms of ``Board.setup`` (which checks that it can
+    occur: ``engine.gobblet.board.parse_position`` builds the board)."""
+
+    rules: Rules
+    stacks: list[list[tuple[int, int]]]
+    reserves: list[list[int]]
+    turn: int
+    ply: int
+
+
+def read_position(text: str) -> PositionSetup:
+    """The contents a position text describes; raises ``NotationError`` naming the problem."""
     if not isinstance(text, str):
         raise NotationError("a position text must be a string")
     fields = text.split()
@@ -97,10 +115,7 @@ def parse_position(text: str) -> Board:
     if not _is_number(number_text) or int(number_text) < 1:
         raise NotationError(f"the move number must be a whole number from 1, not {number_text!r}")
     plies = 2 * (int(number_text) - 1) + (turn != rules.first)
-    try:
-        return Board.setup(rules, stacks, reserves, turn, plies)
-    except PositionError as e:
-        raise NotationError(f"impossible position: {e}") from None
+    return PositionSetup(rules, stacks, reserves, turn, plies)
 
 
 def _parse_reserve(text: str, colour: int) -> list[int]:

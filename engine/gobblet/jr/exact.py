@@ -1,15 +1,15 @@
 """The exact table of Gobblet Jr.: the value of every position, read from the cached file.
 
-The file holds one byte per slot of ``engine.jr_index`` (every position once up to symmetry;
+The file holds one byte per slot of ``engine.gobblet.jr.index`` (every position once up to symmetry;
 a partial table, of the layers with at least ``min_pieces`` pieces on the board, holds the
 prefix of the slots that they fill),
-the codes of ``engine.jr_solve.encode`` with 0 meaning an exact draw: the game-graph value,
-where neither side can force a line (``engine.jr_build`` computes it by a retrograde solve).
+the codes of ``engine.gobblet.jr.solve.encode`` with 0 meaning an exact draw: the game-graph value,
+where neither side can force a line (``engine.gobblet.jr.build`` computes it by a retrograde solve).
 Reading it needs numpy only: the file is mapped, not loaded, so a lookup touches a page or so.
 
 File format (little-endian), ``HEADER_SIZE`` bytes of header then the codes:
 
-* ``MAGIC`` (8 bytes), then uint32 ``LAYOUT`` (the numbering of ``engine.jr_index``) and
+* ``MAGIC`` (8 bytes), then uint32 ``LAYOUT`` (the numbering of ``engine.gobblet.jr.index``) and
   ``min_pieces`` (the layers solved: at least that many pieces on the board; 0 for all);
 * uint64 slots, positions, wins, losses, draws;
 * uint32 longest win, longest loss, build milliseconds (wall, CPU) and the CRC-32 of the codes.
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import jr
-from .jr_index import index, popcount9
-from .jr_solve import DRAW, LOSS, WIN, JrValue
+from . import model as jr
+from .index import index, popcount9
+from .solve import DRAW, LOSS, WIN, JrValue
 
 MAGIC = b"CUPJRX1\n"
 LAYOUT = 2
@@ -117,7 +117,7 @@ class ExactTable:
 
     def solver(self):
         """A ``JrSolver`` answering from this table (searching what it does not cover)."""
-        from .jr_solve import JrSolver
+        from .solve import JrSolver
 
         return JrSolver(exact=self)
 

@@ -3,7 +3,7 @@ iterative deepening, a transposition table, move ordering and a quiescence step.
 
 Scores are from the side to move's point of view.  A win reached by the move at ply ``p``
 (the root move is ply 1) scores ``MATE - p``, a loss ``-(MATE - p)``; everything else is an
-evaluation (``engine.evaluation``), far below ``MATE_BOUND``.
+evaluation (``engine.gobblet.evaluation``), far below ``MATE_BOUND``.
 
 Repetition: the search treats a position that already occurred (in the game or on the search
 path) as a draw, which is where a repetition draw would lead.  The board detects threefold
@@ -11,7 +11,7 @@ repetition as the rules define it; a score that depends on either is never store
 transposition table, which is keyed on the board's exact Zobrist hash.
 
 Move ordering: the table's move and the killer moves are tried before any move is generated
-(at cut nodes they usually end the node); the rest come from ``engine.movegen`` already
+(at cut nodes they usually end the node); the rest come from ``engine.gobblet.movegen`` already
 ordered (blocks of the opponent's lines, killers, history per colour, gobbles, size).  Above
 the frontier (depth 2 and more) two things change, each measured on the bench suite (same
 root scores, fewer nodes and less time): the ply's first killer, which refuted a sibling in
@@ -31,7 +31,7 @@ them) or quiet (the static evaluation, whose terms change only on the two square
 touches); only a child in which the mover threatens a win is played and goes to the quiescence
 step.  The quiescence step scores its replies the same way, so only a reply that stops the
 threat with a threat of its own is played; where a threat can be stopped and the replies that
-go there come from ``engine.threat_replies``.  A child whose table entry already settles it
+go there come from ``engine.gobblet.search.threat_replies``.  A child whose table entry already settles it
 is scored without playing it either (``_probe_child``); quiescence values have their own
 table.  Each
 shortcut gives exactly what playing the move would (``Searcher(_fast_frontier=False)`` plays
@@ -44,7 +44,7 @@ first (``_merge_partial``).  The iteration just before the last is skipped: on t
 it costs the last one more than it saves (``_skip_next``).
 
 Cores: ``Searcher(helpers=N)`` shares a time-bound search with N helper processes
-(``engine.search_parallel``): the moves of the root and of the nodes along the first move's line
+(``engine.gobblet.search.parallel``): the moves of the root and of the nodes along the first move's line
 are shared out once the first move has set the bound; the scores are those of the search
 alone, the tree is not node for node the same.  Full-strength hints use one helper per core
 beyond the first.
@@ -53,21 +53,24 @@ beyond the first.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from .board import Board, Move
-from .evaluation import evaluate
-from .movegen import is_legal_now, moves_to, ordered_moves
-from .rules import Rules
-from .search_frontier import Frontier, child_hash, staged_moves
-from .search_scores import EXACT as _EXACT
-from .search_scores import INF, MATE, MATE_BOUND, QDEPTH
-from .search_scores import LOWER as _LOWER
-from .search_scores import UPPER as _UPPER
-from .search_scores import from_tt as _from_tt
-from .search_scores import to_tt as _to_tt
-from .search_shared_table import SHARED_DEPTH
-from .tactics import has_winning_move, threat_targets, winning_moves
+from ..board import Board
+from ..values import Move
+from ..evaluation import evaluate
+from ..movegen import is_legal_now, moves_to, ordered_moves
+from ..rules import Rules
+from .frontier import Frontier, child_hash, staged_moves
+from .scores import EXACT as _EXACT
+from .scores import INF, MATE, MATE_BOUND, QDEPTH
+from .scores import LOWER as _LOWER
+from .scores import UPPER as _UPPER
+from .scores import from_tt as _from_tt
+from .scores import to_tt as _to_tt
+from .shared_table import SHARED_DEPTH
+from ..tactics import has_winning_move, threat_targets, winning_moves
 from .threat_replies import threat_replies
 
 __all__ = [
@@ -145,6 +148,18 @@ class SearchResult:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
+# How a search gets its helper processes: ``engine.gobblet.search.parallel`` registers
+# ``SplitSearch.acquire`` here when it is imported (the package imports it), so that this
+# module does not import the one built on it
+_SPLITTER: list[Callable[[Searcher, int], Any]] = []
+
+
+def use_splitter(acquire: Callable[[Searcher, int], Any]) -> None:
+    """Make searches with ``helpers`` share their work through ``acquire(searcher, count)``,
+    which returns the helpers for one search (with ``release()``) or None when none are free."""
+    _SPLITTER[:] = [acquire]
+
+
 def mate_distance(score: int) -> int | None:
     """Plies to the end for a forced-win (positive) or forced-loss (negative) score."""
     if score > MATE_BOUND:
@@ -192,11 +207,11 @@ class Searcher:
     # score frontier children without playing them (``Frontier``) and read threats from the
     # flat tables (``ThreatReplies``); off only to test that both ways give the same search
     _fast_frontier: bool = field(default=True, repr=False)
-    # helper processes that share a time-bound search's work (``engine.search_parallel``); a
+    # helper processes that share a time-bound search's work (``engine.gobblet.search.parallel``); a
     # search bound by nodes, deterministic or with ``multipv`` > 1 runs alone
     helpers: int = 0
     _split: object = field(default=None, init=False, repr=False)  # the helpers during a search
-    # the table shared with them (``search_shared_table``), during a search that has helpers
+    # the table shared with them (``shared_table``), during a search that has helpers
     _shared_tt: object = field(default=None, init=False, repr=False)
 
     def search(self, board: Board, limits: SearchLimits = SearchLimits(), multipv: int = 1,
@@ -212,10 +227,9 @@ class Searcher:
         bounds).  Exact scores are ranked by value, so a re-searched move can overtake the
         best."""
         self._begin(board, limits)
-        if self.helpers > 0 and not limits.deterministic and limits.nodes is None and multipv <= 1:
-            from .search_parallel import SplitSearch  # (imports this module)
-
-            self._split = SplitSearch.acquire(self, self.helpers)
+        if (self.helpers > 0 and _SPLITTER and not limits.deterministic and limits.nodes is None
+                and multipv <= 1):
+            self._split = _SPLITTER[0](self, self.helpers)
         try:
             return self._deepen(limits, multipv, rescore)
         finally:

@@ -1,6 +1,6 @@
 """A dense numbering of Gobblet Jr. positions up to symmetry: the layout of the exact table.
 
-A position (``engine.jr``: mover-relative bitboards) is, per size ``s``, a *configuration*: the
+A position (``engine.gobblet.jr.model``: mover-relative bitboards) is, per size ``s``, a *configuration*: the
 mover's squares ``A_s`` and the opponent's ``B_s`` (disjoint, at most two each).  There are
 1423 configurations, numbered by *class* ``3 * |A_s| + |B_s|`` (nine classes) and inside a
 class in increasing ``A | B << 9``.  The pieces-on-board counts of a position are its three
@@ -26,7 +26,7 @@ from functools import cache
 
 import numpy as np
 
-from . import jr
+from . import model as jr
 
 NCFG = 1423
 NCLS = 9

@@ -1,5 +1,5 @@
 """A transposition table in shared memory, for a search shared between processes
-(``engine.search_parallel``).
+(``engine.gobblet.search.parallel``).
 
 Each process keeps its own table (a dict: far faster to read); this one holds the entries of
 nodes at least ``SHARED_DEPTH`` deep, the ones whose subtrees are worth not searching twice, so

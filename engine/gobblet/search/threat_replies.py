@@ -5,7 +5,7 @@ the replies that go there.
 ``targets(board, colour)`` is ``tactics.threat_targets`` and ``replies(board, targets)`` yields
 the moves of ``movegen.moves_to`` in the same order, one at a time (the quiescence step
 usually stops after the first few, so the rest are never made).  Both read the board's
-bitboards through the flat tables of ``engine.bitboard_tables`` and test a winning board move
+bitboards through the flat tables of ``engine.gobblet.bitboard_tables`` and test a winning board move
 inline instead of calling ``tactics.move_result``; the tests compare them with the originals.
 """
 
@@ -14,16 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from .bitboard_tables import (
+from ..bitboard_tables import (
     completing_table,
     first_line_table,
     hot_lines_table,
     square_table,
     threat_lines_table,
 )
-from .board import Board
-from .geometry import geometry
-from .rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE, Rules
+from ..board import Board
+from ..geometry import geometry
+from ..rules import ENTRY_DEFENSIVE, ENTRY_EMPTY, ENTRY_FREE, Rules
 
 
 class ThreatReplies:

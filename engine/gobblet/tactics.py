@@ -8,7 +8,8 @@ The search and the hints use these on every node, so they read the board's inter
 from __future__ import annotations
 
 from .bitboard_tables import completing_table, hot_lines_table
-from .board import Board, Move
+from .board import Board
+from .values import Move
 from .geometry import Geometry, squares_of
 from .rules import ENTRY_EMPTY, ENTRY_FREE
 

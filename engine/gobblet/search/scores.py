@@ -1,5 +1,5 @@
-"""The search's score scale and the bounds its tables store, shared by ``engine.search`` and
-``engine.search_frontier``.
+"""The search's score scale and the bounds its tables store, shared by ``engine.gobblet.search.searcher`` and
+``engine.gobblet.search.frontier``.
 
 Scores are from the side to move's point of view.  A win reached by the move at ply ``p`` (the
 root move is ply 1) scores ``MATE - p``, a loss ``-(MATE - p)``; everything else is an

@@ -40,9 +40,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
-from .board import Move
-from .rules import Rules
-from .search import (
+from ..values import Move
+from ..rules import Rules
+from .searcher import (
     INF,
     SPLIT_DEPTH,
     ScoredMove,
@@ -51,8 +51,9 @@ from .search import (
     _Abort,
     _Outbid,
     _Stop,
+    use_splitter,
 )
-from .search_shared_table import SharedTable
+from .shared_table import SharedTable
 
 # the shared memory of a pool: the moves not yet taken (from NEXT up to END, excluded), the best
 # score so far, and why to stop
@@ -520,3 +521,6 @@ def _serve(conn: Connection, shared, lock, table_words) -> None:
                 conn.send(("done", message[1], *searcher.job(*message[2:])))
         except Exception as exc:  # report and carry on: the main process searches alone
             conn.send(("failed", message[1] if kind == "job" else None, f"{type(exc).__name__}: {exc}"))
+
+
+use_splitter(SplitSearch.acquire)

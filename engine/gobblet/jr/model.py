@@ -3,7 +3,7 @@ exact solving.
 
 A position is one int of 54 bits, seen from the side to move ("mover"): six 9-bit bitboards,
 ``mover size 1, 2, 3`` then ``opponent size 1, 2, 3``; bit ``9*k + sq`` says that piece kind
-``k`` stands on square ``sq`` (square numbering as ``engine.geometry``).  Since sizes strictly
+``k`` stands on square ``sq`` (square numbering as ``engine.gobblet.geometry``).  Since sizes strictly
 increase up a stack, the six bitboards determine every stack; reserves are what is not on the
 board.  Swapping the two 27-bit halves gives the position with the other side to move, so a
 child position is always written from its own mover's side and values are negamax values.
@@ -13,16 +13,17 @@ smallest image, so positions equal up to rotation or reflection (and colour, sin
 are mover-relative) share one key.
 
 Repetition is not modelled here: the solver's values are those of the game graph, see
-``engine.jr_table``.
+``engine.gobblet.jr.table``.
 """
 
 from __future__ import annotations
 
 from array import array
 
-from .board import Board, Move
-from .geometry import geometry, squares_of
-from .rules import GOBBLET_JR, Rules
+from ..board import Board
+from ..values import Move
+from ..geometry import geometry, squares_of
+from ..rules import GOBBLET_JR, Rules
 
 N = 3
 SQUARES = 9

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from html import escape
+from typing import TYPE_CHECKING
 
-from .board import Board, Move
 from .notation import describe_outcome
 from .rules import BLACK, COLOUR_NAMES, WHITE
+from .values import Move
+
+if TYPE_CHECKING:  # the board imports this module (``Board.svg``)
+    from .board import Board
 
 CELL = 100  # one square, in drawing units (the viewBox); ``size_px`` scales the whole drawing
 LABEL = 36  # room for the rank and file labels

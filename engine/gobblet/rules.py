@@ -53,8 +53,8 @@ class Rules:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.name not in _PRESET_NAMES:
-            problems.append(f"name must be a variant ({', '.join(_PRESET_NAMES)}), not {self.name!r}")
+        if self.name not in PRESET_NAMES:
+            problems.append(f"name must be a variant ({', '.join(PRESET_NAMES)}), not {self.name!r}")
         if not 3 <= self.board <= 5:
             problems.append(f"board must be 3 to 5 squares a side, not {self.board}")
         if not 3 <= self.sizes <= 5:
@@ -144,7 +144,7 @@ _KEY_OF_FIELD = {
     "repetitions": "rep",
 }
 _FIELD_OF_KEY = {key: name for name, key in _KEY_OF_FIELD.items()}
-_PRESET_NAMES = ("gobblet", "gobblet-jr", "storer", "goblet-5", "custom")
+PRESET_NAMES = ("gobblet", "gobblet-jr", "storer", "goblet-5", "custom")
 _INT_FIELDS = {"board", "sizes", "per_size", "line", "repetitions"}
 
 

@@ -18,7 +18,7 @@ from .board import Board
 from .geometry import geometry
 from .rules import WHITE, Rules
 
-# Score units: a won game is far above any evaluation (see engine.search.MATE).
+# Score units: a won game is far above any evaluation (see engine.gobblet.search.searcher.MATE).
 THREAT = 60  # a line one top short, not blocked
 TEMPO = 8  # being the side to move
 LINE_MEMO_LIMIT = 1 << 18  # line scores remembered before the memo starts afresh

@@ -1,0 +1,170 @@
+"""The contract every game family meets, and the values the families share.
+
+The companion, the records, the hints and the referee talk to a game only through ``Game`` (one
+position, played forward with ``push`` and back with ``pop``, python-chess style) and
+``GameRules`` (a variant: its token and its start position).  A family (``engine.gobblet``, ...)
+implements both and describes itself with a ``Family`` value, which the registry
+(``engine.families``) lists.  This module imports nothing from the families.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+# ------------------------------------------------------------------ outcome and errors
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winner (0 or 1, None for a draw), why (a family's reason word),
+    and the squares that decided it (Gobblet's winning line; empty where a family has none)."""
+
+    winner: int | None
+    reason: str
+    line: tuple[int, ...] = ()
+
+    @property
+    def result(self) -> str:
+        """The result as written in records: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner == 0 else "0-1"
+
+
+class IllegalMove(ValueError):
+    """A move that the rules do not allow in the current position (the message names the rule)."""
+
+
+class GameOver(IllegalMove):
+    """A move or action attempted after the game has ended."""
+
+
+# ------------------------------------------------------------------ the contract
+class GameRules(Protocol):
+    """A variant of a family: its token (``gobblet-jr``, ``cups[cups=3]``) and a fresh game."""
+
+    name: str
+
+    @property
+    def token(self) -> str: ...
+
+    def new_game(self) -> Game: ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One position of one family, mutable with ``push``/``pop``; player 0 moves first."""
+
+    family: str
+    rules: Any  # the family's ``GameRules``
+
+    @property
+    def turn(self) -> int: ...
+
+    @property
+    def ply(self) -> int: ...
+
+    @property
+    def can_pop(self) -> bool: ...
+
+    def legal_moves(self) -> list: ...
+
+    def push(self, move: Any) -> None: ...
+
+    def pop(self) -> Any: ...
+
+    def outcome(self) -> Outcome | None: ...
+
+    def text(self) -> str: ...
+
+    def parse_move(self, text: str) -> Any: ...
+
+    def move_text(self, move: Any) -> str: ...
+
+    def illegal_reason(self, move: Any) -> str | None: ...
+
+    def copy(self) -> Game: ...
+
+    def svg(self, **options: Any) -> str: ...
+
+    def player_name(self, player: int) -> str: ...
+
+
+# ------------------------------------------------------------------ hints
+@dataclass(frozen=True)
+class Level:
+    """A playing strength: full-width ``depth`` (None: as deep as time allows), ``noise``, the
+    evaluation margin within which a move is picked at random, and ``multipv``, how many of the
+    best moves get exact scores (the others get bounds; each exact one costs search time)."""
+
+    name: str
+    depth: int | None
+    noise: int = 0
+    multipv: int = 3
+
+
+LEVELS: dict[str, Level] = {
+    "beginner": Level("beginner", 1, 40),
+    "casual": Level("casual", 2),
+    "club": Level("club", 3),
+    "strong": Level("strong", 4),
+    # the three best get exact scores after the deepening (``Searcher.search``'s ``rescore``):
+    # scoring them at every iteration would cost about a ply at a fixed time
+    "full": Level("full", None),
+}
+LEVEL_ALIASES = {"1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "full"}
+
+
+def level(name: str | int) -> Level:
+    """The level called ``name`` (a name of ``LEVELS`` or its number 1-5)."""
+    key = LEVEL_ALIASES.get(str(name), str(name))
+    if key not in LEVELS:
+        raise ValueError(f"unknown level {name!r}: use one of {', '.join(LEVELS)} (or 1-5)")
+    return LEVELS[key]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A ranked move: its text, its value in words and its score (search units; None when the
+    value is exact)."""
+
+    move: Any
+    text: str
+    value: str
+    score: int | None = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A suggestion for the side to move."""
+
+    move: Any
+    text: str  # move text
+    value: str  # "wins in 5", "loses in 4", "draw", "+12"
+    reason: str  # why, in words a player understands
+    alternatives: tuple[Alternative, ...]  # ranked, the suggested move first
+    level: str
+    exact: bool  # True when the value is proved (exact tables, forced wins)
+    score: int | None = None  # search score, None for exact values
+    depth: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+
+
+# ------------------------------------------------------------------ a family
+@dataclass(frozen=True)
+class Family:
+    """What the registry needs of a game family: its name, the preset names its variant tokens
+    start with, and how to read a token or a position text and to give a hint."""
+
+    name: str
+    presets: tuple[str, ...]
+    variant: Callable[[str], GameRules]
+    parse_position: Callable[[str], Game]
+    hint: Callable[..., Hint]  # (game, strength, seconds, **options) -> Hint
+
+    def owns(self, token: str) -> bool:
+        """True when ``token`` (a variant token or a position text's first word) is this family's."""
+        head = token.strip().split(None, 1)[0] if token.strip() else ""
+        return head.partition("[")[0] in self.presets

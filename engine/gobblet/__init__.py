@@ -1,0 +1,39 @@
+"""Gobblet and its variants (Gobblet Jr., Storer's rules, Goblet 5 and custom rule tokens):
+the board with full stacks (``board``), rules as option presets (``rules``), position and move
+text (``notation``), drawings (``svg``), tactics and evaluation, hints (``hints``) from the
+search (``search/``) or, for Gobblet Jr., the exact 3x3 table (``jr/``).
+
+``FAMILY`` is what the registry (``engine.families``) knows of it."""
+
+from ..game import Family, GameOver, IllegalMove, Outcome
+from .board import Board, parse_position, perft, replay
+from .hints import hint
+from .notation import NotationError
+from .rules import (
+    BLACK,
+    GOBBLET,
+    GOBBLET_JR,
+    GOBLET_5,
+    PRESET_NAMES,
+    STORER,
+    VARIANTS,
+    WHITE,
+    Rules,
+    RulesError,
+    variant,
+)
+from .values import Move, PositionError, Touch
+
+FAMILY = Family(
+    name="gobblet",
+    presets=PRESET_NAMES,
+    variant=variant,
+    parse_position=parse_position,
+    hint=hint,
+)
+
+__all__ = [
+    "BLACK", "FAMILY", "GOBBLET", "GOBBLET_JR", "GOBLET_5", "STORER", "VARIANTS", "WHITE",
+    "Board", "GameOver", "IllegalMove", "Move", "NotationError", "Outcome", "PositionError",
+    "Rules", "RulesError", "Touch", "hint", "parse_position", "perft", "replay", "variant",
+]
