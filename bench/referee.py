@@ -2,7 +2,7 @@
 the cups (and hands that only hover), refereed frame by frame.
 
     python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
-                            [--misread landing|after] [--style polygon|shaded] [--measure-set]
+                            [--misread landing|after] [--style polygon|shaded] [--measure-set] [--no-learn]
 
 Figures: moves recorded correctly (a recorded move is correct when it is the script's move
 at that ply), false moves (recorded or announced moves the script does not make there),
@@ -10,6 +10,10 @@ delay from the hand leaving after a move (the first frame without a hand once th
 the board) to that move's commit, in stream time, and frames per second of recognise+track
 on one core (CPU time of ``Referee.process``; rendering is not counted).  A game *stalled*
 when fewer moves were recorded than the script made.
+
+The referee learns from the positions it commits (``vision.adapt.PlayLearner``) unless
+``--no-learn``; its training runs on a thread of its own, so its time is not in the frames per
+second, and where the new weights take over depends on the machine's load.
 
 ``--misread`` puts one persistent misread into each game, as glare on a glossy light top did on
 the issue's held-out renderer (the project's own renderer never fools its recogniser so): the

@@ -33,6 +33,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hardware.pieces import load_board, load_piece_set  # noqa: E402
+from hardware.synthetic import STYLES  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 from vision.square_fit import train_choice  # noqa: E402
 from vision.square_model import (  # noqa: E402
@@ -71,12 +72,14 @@ class Samples:
 CHUNK = 800  # boards rendered (and cached) per part; a multiple of the boards per camera
 
 
-def collect(piece_set: str, boards: int, seed: int, width: int, cache: Path | None = None) -> Samples:
+def collect(piece_set: str, boards: int, seed: int, width: int, cache: Path | None = None,
+            style: str = "polygon") -> Samples:
     """The alternatives and truth of every square of ``boards`` rendered boards, read without
     a model (the evidence does not depend on it), and the colour margin of every cup read at
     its true size.  The boards are rendered in parts of ``CHUNK``; with ``cache``, each part
-    is kept there and read back by a later run, so adding boards renders only the new ones."""
-    parts = [_collect_part(piece_set, start, min(CHUNK, boards - start), seed, cache)
+    is kept there and read back by a later run, so adding boards renders only the new ones.
+    ``style`` is the renderer's look (``hardware.synthetic.STYLES``)."""
+    parts = [_collect_part(piece_set, start, min(CHUNK, boards - start), seed, cache, style)
              for start in range(0, boards, CHUNK)]
     frames = [f for p in parts for f in p[0]]
     labels = [row for p in parts for row in p[1]]
@@ -91,11 +94,12 @@ def collect(piece_set: str, boards: int, seed: int, width: int, cache: Path | No
 
 
 def _collect_part(piece_set: str, start: int, boards: int, seed: int,
-                  cache: Path | None) -> tuple[list[dict], list, np.ndarray]:
+                  cache: Path | None, style: str) -> tuple[list[dict], list, np.ndarray]:
     """Evidence fields per frame, true labels per frame and (margin, right) per cup of the
     boards ``start`` to ``start + boards`` of the seed's sequence."""
     fields = [f.name for f in dataclasses.fields(SquareEvidence)]
-    path = cache / f"{piece_set}-{seed}-from{start}-{boards}.npz" if cache else None
+    look = "" if style == "polygon" else f"-{style}"  # (the polygon look's parts keep their old names)
+    path = cache / f"{piece_set}-{seed}{look}-from{start}-{boards}.npz" if cache else None
     if path is not None and path.exists():
         with np.load(path) as stored:
             arrays = {k: stored[k] for k in [*fields, "labels", "colours"]}
@@ -113,7 +117,8 @@ def _collect_part(piece_set: str, start: int, boards: int, seed: int,
                 colour, margin = rec.colour_of(sq, top[1])
                 colour_rows.append((margin, float(colour == top[0])))
 
-    evaluate(piece_set, boards, seed=seed, observer=observer, model=None, first_camera=start // PER_CAMERA)
+    evaluate(piece_set, boards, seed=seed, observer=observer, model=None, first_camera=start // PER_CAMERA,
+             style=style)
     colours = np.array(colour_rows).reshape(-1, 2)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -232,12 +237,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="piece sets rendered at once (same result)")
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--cache", type=Path, default=None, help="keep the collected evidence here")
+    ap.add_argument("--style", default="polygon", choices=STYLES,
+                    help="the renderer's look to fit on (the shipped model: polygon; the other measures it)")
     args = ap.parse_args()
     tasks = []
     for material, sets in SETS.items():
         width = 1 + max(len(load_piece_set(name).sizes) for name in sets)
         boards = args.clear_boards if material == "clear" else args.boards
-        tasks += [(name, n, seed, width, args.cache)
+        tasks += [(name, n, seed, width, args.cache, args.style)
                   for name in sets for n, seed in ((boards, args.seed), (args.held_out, args.seed + 1))]
     tasks.sort(key=lambda t: -t[1] * load_board(load_piece_set(t[0]).default_board).squares)  # longest first
     if args.jobs > 1:
@@ -262,7 +269,8 @@ def main() -> int:
         print(report, flush=True)
         materials[material] = model
     note = (f"fitted by scripts/fit_square_model.py --boards {args.boards} --clear-boards {args.clear_boards} "
-            f"--seed {args.seed} --hidden {args.hidden} --steps {args.steps}")
+            f"--seed {args.seed} --hidden {args.hidden} --steps {args.steps}"
+            + ("" if args.style == "polygon" else f" --style {args.style}"))
     save_model(SquareModel(materials, note), args.out)
     print(f"wrote {args.out}")
     return 0
