@@ -38,12 +38,13 @@ PPM = 2.5  # container view pixels per mm
 READ_Z_MM = 6.0  # the height the container views are taken at: a bean on a cup's floor
 WALL_MM = 4.0  # rim wall and placement slack left out of the visible floor
 DIFF = 0.2  # log-colour departure that marks a pixel as unlike its reference
-CHANGE_BEANS = 0.3  # a container changed when this many beans' area of it changed
+CHANGE_BEANS = 0.25  # a container changed when this many beans' area of it changed
 HAND_MIN_MM2 = 1800.0  # as vision.hands: a hand covers at least this much of the table
 HAND_PPM = 1.0
 HEAP_COVER = 0.45
 BLUR_PX = 1.5
 LOG_OFFSET = 24.0
+NOISE_K = 4.0  # a pixel changed when a channel departs by this many times its noise
 SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)  # above this share of the floor covered, beans are taken to pile
 
 
@@ -112,7 +113,11 @@ class CupsReader:
 
     # -- set-up ---------------------------------------------------------------------------
     def _view(self, c: Container) -> _View:
-        outer = c.radius_mm + 14.0
+        # the rim as the camera sees it stands off the foot, away from the point under the
+        # camera: the table ring that measures the light lies beyond both
+        k_top = c.height_mm / max(self.cam[2] - c.height_mm, 1.0)
+        rim_shift = np.hypot(c.x_mm - self.cam[0], c.y_mm - self.cam[1]) * k_top
+        outer = c.radius_mm + rim_shift + 16.0
         n = int(np.ceil(2 * outer * PPM))
         canvas = Canvas(PPM, c.x_mm - outer, c.y_mm + outer, n, n)
         maps = canvas_maps(canvas, self.cal.intrinsics, _raised(self.pose, READ_Z_MM))
@@ -128,9 +133,6 @@ class CupsReader:
         else:
             seen = np.ones((n, n), bool)
         mask = (np.hypot(dx, dy) < r_in) & seen
-        # the table ring: outside the container's foot and its rim as the camera sees it
-        k_top = c.height_mm / max(self.cam[2] - c.height_mm, 1.0)
-        rim_shift = np.hypot(c.x_mm - self.cam[0], c.y_mm - self.cam[1]) * k_top
         ring = (np.hypot(dx, dy) > c.radius_mm + rim_shift + 3.0) & (np.hypot(dx, dy) < outer)
         # pixels the frame does not show are left out
         inside = cv2.inRange(maps[0], (0, 0), (self.cal.intrinsics.width - 2, self.cal.intrinsics.height - 2)) > 0
@@ -192,8 +194,18 @@ class CupsReader:
             shift = np.median(lc[v.ring] - lr[v.ring], axis=0)
         else:
             shift = np.median(lc[v.mask] - lr[v.mask], axis=0)
-        d = np.abs(lc - lr - shift).max(axis=2)
-        out = ((d > DIFF) & v.mask).astype(np.uint8)
+        # against the reference's darkest and brightest within a pixel: edges that noise and
+        # JPEG blocks move by a pixel are no change
+        k = np.ones((3, 3), np.uint8)
+        lc = lc - shift.astype(np.float32)
+        d = np.maximum(np.maximum(lc - cv2.dilate(lr, k), cv2.erode(lr, k) - lc), 0.0)
+        # a channel the glaze barely reflects (the red of a blue bowl) is mostly noise: each
+        # channel's threshold rises with its own noise over the floor (most of which is
+        # always unchanged: a move changes a few beans' worth)
+        dm = d[v.mask]
+        noise = 1.4826 * np.median(dm, axis=0) if len(dm) else np.zeros(3, np.float32)
+        thr = np.maximum(DIFF, NOISE_K * noise).astype(np.float32)
+        out = (((d > thr).any(axis=2)) & v.mask).astype(np.uint8)
         out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return cv2.morphologyEx(out, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) & v.mask.astype(np.uint8)
 
@@ -248,6 +260,14 @@ class CupsReader:
         est_i = int(round(est))
         return est_i, min(low, est_i), max(high, est_i), float(conf)
 
+    @staticmethod
+    def moved(diff: np.ndarray, unit: float) -> float:
+        """How many beans' area of a container changed: blobs of changed pixels, leaving out
+        specks (sensor noise, a JPEG block) smaller than a fifth of a bean."""
+        n, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        return float(areas[areas >= 0.2 * unit].sum()) / unit
+
     def read(self, frame: np.ndarray) -> TableReading:
         """Every container's reading against the last stable frame, and the hand flag."""
         out = []
@@ -257,8 +277,7 @@ class CupsReader:
         for i, v in enumerate(self.views):
             cur = looks[i]
             est, low, high, conf = self.count(v, fgs[i], unit)
-            moved = self._unlike(v, cur, self.stable[i])
-            changed = moved.sum() > CHANGE_BEANS * self.bean_px
+            changed = self.moved(self._unlike(v, cur, self.stable[i]), unit) >= CHANGE_BEANS
             out.append(ContainerReading(bool(changed), est, low, high, conf))
         return TableReading(tuple(out), self.hand(frame))
 
