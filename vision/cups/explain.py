@@ -54,7 +54,8 @@ def _score(before: tuple[int, ...], after: tuple[int, ...], readings: Sequence[C
         moved = a != b
         if moved != r.changed:
             total -= CHANGE_WEIGHT * (0.5 + 0.5 * r.confidence)
-            misfits.append(f"{name} {'unchanged' if moved else 'changed'}")
+            misfits.append(f"{name} read {'unchanged' if moved else 'changed'}, the move "
+                           f"{'changes' if moved else 'leaves'} it")
         if a < r.count_low or a > r.count_high:
             miss = (r.count_low - a) if a < r.count_low else (a - r.count_high)
             # the doubt of a count grows with it: a bean off a heap of 30 matters less
