@@ -31,6 +31,9 @@ from vision.cups.explain import explain_readings  # noqa: E402
 from vision.cups.reader import CupsReader  # noqa: E402
 
 TUNED_SEEDS = range(0, 100)
+# an example of the referee's rule (the referee, not this bench, will own it): commit the best
+# candidate only when it leads the next by this much, else ask which move it was
+COMMIT_MARGIN = 1.0
 
 
 def after_states(s: TableState, south: bool) -> list[TableState]:
@@ -118,7 +121,7 @@ def single_frames(layout: CupsLayout, style: str, seeds: range) -> dict:
 
 def games(layout: CupsLayout, style: str, seeds: range, moves: int) -> dict:
     """Scripted games: candidate picks at each stable frame, hands flagged on hand frames."""
-    picks = right = hand_frames = hands_seen = still_frames = false_hands = 0
+    picks = right = hand_frames = hands_seen = still_frames = false_hands = committed_wrong = asked = 0
     margins = []
     for seed in seeds:
         rng = np.random.default_rng([seed, 9])
@@ -145,9 +148,14 @@ def games(layout: CupsLayout, style: str, seeds: range, moves: int) -> dict:
                 picks += 1
                 right += ex.best == states[step]
                 margins.append(ex.margin)
+                if ex.margin < COMMIT_MARGIN:
+                    asked += 1
+                else:
+                    committed_wrong += ex.best != states[step]
             reader.set_stable(last[step].image)
     return {"picks": picks, "pick": right / max(picks, 1), "margin_median": statistics.median(margins) if margins else 0,
-            "hands": hands_seen / max(hand_frames, 1), "false_hands": false_hands / max(still_frames, 1)}
+            "hands": hands_seen / max(hand_frames, 1), "false_hands": false_hands / max(still_frames, 1),
+            "asked": asked, "committed_wrong": committed_wrong}
 
 
 def main() -> int:
@@ -174,7 +182,8 @@ def main() -> int:
             if args.games:
                 g = games(layout, style, range(args.seed, args.seed + args.games), args.moves)
                 print(f"{name} {style}: {g['picks']} moves in {args.games} games: candidate picked right "
-                      f"{g['pick']:.1%} (median margin {g['margin_median']:.2f}); hand frames flagged "
+                      f"{g['pick']:.1%} (median margin {g['margin_median']:.2f}; with a commit margin of "
+                      f"{COMMIT_MARGIN}: {g['asked']} asked, {g['committed_wrong']} committed wrong); hand frames flagged "
                       f"{g['hands']:.1%}, still frames wrongly flagged {g['false_hands']:.1%}")
     return 0
 

@@ -5,8 +5,10 @@ engine's job, not this module's); the reader gives, per container, whether it ch
 last stable frame and a bean count with a range.  Each candidate is scored by how well it
 explains the readings: a container the move changes must read as changed, one it leaves alone
 must read as unchanged, and the candidate's count should lie in the reading's range, each
-weighed by how sure the reading is.  The best candidate comes back with its margin over the
-next: a referee commits a move only when the margin is wide enough and asks otherwise.
+weighed by how sure the reading is; a change not seen costs less than a change seen where the
+move makes none, since a bean can land hidden while a still table does not change by itself.
+The best candidate comes back with its margin over the next: a referee commits a move only
+when the margin is wide enough and asks otherwise.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from hardware.cups.state import TableState
 
 from .reader import ContainerReading, TableReading
 
-CHANGE_WEIGHT = 3.0  # a container read as changed (or not) against what the move does
+CHANGE_WEIGHT = 3.0  # a container read as changed when the move leaves it (a still frame)
+MISSED_WEIGHT = 2.0  # a container read as unchanged when the move changes it: a bean can land
+#                      out of sight under the rim, so this costs less ...
+HIDDEN_SHARE = 0.5  # ... and less again where beans were already: it may lie on a like one
 COUNT_WEIGHT = 1.5  # per bean outside a reading's range, scaled by the reading's confidence
 COUNT_CAP = 4.0  # no one count costs more than this many bean-misses
 NEAR_WEIGHT = 0.1  # within the range, how far from the estimate (breaks ties between counts)
@@ -53,7 +58,13 @@ def _score(before: tuple[int, ...], after: tuple[int, ...], readings: Sequence[C
     for b, a, r, name in zip(before, after, readings, names):
         moved = a != b
         if moved != r.changed:
-            total -= CHANGE_WEIGHT * (0.5 + 0.5 * r.confidence)
+            if not moved:
+                weight = CHANGE_WEIGHT
+            elif a > b > 0:
+                weight = MISSED_WEIGHT * HIDDEN_SHARE  # the new bean may lie on a like one
+            else:
+                weight = MISSED_WEIGHT  # a bean in an empty container, or beans taken: seen
+            total -= weight * (0.5 + 0.5 * r.confidence)
             misfits.append(f"{name} read {'unchanged' if moved else 'changed'}, the move "
                            f"{'changes' if moved else 'leaves'} it")
         if a < r.count_low or a > r.count_high:
