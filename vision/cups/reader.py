@@ -13,9 +13,10 @@ the reference over the ring of table just outside the container (its median), wh
 both the camera's auto-exposure and a lamp's gradient.
 
 Counting: the pixels unlike the empty container are beans.  Separate blobs of about a bean's
-area count one each; bigger blobs count their area in beans, with a range.  Once beans cover
-most of the floor they pile: what is seen is the top of a heap, so the count is given as a
-range from one layer's worth up to what a heap of that footprint may hold.  Hands are found
+area count one each; bigger blobs count their area in beans.  The more of the floor is
+covered, the more beans lie unseen under others: the range reaches from the flat count to the
+count that random drops covering that share of the floor would take, and once beans cover most
+of the floor (a heap, whose top is all that shows) up to what a heap of that footprint may hold.  Hands are found
 as ``vision.hands`` finds them on a Gobblet board: large regions of the table, outside the
 containers, unlike the empty table once the light's change is fitted out.
 """
@@ -45,6 +46,8 @@ HEAP_COVER = 0.45  # above this share of the floor covered, beans are taken to p
 BLUR_PX = 1.5  # the views are smoothed this much (px) before comparing: sensor noise, JPEG
 LOG_OFFSET = 24.0  # added before the log, so noise in a dark glaze does not look like change
 NOISE_K = 4.0  # a pixel changed when a channel departs by this many times its noise
+PILED_SHARE = 0.15  # the estimate: this far from the flat count toward the piled one
+HIGH_SPREAD = 0.9  # the range's top: the piled count plus this many sqrt(beans in touching blobs)
 SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)
 
 
@@ -257,7 +260,7 @@ class CupsReader:
         if v.area_px == 0:
             return 0, 0, 10_000, 0.0
         unit = unit or self.bean_px
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
         areas = areas[areas > 0.25 * unit]  # specks: noise, a glint, the edge of a shadow
         cover = float(areas.sum()) / v.area_px
@@ -266,18 +269,22 @@ class CupsReader:
         hidden = max(1.0, floor_px / max(v.area_px, 1) * 0.9)
         singles = int(((areas >= 0.25 * unit) & (areas < 1.5 * unit)).sum())
         multi = areas[areas >= 1.5 * unit]
-        est = singles + float((multi / unit).sum())
-        est *= hidden if est > 3 else 1.0
-        # touching beans are counted by their area: the doubt grows with it, and beans
-        # hide under each other more often than a blob holds less than its area says
+        flat = singles + float((multi / unit).sum())  # as if no bean lay on another
+        # beans dropped at random over a floor cover a share c of it when they would cover
+        # -ln(1 - c) floors side by side: the more is covered, the more lies unseen under
+        # the top beans.  Beans settle into gaps, so the truth lies between the two counts.
+        c = min(cover, 0.95)
+        piled = flat * (-np.log1p(-c) / c) if c > 0.02 else flat
+        if flat > 3:
+            flat, piled = flat * hidden, piled * hidden
+        est = flat + PILED_SHARE * (piled - flat)
         spread = float(np.sqrt(max((multi / unit).sum(), 0.0)))
-        low = max(0, int(np.floor(est - 0.5 - 0.5 * spread)))
-        high = int(np.ceil(est + 0.5 + 0.9 * spread + 0.1 * est))
+        low = max(0, int(np.floor(flat - 0.5 - 0.5 * spread)))
+        high = int(np.ceil(piled + 0.5 + HIGH_SPREAD * spread))
         conf = 0.9 if not len(multi) else 0.7 / (1 + 0.1 * spread)
         if cover > HEAP_COVER:
             # a heap: what shows is its top; under it may lie as many layers again
             layer = v.area_px / unit * cover
-            low = max(low, int(layer * 0.8))
             high = max(high, int(np.ceil(layer * (1.2 + 3.0 * (cover - HEAP_COVER)) + 3)))
             est = max(est, (low + high) / 2)
             conf = 0.3
