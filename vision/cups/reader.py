@@ -41,7 +41,8 @@ WALL_MM = 4.0  # rim wall and placement slack left out of the visible floor
 DIFF = 0.15  # log-colour departure that marks a pixel as unlike its reference
 CHANGE_BEANS = 0.25  # a container changed when this many beans' area of it changed
 HAND_MIN_MM2 = 1800.0  # as vision.hands: a hand covers at least this much of the table
-HAND_PPM = 1.0
+HAND_PPM = 0.5
+HAND_REACH_MM = 400.0  # how far beyond the play area the hand view reaches
 HEAP_COVER = 0.45  # above this share of the floor covered, beans are taken to pile
 BLUR_PX = 1.5  # the views are smoothed this much (px) before comparing: sensor noise, JPEG
 LOG_OFFSET = 24.0  # added before the log, so noise in a dark glaze does not look like change
@@ -162,14 +163,23 @@ class CupsReader:
         return rectify(frame, v.maps)
 
     def _hand_setup(self, empty: np.ndarray) -> None:
-        m = 30.0
+        # the hand view: all of the table the picture shows (an arm comes in from beyond the
+        # play area), within HAND_REACH_MM of it
         lay = self.layout
-        w, h = int((lay.width_mm + 2 * m) * HAND_PPM), int((lay.depth_mm + 2 * m) * HAND_PPM)
-        self.hand_canvas = Canvas(HAND_PPM, -m, lay.depth_mm + m, w, h)
-        self.hand_maps = canvas_maps(self.hand_canvas, self.cal.intrinsics, self.pose)
-        area = np.zeros((h, w), np.uint8)
-        area[:] = 1
-        self.hand_detector = HandDetector(rectify(empty, self.hand_maps), area, HAND_PPM)
+        intr = self.cal.intrinsics
+        corners = np.array([[0, 0], [intr.width / 2, 0], [intr.width, 0], [intr.width, intr.height / 2],
+                            [intr.width, intr.height], [intr.width / 2, intr.height], [0, intr.height],
+                            [0, intr.height / 2]], np.float64)
+        on_table = cv2.perspectiveTransform(corners[None], np.linalg.inv(self.cal.H))[0]
+        x0 = max(float(on_table[:, 0].min()), -HAND_REACH_MM)
+        x1 = min(float(on_table[:, 0].max()), lay.width_mm + HAND_REACH_MM)
+        y0 = max(float(on_table[:, 1].min()), -HAND_REACH_MM)
+        y1 = min(float(on_table[:, 1].max()), lay.depth_mm + HAND_REACH_MM)
+        w, h = int((x1 - x0) * HAND_PPM), int((y1 - y0) * HAND_PPM)
+        self.hand_canvas = Canvas(HAND_PPM, x0, y1, w, h)
+        self.hand_maps = canvas_maps(self.hand_canvas, intr, self.pose)
+        self.hand_area = np.ones((h, w), np.uint8)
+        self.hand_detector = HandDetector(rectify(empty, self.hand_maps), self.hand_area, HAND_PPM)
         # the containers (up to their rims as seen) are where beans come and go, not hands
         small = self.hand_detector.ref_log.shape[:2]
         foot = np.zeros(small, np.uint8)
@@ -315,3 +325,5 @@ class CupsReader:
     def set_stable(self, frame: np.ndarray) -> None:
         """Make ``frame`` (a still frame with no hand) the reference changes are read from."""
         self.stable = [self._reference(v, self._look(v, frame)) for v in self.views]
+        # hands are looked for against the last still table too: the light and the sun move
+        self.hand_detector = HandDetector(rectify(frame, self.hand_maps), self.hand_area, HAND_PPM)
