@@ -258,12 +258,13 @@ def arrange(layout: CupsLayout, state: TableState, look: CupsLook, offsets: tupl
         del beans[n:]
         shape = look.vessels[i].shape
         rf, fz, _ = _floor(c, shape)
+        # a bowl's beans lie on its curved inside, rising toward the wall
         bowl = 2.5 if shape == "bowl" else (0.8 if shape == "saucer" else 0.0)
+        if shape == "bowl":
+            rf = (c.radius_mm - WALL_MM - 2.0) * 0.75
         fx, fy = c.x_mm + offsets[i][0], c.y_mm + offsets[i][1]
-        if shape in ("bowl", "saucer"):
-            rf = c.radius_mm - WALL_MM - 2.0 if shape == "bowl" else rf
         while len(beans) < n:
-            beans.append(_settle(beans, look.beans, fx, fy, rf if shape != "bowl" else rf * 0.75, fz, bowl, rng))
+            beans.append(_settle(beans, look.beans, fx, fy, rf, fz, bowl, rng))
         out.append(tuple(beans))
     return tuple(out)
 
@@ -301,8 +302,7 @@ def random_cups_camera(layout: CupsLayout, rng: np.random.Generator, height: tup
     raise RuntimeError(f"no camera sees the whole of layout {layout.name}")
 
 
-def random_cups_hand(layout: CupsLayout, rng: np.random.Generator, over: tuple[float, float] | None = None,
-                     look: CupsLook | None = None) -> Hand:
+def random_cups_hand(layout: CupsLayout, rng: np.random.Generator, over: tuple[float, float] | None = None) -> Hand:
     """A hand reaching over the table toward ``over`` (mm; a random container if None) from
     the south or north player's side."""
     if over is None:
@@ -326,7 +326,7 @@ def random_cups_scene(layout: CupsLayout, state: TableState, seed: int, style: s
     intr, pose = random_cups_camera(layout, rng)
     offsets = tuple((float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3))) for _ in layout.containers)
     placed = arrange(layout, state, look, offsets, rng)
-    hs = tuple(random_cups_hand(layout, rng, look=look) for _ in range(hands))
+    hs = tuple(random_cups_hand(layout, rng) for _ in range(hands))
     return CupsScene(layout, offsets, placed, intr, pose, look, hs)
 
 
@@ -530,7 +530,7 @@ def render_cups(scene: CupsScene, seed: int = 0) -> tuple[np.ndarray, CupsTruth]
     fall = cv2.resize(fall, (W, H), interpolation=cv2.INTER_LINEAR)
     direct = (1 - look.ambient) * d.L[2]
     shadow = d.shadows(H, W)
-    img *= (look.ambient + direct * fall * (1 - look.shadow * shadow) / max(1 - 0.0, 1e-3))[..., None]
+    img *= (look.ambient + direct * fall * (1 - look.shadow * shadow))[..., None]
     order = sorted(range(len(lay.containers)),
                    key=lambda i: -np.linalg.norm(d.cam - np.array([*scene.centre(i), 0.0])))
     for i in order:
@@ -593,7 +593,7 @@ def script_frames(layout: CupsLayout, states: list[TableState], seed: int, style
             after = state.as_counts()
             changed = [i for i in range(len(after)) if after[i] != before[i]] or [0]
             spots = [scene.centre(i) for i in changed]
-            base = random_cups_hand(layout, rng, spots[0], scene.look)
+            base = random_cups_hand(layout, rng, spots[0])
             new_beans = arrange(layout, state, scene.look, scene.offsets, rng, scene.beans)
             for m in range(move_frames):
                 spot = spots[min(len(spots) - 1, m * len(spots) // move_frames)]

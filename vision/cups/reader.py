@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from calibration.canvas import Canvas, canvas_maps, rectify
-from hardware.camera_model import CameraPose, project
+from hardware.camera_model import CameraPose
 from hardware.cups.layout import Container, CupsLayout
 from vision.hands import HandDetector
 
