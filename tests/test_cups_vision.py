@@ -276,3 +276,18 @@ def test_the_scorer_weighs_change_and_counts():
         explain_readings(before, [], readings)
     with pytest.raises(ValueError, match="11 readings for a table of 12"):
         explain_readings(before, [drop1], readings[:-1])
+
+
+def test_the_calibration_gives_back_the_camera_pose():
+    lay = load_layout("cups-6")
+    scene = random_cups_scene(lay, start_state(6), 21, "lamplight")
+    cal = from_pose(scene.intrinsics, scene.pose, 10.0)
+    pose = cal.pose()
+    assert np.allclose(pose.centre, scene.pose.centre, atol=1e-6)
+    assert np.allclose(pose.R, scene.pose.R, atol=1e-9)
+    with pytest.raises(ValueError, match="bean must be 2-60 mm"):
+        from_pose(scene.intrinsics, scene.pose, 0.5)
+    with pytest.raises(ValueError, match="invertible 3x3"):
+        replace(cal, homography=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 0.0)))
+    with pytest.raises(ValueError, match="the empty-table frame is 640x360"):
+        CupsReader(lay, cal, np.zeros((360, 640, 3), np.uint8))
