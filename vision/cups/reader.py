@@ -1,0 +1,329 @@
+"""Reading a Cups table: per container, has it changed since the last stable frame, and how
+many beans does it hold; and is a hand over the table.
+
+Each container is looked at through its own small top-down view: the table plane raised to
+the height of a bean on a cup's floor, resampled from the frame through the full camera model
+(``calibration.canvas``), masked to what the camera sees of the floor through the rim (a ray
+from the camera must pass inside the rim at the rim's height).  The picture of the table with
+its containers empty (the set-up's "empty table" step) is the reference for counting; the last
+stable frame is the reference for change.
+
+Light changes are taken out per container: the frame's view is scaled channel by channel to
+the reference over the ring of table just outside the container (its median), which follows
+both the camera's auto-exposure and a lamp's gradient.
+
+Counting: the pixels unlike the empty container are beans.  Separate blobs of about a bean's
+area count one each; bigger blobs count their area in beans.  The more of the floor is
+covered, the more beans lie unseen under others: the range reaches from the flat count to the
+count that random drops covering that share of the floor would take, and once beans cover most
+of the floor (a heap, whose top is all that shows) up to what a heap of that footprint may hold.  Hands are found
+as ``vision.hands`` finds them on a Gobblet board: large regions of the table, outside the
+containers, unlike the empty table once the light's change is fitted out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.canvas import Canvas, canvas_maps, rectify
+from hardware.camera_model import CameraPose
+from hardware.cups.layout import Container, CupsLayout
+from vision.hands import HandDetector
+
+from .calibration import CupsCalibration
+
+PPM = 2.0  # container view pixels per mm
+READ_Z_MM = 6.0  # the height the container views are taken at: a bean on a cup's floor
+WALL_MM = 4.0  # rim wall and placement slack left out of the visible floor
+DIFF = 0.15  # log-colour departure that marks a pixel as unlike its reference
+CHANGE_BEANS = 0.25  # a container changed when this many beans' area of it changed
+HAND_MIN_MM2 = 1800.0  # as vision.hands: a hand covers at least this much of the table
+HAND_PPM = 0.5
+HAND_REACH_MM = 400.0  # how far beyond the play area the hand view reaches
+HEAP_COVER = 0.45  # above this share of the floor covered, beans are taken to pile
+BLUR_PX = 1.5  # the views are smoothed this much (px) before comparing: sensor noise, JPEG
+LOG_OFFSET = 24.0  # added before the log, so noise in a dark glaze does not look like change
+NOISE_K = 4.0  # a pixel changed when a channel departs by this many times its noise
+PILED_SHARE = 0.15  # the estimate: this far from the flat count toward the piled one
+HIGH_SPREAD = 0.9  # the range's top: the piled count plus this many sqrt(beans in touching blobs)
+SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)
+
+
+@dataclass(frozen=True)
+class ContainerReading:
+    """One container in one frame: changed since the last stable frame; the bean count's
+    estimate and the range it surely lies in; how sure the reading is (0-1)."""
+
+    changed: bool
+    count_estimate: int
+    count_low: int
+    count_high: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """Every container's reading (the layout's order) and whether a hand is over the table
+    (a frame with a hand is not judged)."""
+
+    containers: tuple[ContainerReading, ...]
+    hand: bool
+
+
+@dataclass
+class _View:
+    container: Container
+    canvas: Canvas
+    maps: tuple[np.ndarray, np.ndarray]
+    mask: np.ndarray  # bool: floor seen through the rim
+    ring: np.ndarray  # bool: table just outside the container
+    area_px: int
+
+    def __post_init__(self) -> None:
+        self.mask_u8 = self.mask.astype(np.uint8)
+        self.mask_idx = np.flatnonzero(self.mask)
+        self.ring_idx = np.flatnonzero(self.ring)[::3]
+        rows, cols = np.nonzero(self.mask) if self.mask.any() else (np.array([0]), np.array([0]))
+        self.box = (slice(int(rows.min()), int(rows.max()) + 1), slice(int(cols.min()), int(cols.max()) + 1))
+        self.box_mask = self.mask[self.box]
+        self.box_idx = np.flatnonzero(self.box_mask)
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """A reference view as logs, with each pixel's darkest and brightest neighbour."""
+
+    log: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+def _raised(pose: CameraPose, z: float) -> CameraPose:
+    """The pose seen from a plane lifted by ``z``: points (x, y, 0) of the new plane are
+    (x, y, z) of the table's."""
+    R, t = pose.R, pose.t
+    return CameraPose.from_matrices(R, t + R[:, 2] * z)
+
+
+def _log(img: np.ndarray) -> np.ndarray:
+    return np.log(cv2.GaussianBlur(img, (0, 0), BLUR_PX).astype(np.float32) + LOG_OFFSET)
+
+
+class CupsReader:
+    """Reads frames of one camera over one Cups table.  ``empty`` is a frame of the table
+    with every container empty and no hand; the first stable reference is that frame too,
+    until ``set_stable`` is given another."""
+
+    def __init__(self, layout: CupsLayout, calibration: CupsCalibration, empty: np.ndarray):
+        self.layout = layout
+        self.cal = calibration
+        intr = calibration.intrinsics
+        if empty.shape[:2] != (intr.height, intr.width):
+            raise ValueError(f"the empty-table frame is {empty.shape[1]}x{empty.shape[0]}; "
+                             f"the calibration's camera gives {intr.width}x{intr.height}")
+        self.pose = calibration.pose()
+        self.cam = self.pose.centre
+        self.bean_px = np.pi * (calibration.bean_mm / 2) ** 2 * PPM ** 2
+        self.views = [self._view(c) for c in layout.containers]
+        self.empty = [self._reference(v, self._look(v, empty)) for v in self.views]
+        self.stable = list(self.empty)
+        self._hand_setup(empty)
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _view(self, c: Container) -> _View:
+        # the rim as the camera sees it stands off the foot, away from the point under the
+        # camera: the table ring that measures the light lies beyond both
+        k_top = c.height_mm / max(self.cam[2] - c.height_mm, 1.0)
+        rim_shift = np.hypot(c.x_mm - self.cam[0], c.y_mm - self.cam[1]) * k_top
+        outer = c.radius_mm + rim_shift + 16.0
+        n = int(np.ceil(2 * outer * PPM))
+        canvas = Canvas(PPM, c.x_mm - outer, c.y_mm + outer, n, n)
+        maps = canvas_maps(canvas, self.cal.intrinsics, _raised(self.pose, READ_Z_MM))
+        xy = canvas.to_mm(np.stack(np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5), -1))
+        dx, dy = xy[..., 0] - c.x_mm, xy[..., 1] - c.y_mm
+        r_in = c.radius_mm - WALL_MM
+        if c.height_mm > READ_Z_MM:
+            # where the ray to the camera crosses the rim's height
+            k = (c.height_mm - READ_Z_MM) / (self.cam[2] - READ_Z_MM)
+            qx = xy[..., 0] + (self.cam[0] - xy[..., 0]) * k - c.x_mm
+            qy = xy[..., 1] + (self.cam[1] - xy[..., 1]) * k - c.y_mm
+            seen = np.hypot(qx, qy) < r_in - 1.0
+        else:
+            seen = np.ones((n, n), bool)
+        mask = (np.hypot(dx, dy) < r_in) & seen
+        ring = (np.hypot(dx, dy) > c.radius_mm + rim_shift + 3.0) & (np.hypot(dx, dy) < outer)
+        # pixels the frame does not show are left out
+        inside = cv2.inRange(maps[0], (0, 0), (self.cal.intrinsics.width - 2, self.cal.intrinsics.height - 2)) > 0
+        return _View(c, canvas, maps, mask & inside, ring & inside, int((mask & inside).sum()))
+
+    def _look(self, v: _View, frame: np.ndarray) -> np.ndarray:
+        return rectify(frame, v.maps)
+
+    def _hand_setup(self, empty: np.ndarray) -> None:
+        # the hand view: all of the table the picture shows (an arm comes in from beyond the
+        # play area), within HAND_REACH_MM of it
+        lay = self.layout
+        intr = self.cal.intrinsics
+        corners = np.array([[0, 0], [intr.width / 2, 0], [intr.width, 0], [intr.width, intr.height / 2],
+                            [intr.width, intr.height], [intr.width / 2, intr.height], [0, intr.height],
+                            [0, intr.height / 2]], np.float64)
+        on_table = cv2.perspectiveTransform(corners[None], np.linalg.inv(self.cal.H))[0]
+        x0 = max(float(on_table[:, 0].min()), -HAND_REACH_MM)
+        x1 = min(float(on_table[:, 0].max()), lay.width_mm + HAND_REACH_MM)
+        y0 = max(float(on_table[:, 1].min()), -HAND_REACH_MM)
+        y1 = min(float(on_table[:, 1].max()), lay.depth_mm + HAND_REACH_MM)
+        w, h = int((x1 - x0) * HAND_PPM), int((y1 - y0) * HAND_PPM)
+        self.hand_canvas = Canvas(HAND_PPM, x0, y1, w, h)
+        self.hand_maps = canvas_maps(self.hand_canvas, intr, self.pose)
+        self.hand_area = np.ones((h, w), np.uint8)
+        self.hand_detector = HandDetector(rectify(empty, self.hand_maps), self.hand_area, HAND_PPM)
+        # the containers (up to their rims as seen) are where beans come and go, not hands
+        small = self.hand_detector.ref_log.shape[:2]
+        foot = np.zeros(small, np.uint8)
+        s = self.hand_detector.size[0] / small[1]
+        for c in lay.containers:
+            pts = []
+            for z in (0.0, c.height_mm):
+                a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+                ring = np.column_stack([c.x_mm + (c.radius_mm + 6) * np.cos(a), c.y_mm + (c.radius_mm + 6) * np.sin(a),
+                                        np.full(24, z)])
+                # where the camera sees that ring, brought back down to the table plane
+                k = z / max(self.cam[2] - z, 1.0)
+                ring[:, 0] += (ring[:, 0] - self.cam[0]) * k
+                ring[:, 1] += (ring[:, 1] - self.cam[1]) * k
+                pts.append(self.hand_canvas.to_px(ring[:, :2]) / s)
+            hull = cv2.convexHull(np.vstack(pts).astype(np.float32)).astype(np.int32)
+            cv2.fillConvexPoly(foot, hull, 1)
+        self.container_area = cv2.dilate(foot, np.ones((3, 3), np.uint8))
+
+    # -- reading --------------------------------------------------------------------------
+    def hand(self, frame: np.ndarray) -> bool:
+        """True when a hand or arm is over the table."""
+        change = self.hand_detector.changed(rectify(frame, self.hand_maps))
+        changed = change.mask & (self.container_area == 0)
+        if not changed.any():
+            return False
+        changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] * self.hand_detector.mm2_per_px >= HAND_MIN_MM2]
+        if not big:
+            return False
+        # a region that only went darker, keeping its tint, is a shadow of something off the
+        # picture or of a container under a low lamp; a hand brings another surface
+        shade = change.shade()
+        return any((shade[labels == k] == 0).mean() > 0.2 for k in big)
+
+    def _reference(self, v: _View, look: np.ndarray) -> _Ref:
+        lr = _log(look)
+        k = np.ones((3, 3), np.uint8)
+        return _Ref(lr, cv2.erode(lr, k), cv2.dilate(lr, k))
+
+    def _unlike(self, v: _View, lc: np.ndarray, ref: _Ref) -> np.ndarray:
+        """Pixels of the container's floor (``lc``: the log view of this frame) unlike the
+        reference once the light's change (the table ring's per-channel ratio) is taken out;
+        uint8 0/1."""
+        flat_c, flat_r = lc.reshape(-1, 3), ref.log.reshape(-1, 3)
+        idx = v.ring_idx if len(v.ring_idx) > 20 else v.mask_idx
+        shift = np.median(flat_c[idx] - flat_r[idx], axis=0).astype(np.float32)
+        b = v.box  # only the floor's box is compared
+        lc = lc[b] - shift
+        # a channel the glaze barely reflects (the red of a blue bowl) is mostly noise: each
+        # channel's threshold follows its own noise over the floor, taken from the plain
+        # difference's quieter pixels (a heap may cover most of the floor): the 20th
+        # percentile of a half-normal departure is a quarter of its sigma
+        raw = np.abs(lc - ref.log[b]).reshape(-1, 3)[v.box_idx[::3]]
+        noise = np.percentile(raw, 20, axis=0) / 0.253 if len(raw) else np.zeros(3, np.float32)
+        thr = np.maximum(DIFF, NOISE_K * noise).astype(np.float32)
+        # against the reference's darkest and brightest within a pixel: edges that noise and
+        # JPEG blocks move by a pixel are no change
+        d = np.maximum(np.maximum(lc - ref.hi[b], ref.lo[b] - lc), 0.0)
+        over = (d[..., 0] > thr[0]) | (d[..., 1] > thr[1]) | (d[..., 2] > thr[2])  # quicker than any(axis=2)
+        out = np.zeros(v.mask.shape, np.uint8)
+        out[b] = over & v.box_mask
+        out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        return cv2.morphologyEx(out, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) & v.mask_u8
+
+    def unit_area(self, fgs: list[np.ndarray]) -> float:
+        """The area (view pixels) one bean covers in this frame: the median of the lone,
+        convex blobs near the nominal bean's size (a bean's contact shadow, its rim and
+        the light add to its outline), else the nominal area."""
+        nominal = self.bean_px
+        singles = []
+        for fg in fgs:
+            contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                a = cv2.contourArea(c)
+                if 0.5 * nominal < a < 2.2 * nominal:
+                    hull = cv2.contourArea(cv2.convexHull(c))
+                    if hull > 0 and a / hull > SOLID:
+                        singles.append(a)
+        if len(singles) < 3:
+            return nominal
+        return float(np.clip(np.median(singles), 0.7 * nominal, 1.8 * nominal))
+
+    def count(self, v: _View, fg: np.ndarray, unit: float | None = None) -> tuple[int, int, int, float]:
+        """(estimate, low, high, confidence) of the beans in a container from its bean
+        pixels, one bean covering ``unit`` pixels (default: the nominal bean)."""
+        if v.area_px == 0:
+            return 0, 0, 10_000, 0.0
+        unit = unit or self.bean_px
+        _, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+        areas = areas[areas > 0.25 * unit]  # specks: noise, a glint, the edge of a shadow
+        cover = float(areas.sum()) / v.area_px
+        # beans under the near rim are not seen: scale by the share of the floor that is
+        floor_px = np.pi * (v.container.radius_mm - WALL_MM) ** 2 * PPM ** 2
+        hidden = max(1.0, floor_px / max(v.area_px, 1) * 0.9)
+        singles = int(((areas >= 0.25 * unit) & (areas < 1.5 * unit)).sum())
+        multi = areas[areas >= 1.5 * unit]
+        flat = singles + float((multi / unit).sum())  # as if no bean lay on another
+        # beans dropped at random over a floor cover a share c of it when they would cover
+        # -ln(1 - c) floors side by side: the more is covered, the more lies unseen under
+        # the top beans.  Beans settle into gaps, so the truth lies between the two counts.
+        c = min(cover, 0.95)
+        piled = flat * (-np.log1p(-c) / c) if c > 0.02 else flat
+        if flat > 3:
+            flat, piled = flat * hidden, piled * hidden
+        est = flat + PILED_SHARE * (piled - flat)
+        spread = float(np.sqrt(max((multi / unit).sum(), 0.0)))
+        low = max(0, int(np.floor(flat - 0.5 - 0.5 * spread)))
+        high = int(np.ceil(piled + 0.5 + HIGH_SPREAD * spread))
+        conf = 0.9 if not len(multi) else 0.7 / (1 + 0.1 * spread)
+        if cover > HEAP_COVER:
+            # a heap: what shows is its top; under it may lie as many layers again
+            layer = v.area_px / unit * cover
+            high = max(high, int(np.ceil(layer * (1.2 + 3.0 * (cover - HEAP_COVER)) + 3)))
+            est = max(est, (low + high) / 2)
+            conf = 0.3
+        est_i = int(round(est))
+        return est_i, min(low, est_i), max(high, est_i), float(conf)
+
+    @staticmethod
+    def moved(diff: np.ndarray, unit: float) -> float:
+        """How many beans' area of a container changed: blobs of changed pixels, leaving out
+        specks (sensor noise, a JPEG block) smaller than a fifth of a bean."""
+        n, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        return float(areas[areas >= 0.2 * unit].sum()) / unit
+
+    def read(self, frame: np.ndarray) -> TableReading:
+        """Every container's reading against the last stable frame, and the hand flag."""
+        out = []
+        looks = [_log(self._look(v, frame)) for v in self.views]
+        fgs = [self._unlike(v, cur, ref) for v, cur, ref in zip(self.views, looks, self.empty)]
+        unit = self.unit_area(fgs)
+        for i, v in enumerate(self.views):
+            cur = looks[i]
+            est, low, high, conf = self.count(v, fgs[i], unit)
+            changed = self.moved(self._unlike(v, cur, self.stable[i]), unit) >= CHANGE_BEANS
+            out.append(ContainerReading(bool(changed), est, low, high, conf))
+        return TableReading(tuple(out), self.hand(frame))
+
+    def set_stable(self, frame: np.ndarray) -> None:
+        """Make ``frame`` (a still frame with no hand) the reference changes are read from."""
+        self.stable = [self._reference(v, self._look(v, frame)) for v in self.views]
+        # hands are looked for against the last still table too: the light and the sun move
+        self.hand_detector = HandDetector(rectify(frame, self.hand_maps), self.hand_area, HAND_PPM)
