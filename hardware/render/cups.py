@@ -31,10 +31,10 @@ from ..camera_model import CameraIntrinsics, CameraPose, nominal_intrinsics, pla
 from ..cups.layout import Container, CupsLayout
 from ..cups.state import TableState
 from ..pieces import load_board, load_piece_set
-from .draw import _blend_poly, _fill, _Painter, distortion_maps
+from .draw import Painter, blend_polygon, distortion_maps, fill_polygon
 from .look import Look, kelvin_to_bgr, random_look, styled_hand
 from .scene import Hand, Lighting
-from .shaded import _camera, _lin
+from .shaded import sensor_image, to_linear
 from .textures import smooth_noise, wood
 
 CUPS_STYLES = ("daylight", "lamplight")
@@ -368,7 +368,7 @@ class _Drawer:
         self.rng = rng
         # the painter of the house renderer draws the hands (it only needs the camera)
         shim = SimpleNamespace(intrinsics=self.intr, pose=self.pose, lighting=Lighting(direction=tuple(self.L)))
-        self.hand_painter = _Painter(shim, rng)
+        self.hand_painter = Painter(shim, rng)
 
     def uv(self, pts: np.ndarray) -> np.ndarray:
         return project(pts, self.intr, self.pose, distort=False)
@@ -387,8 +387,8 @@ class _Drawer:
         cx, cy = s.centre(i)
         R, h = c.radius_mm, c.height_mm
         base = {"tumbler": 0.92, "tapered": 0.72, "bowl": 0.5, "saucer": 0.7}[v.shape] * R
-        out_c = _lin(v.outside_bgr)
-        in_c = _lin(v.inside_bgr)
+        out_c = to_linear(v.outside_bgr)
+        in_c = to_linear(v.inside_bgr)
         # outer wall: quads between the foot and the rim, lit by their normals
         bot, top = _circle(cx, cy, base, 0.0), _circle(cx, cy, R, h)
         uvb, uvt = self.uv(bot), self.uv(top)
@@ -399,13 +399,13 @@ class _Drawer:
         view = self.cam[None, :] - np.column_stack([cx + R * np.cos(mid), cy + R * np.sin(mid), np.full(N_SEG, h / 2)])
         view /= np.linalg.norm(view, axis=1, keepdims=True)
         hull = cv2.convexHull(np.vstack([uvb, uvt]).astype(np.float32)).reshape(-1, 2)
-        _fill(img, hull, tuple(float(x) for x in out_c * self.amb))
+        fill_polygon(img, hull, tuple(float(x) for x in out_c * self.amb))
         for k in np.nonzero(np.einsum("ij,ij->i", normals, view) > 0)[0]:
             j = (k + 1) % N_SEG
             shade = self.amb + (1 - self.amb) * max(0.0, float(normals[k] @ self.L))
-            _fill(img, np.array([uvb[k], uvb[j], uvt[j], uvt[k]]), tuple(float(x) for x in out_c * shade))
+            fill_polygon(img, np.array([uvb[k], uvb[j], uvt[j], uvt[k]]), tuple(float(x) for x in out_c * shade))
         # the rim
-        _fill(img, uvt, tuple(float(x) for x in (out_c * 0.5 + in_c * 0.5) * self.lit() * 1.05), aa=True)
+        fill_polygon(img, uvt, tuple(float(x) for x in (out_c * 0.5 + in_c * 0.5) * self.lit() * 1.05), aa=True)
         inner = self.uv(_circle(cx, cy, R - WALL_MM, h))
         self.inside(img, i, inner, in_c, cx, cy, R - WALL_MM, h, v)
 
@@ -426,19 +426,19 @@ class _Drawer:
         layer[:] = in_c * (self.amb * 0.8 + 0.25 * (1 - self.amb))
         rf, fz, _ = _floor(c, v.shape)
         floor_uv = self.uv(_circle(cx, cy, rf if v.shape != "bowl" else r_in * 0.85, fz)) - off
-        _fill(layer, floor_uv, tuple(float(x) for x in in_c * self.amb), aa=True)
+        fill_polygon(layer, floor_uv, tuple(float(x) for x in in_c * self.amb), aa=True)
         # the part of the floor the light reaches over the rim
         d = self.shift(h - fz)
         lit_rim = self.uv(_circle(cx + d[0], cy + d[1], r_in, fz)) - off
         ok, lit_poly = cv2.intersectConvexConvex(floor_uv.astype(np.float32), lit_rim.astype(np.float32))
         if ok > 0 and lit_poly is not None:
-            _fill(layer, lit_poly.reshape(-1, 2), tuple(float(x) for x in in_c * self.lit()), aa=True)
+            fill_polygon(layer, lit_poly.reshape(-1, 2), tuple(float(x) for x in in_c * self.lit()), aa=True)
         for b in sorted(s.beans[i], key=lambda b: b.z):
             dd = self.shift(h - b.z)
             lit = np.hypot(b.x - (cx + dd[0]), b.y - (cy + dd[1])) < r_in - 2
             self.bean(layer, b, off, lit)
         m = np.zeros(layer.shape[:2], np.uint8)
-        _fill(m, opening - off, 255, aa=True)
+        fill_polygon(m, opening - off, 255, aa=True)
         a = (m.astype(np.float32) / 255.0)[..., None]
         roi = img[y0:y1, x0:x1]
         roi *= 1 - a
@@ -461,21 +461,21 @@ class _Drawer:
         ca, sa = np.cos(b.angle), np.sin(b.angle)
         pts = np.column_stack([b.x + lx * ca - ly * sa, b.y + lx * sa + ly * ca, np.full(n, b.z)])
         light = self.lit() if lit else self.amb
-        col = _lin(b.bgr) * float(r.uniform(0.9, 1.1))
+        col = to_linear(b.bgr) * float(r.uniform(0.9, 1.1))
         # a soft contact shadow, then the body, its darker edge and a highlight toward the light
         sh = pts.copy()
         sh[:, :2] += self.shift(kind.thickness_mm * 0.7)
         sh[:, 2] -= kind.thickness_mm
-        _blend_poly(layer, self.uv(sh) - off, (0.0, 0.0, 0.0), 0.45 if lit else 0.2)
+        blend_polygon(layer, self.uv(sh) - off, (0.0, 0.0, 0.0), 0.45 if lit else 0.2)
         uv = self.uv(pts) - off
-        _fill(layer, uv, tuple(float(x) for x in col * light * 0.55), aa=True)
+        fill_polygon(layer, uv, tuple(float(x) for x in col * light * 0.55), aa=True)
         inner = pts.copy()
         inner[:, 0] = b.x + (pts[:, 0] - b.x) * 0.8
         inner[:, 1] = b.y + (pts[:, 1] - b.y) * 0.8
-        _fill(layer, self.uv(inner) - off, tuple(float(x) for x in col * light), aa=True)
+        fill_polygon(layer, self.uv(inner) - off, tuple(float(x) for x in col * light), aa=True)
         if kind.shape == "bead":
             hole = _circle(b.x, b.y, W2 * 0.3, b.z, 12)
-            _fill(layer, self.uv(hole) - off, tuple(float(x) for x in col * light * 0.3), aa=True)
+            fill_polygon(layer, self.uv(hole) - off, tuple(float(x) for x in col * light * 0.3), aa=True)
         if kind.shape == "coin":
             ring = _circle(b.x, b.y, W2 * 0.8, b.z, 24)
             cv2.polylines(layer, [np.round((self.uv(ring) - off) * 16).astype(np.int32)], True,
@@ -483,7 +483,7 @@ class _Drawer:
         if lit and kind.gloss > 0.04:
             hx, hy = b.x + self.L[0] * W2 * 0.4, b.y + self.L[1] * W2 * 0.4
             spot = self.uv(_circle(hx, hy, W2 * 0.25, b.z, 10)) - off
-            _blend_poly(layer, spot, (1.0, 1.0, 1.0), min(0.9, kind.gloss * 2.5))
+            blend_polygon(layer, spot, (1.0, 1.0, 1.0), min(0.9, kind.gloss * 2.5))
 
     def shadows(self, H: int, W: int) -> np.ndarray:
         """Where the table is in shadow (0-1): containers, then hands."""
@@ -494,7 +494,7 @@ class _Drawer:
             top = base.copy()
             top[:, :2] += self.shift(c.height_mm)
             hull = cv2.convexHull(self.uv(np.vstack([base, top])).astype(np.float32)).reshape(-1, 2)
-            _fill(sh, hull, 1.0, aa=True)
+            fill_polygon(sh, hull, 1.0, aa=True)
         if self.s.hands:
             hs = np.zeros((H, W), np.float32)
             for hand in self.s.hands:
@@ -502,7 +502,7 @@ class _Drawer:
                     flat = poly.copy()
                     flat[:, :2] += flat[:, 2:3] * (-self.L[None, :2] / max(self.L[2], 0.25))
                     flat[:, 2] = 0.0
-                    _fill(hs, self.uv(flat), 1.0)
+                    fill_polygon(hs, self.uv(flat), 1.0)
             sh = np.maximum(sh, cv2.GaussianBlur(hs, (0, 0), 8) * 0.85)
         return cv2.GaussianBlur(sh, (0, 0), 2.0)
 
@@ -520,7 +520,7 @@ def render_cups(scene: CupsScene, seed: int = 0) -> tuple[np.ndarray, CupsTruth]
     mx0, my0 = -700.0, -700.0
     tw, th = int((lay.width_mm + 1400) * TEX_PPM), int((lay.depth_mm + 1400) * TEX_PPM)
     tex = _table_texture(look, mx0, my0, tw, th, np.random.default_rng(int(look.camera.table_scale_mm * 1000)))
-    tex_lin = _lin(np.clip(tex, 0, 255))
+    tex_lin = to_linear(np.clip(tex, 0, 255))
     to_world = np.array([[1 / TEX_PPM, 0, mx0], [0, 1 / TEX_PPM, my0], [0, 0, 1]])
     Hm = plane_homography(intr, scene.pose, 0.0) @ to_world
     img = cv2.warpPerspective(tex_lin, Hm, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
@@ -537,20 +537,20 @@ def render_cups(scene: CupsScene, seed: int = 0) -> tuple[np.ndarray, CupsTruth]
         d.vessel(img, i)
     hand_mask = np.zeros((H, W), np.uint8)
     for hand in scene.hands:
-        skin = _lin(hand.skin_bgr)
-        sleeve = _lin(hand.sleeve_bgr)
+        skin = to_linear(hand.skin_bgr)
+        sleeve = to_linear(hand.sleeve_bgr)
         for poly, part in d.hand_painter.hand_parts(hand):
             uv = d.uv(poly)
             col = skin * rng.uniform(0.85, 1.0) if part == "skin" else sleeve
-            _fill(img, uv, tuple(float(x) for x in col * d.lit() * 1.1), aa=True)
-            _fill(hand_mask, uv, 255)
+            fill_polygon(img, uv, tuple(float(x) for x in col * d.lit() * 1.1), aa=True)
+            fill_polygon(hand_mask, uv, 255)
     maps = distortion_maps(intr)
     if maps is not None:
         img = cv2.remap(img, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         hand_mask = cv2.remap(hand_mask, maps[0], maps[1], cv2.INTER_NEAREST)
     light = np.asarray(kelvin_to_bgr(look.light_kelvin), np.float32)
     img *= light[None, None, :]
-    image = _camera(np.ascontiguousarray(img, np.float32), look.camera, intr, light, seed)
+    image = sensor_image(np.ascontiguousarray(img, np.float32), look.camera, intr, light, seed)
     truth = CupsTruth(scene.state, bool(hand_mask.any()), intr, scene.pose)
     return image, truth
 

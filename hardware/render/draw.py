@@ -28,11 +28,12 @@ def _fix(uv: np.ndarray) -> np.ndarray:
     return np.round(uv * ONE).astype(np.int32)
 
 
-def _fill(img: np.ndarray, uv: np.ndarray, colour, aa: bool = False) -> None:
+def fill_polygon(img: np.ndarray, uv: np.ndarray, colour, aa: bool = False) -> None:
+    """Fill a convex polygon (image coordinates, sub-pixel) into ``img``."""
     cv2.fillConvexPoly(img, _fix(uv), colour, cv2.LINE_AA if aa else cv2.LINE_8, SHIFT)
 
 
-def _blend_poly(img: np.ndarray, uv: np.ndarray, colour, alpha: float) -> None:
+def blend_polygon(img: np.ndarray, uv: np.ndarray, colour, alpha: float) -> None:
     """Blend a filled convex polygon into ``img`` with opacity ``alpha``."""
     x0, y0 = np.floor(uv.min(axis=0)).astype(int) - 1
     x1, y1 = np.ceil(uv.max(axis=0)).astype(int) + 2
@@ -52,7 +53,7 @@ def _circle(cx: float, cy: float, r: float, z: float) -> np.ndarray:
     return np.column_stack([cx + r * _COS, cy + r * _SIN, np.full(N_SEG, z)])
 
 
-class _Painter:
+class Painter:
     """Per-frame drawing state: the camera, the light and a random generator for details."""
 
     def __init__(self, scene: Scene, rng: np.random.Generator):
@@ -107,14 +108,14 @@ class _Painter:
         for i in np.nonzero(vis)[0]:
             j = (i + 1) % N_SEG
             quad = np.array([uvb[i], uvb[j], uvt[j], uvt[i]])
-            _fill(img, quad, tuple(float(v) for v in np.clip(wall * sh[i], 0, 255)))
+            fill_polygon(img, quad, tuple(float(v) for v in np.clip(wall * sh[i], 0, 255)))
         tint = self.rng.uniform(0.96, 1.04)
         rt = s.top_diameter_mm / 2
         if rt < r - 0.3:
             # the rounded shoulder between wall and flat top
             bevel = np.clip(top * 0.5 * (1 + float(self.shade(np.array([[0.0, 0.0, 1.0]]))[0]) * 0.75) * tint, 0, 255)
-            _fill(img, self.uv(_circle(cx, cy, r, h - 0.8)), tuple(float(v) for v in bevel), aa=True)
-        _fill(img, self.uv(_circle(cx, cy, rt, h)), tuple(float(v) for v in np.clip(top * tint, 0, 255)), aa=True)
+            fill_polygon(img, self.uv(_circle(cx, cy, r, h - 0.8)), tuple(float(v) for v in bevel), aa=True)
+        fill_polygon(img, self.uv(_circle(cx, cy, rt, h)), tuple(float(v) for v in np.clip(top * tint, 0, 255)), aa=True)
 
     def clear_cup(self, img: np.ndarray, cx: float, cy: float, pieces: PieceSet, size: int, colour: int) -> None:
         s = pieces.sizes[size]
@@ -122,25 +123,25 @@ class _Painter:
         r, h = s.outer_diameter_mm / 2, s.height_mm
         uvb, uvt, vis, normals, view = self.walls(cx, cy, r, h)
         hull = cv2.convexHull(np.vstack([uvb, uvt]).astype(np.float32)).reshape(-1, 2)
-        _blend_poly(img, hull, col.wall_bgr, 0.13)
+        blend_polygon(img, hull, col.wall_bgr, 0.13)
         half = self.L[None, :] + view
         half /= np.linalg.norm(half, axis=1, keepdims=True)
         spec = np.maximum(0.0, np.einsum("ij,ij->i", normals, half)) ** 60
         for i in np.nonzero(vis & (spec > 0.08))[0]:
             j = (i + 1) % N_SEG
-            _blend_poly(img, np.array([uvb[i], uvb[j], uvt[j], uvt[i]]), (250, 250, 250), float(min(0.85, spec[i])))
+            blend_polygon(img, np.array([uvb[i], uvb[j], uvt[j], uvt[i]]), (250, 250, 250), float(min(0.85, spec[i])))
         # the pipe wall seen edge-on along the silhouette looks darker
         flips = np.nonzero(vis != np.roll(vis, 1))[0]
         edge = tuple(float(v) * 0.55 for v in col.wall_bgr)
         for i in flips:
             cv2.line(img, tuple(_fix(uvb[i])), tuple(_fix(uvt[i])), edge, 1, cv2.LINE_AA, SHIFT)
         rim = self.uv(_circle(cx, cy, r, h))
-        _blend_poly(img, rim, (235, 238, 236), 0.55)
+        blend_polygon(img, rim, (235, 238, 236), 0.55)
         rp = s.top_diameter_mm / 2
         tint = self.rng.uniform(0.95, 1.05)
         plug = np.clip(np.asarray(col.top_bgr, np.float32) * tint, 0, 255)
         plug_uv = self.uv(_circle(cx, cy, rp, h))
-        _fill(img, plug_uv, tuple(float(v) for v in plug), aa=True)
+        fill_polygon(img, plug_uv, tuple(float(v) for v in plug), aa=True)
         cv2.polylines(img, [_fix(plug_uv)], True, tuple(float(v) * 0.6 for v in plug), 1, cv2.LINE_AA, SHIFT)
         # glare: a bright arc of the rim facing the light, sometimes a spot on the plug
         az = np.arctan2(self.L[1], self.L[0])
@@ -154,7 +155,7 @@ class _Painter:
             a = self.rng.uniform(0, 2 * np.pi)
             rr = self.rng.uniform(0, rp * 0.6)
             spot = self.uv(_circle(cx + rr * np.cos(a), cy + rr * np.sin(a), self.rng.uniform(1.0, 2.5), h))
-            _blend_poly(img, spot, (252, 252, 252), float(self.rng.uniform(0.4, 0.9)))
+            blend_polygon(img, spot, (252, 252, 252), float(self.rng.uniform(0.4, 0.9)))
 
     # -- hands ----------------------------------------------------------------------------
     def hand_parts(self, hand: Hand) -> list[tuple[np.ndarray, str]]:
@@ -224,7 +225,7 @@ def render(scene: Scene, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     intr = scene.intrinsics
     W, H = intr.width, intr.height
-    p = _Painter(scene, rng)
+    p = Painter(scene, rng)
     board, pieces = scene.board, scene.pieces
 
     img = _table(H, W, scene.table_bgr, rng)
@@ -245,7 +246,7 @@ def render(scene: Scene, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         colour, size = stack[-1]
         dx, dy = offs[-1]
         s = pieces.sizes[size]
-        _fill(shadow, p.shadow_polygon(sx + dx, sy + dy, s.outer_diameter_mm / 2, s.height_mm),
+        fill_polygon(shadow, p.shadow_polygon(sx + dx, sy + dy, s.outer_diameter_mm / 2, s.height_mm),
               0.6 if pieces.clear and not s.solid else 1.0, aa=True)
         dist = np.linalg.norm(p.cam - np.array([sx + dx, sy + dy, 0.0]))
         cups.append((dist, sq))
@@ -255,7 +256,7 @@ def render(scene: Scene, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
             flat = poly.copy()
             flat[:, :2] -= flat[:, 2:3] * p.L[None, :2] / max(p.L[2], 0.2)
             flat[:, 2] = 0.0
-            _fill(hand_shadow, p.uv(flat), 1.0)
+            fill_polygon(hand_shadow, p.uv(flat), 1.0)
     if scene.hands:
         shadow = np.maximum(shadow, cv2.GaussianBlur(hand_shadow, (0, 0), 9) * 0.8)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 2.5)
@@ -282,8 +283,8 @@ def render(scene: Scene, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         for poly, kind in p.hand_parts(hand):
             uv = p.uv(poly)
             colour = skin * rng.uniform(0.88, 1.0) if kind == "skin" else np.asarray(hand.sleeve_bgr, np.float32)
-            _fill(img, uv, tuple(float(v) for v in colour), aa=True)
-            _fill(hand_mask, uv, 255)
+            fill_polygon(img, uv, tuple(float(v) for v in colour), aa=True)
+            fill_polygon(hand_mask, uv, 255)
 
     L = scene.lighting
     gy, gx = np.mgrid[0:45, 0:80].astype(np.float32)

@@ -34,7 +34,7 @@ _NOISE_N = 256  # cells of a value-noise grid (it tiles)
 _PRINT_PX = 16  # atlas pixels per marker cell
 
 
-def _lin(bgr) -> np.ndarray:
+def to_linear(bgr) -> np.ndarray:
     """Display BGR (0-255) to linear reflectance."""
     return ((np.asarray(bgr, np.float32) / 255.0) ** 2.2).astype(np.float32)
 
@@ -285,7 +285,7 @@ class _Shader:
         g = self.grids
         # table
         cx, cy = board.width_mm / 2, board.depth_mm / 2
-        ta, tb = _lin(look.table_bgr), _lin(look.table_alt_bgr)
+        ta, tb = to_linear(look.table_bgr), to_linear(look.table_alt_bgr)
         if look.table_kind == "wood":
             plank = look.table_scale_mm
             alb = _wood(self.strips, g, X + 3000.0, Y + 1700.0, ta, tb, 4.5, plank, fp)
@@ -325,7 +325,7 @@ class _Shader:
             by0, by1, bx0, bx1 = box
             Xb, Yb, fb = X[by0:by1, bx0:bx1], Y[by0:by1, bx0:bx1], fp[by0:by1, bx0:bx1]
             on_board = _smoothstep(-fb, fb, np.minimum(np.minimum(Xb - x0, x1 - Xb), np.minimum(Yb - y0, y1 - Yb)))
-            be, bl = _lin(look.board_bgr), _lin(look.board_late_bgr)
+            be, bl = to_linear(look.board_bgr), to_linear(look.board_late_bgr)
             if look.board_kind == "wood":
                 a = np.radians(look.board_grain_angle)
                 u = Xb * np.cos(a) + Yb * np.sin(a)
@@ -349,7 +349,7 @@ class _Shader:
 
             lines = np.maximum(line_cover(Xb, board.cols, Yb, board.depth_mm),
                                line_cover(Yb, board.rows, Xb, board.width_mm))
-            lc = _lin(look.line_bgr)
+            lc = to_linear(look.line_bgr)
             balb = balb * (1 - lines[..., None]) + lc[None, None, :] * lines[..., None]
             sub = alb[by0:by1, bx0:bx1]
             alb[by0:by1, bx0:bx1] = sub * (1 - on_board[..., None]) + balb * on_board[..., None]
@@ -358,7 +358,7 @@ class _Shader:
         # marker cards: white paper, black print
         m = board.markers
         ts = tile_side(board)
-        paper = _lin(look.paper_bgr)
+        paper = to_linear(look.paper_bgr)
         ink = paper * 0.045
         for mid, (mx, my) in marker_centres(board).items():
             box = self.rect_box(mx - ts / 2, my - ts / 2, mx + ts / 2, my + ts / 2)
@@ -516,7 +516,7 @@ class _Shader:
         n = np.where((best == t_inner)[..., None], -radial, n)
         gr = _vnoise(self.grids[1], (P[..., 0] + cx) / 20.0, (P[..., 1] + cy) / 0.8, True)
         alb = plug[None, None, :] * (1 - grain * (gr - 0.5) * 2)[..., None]
-        pale = _lin(wall_bgr) * 0.55
+        pale = to_linear(wall_bgr) * 0.55
         is_plastic = (best == t_rim) | (best == t_inner)
         alb = np.where(is_plastic[..., None], pale[None, None, :], alb)
         f.write(box, best.astype(np.float32), n.astype(np.float32), alb.astype(np.float32),
@@ -538,8 +538,8 @@ class _Shader:
         side = 1.0 if (index + int(abs(hand.entry[0]) * 3)) % 2 else -1.0
         wrist = P - d3 * 55.0 + np.array([0, 0, 8.0])
         elbow = wrist + (E - wrist) * 0.45
-        skin = _lin(hand.skin_bgr)
-        sleeve = _lin(hand.sleeve_bgr)
+        skin = to_linear(hand.skin_bgr)
+        sleeve = to_linear(hand.sleeve_bgr)
         long_sleeve = (index + int(abs(hand.target[1]))) % 3 == 0
         obj = self.new_obj()
         f.hand_ids.add(obj)
@@ -599,7 +599,7 @@ class _Shader:
                 else:
                     k_alt = np.zeros(u.shape)
                 fold = 1 + 0.15 * (_vnoise(self.grids[4], u / 15.0, phi / 25.0) - 0.5)
-                alt = _lin(look.sleeve_alt_bgr)
+                alt = to_linear(look.sleeve_alt_bgr)
                 alb = (sleeve[None, None, :] * (1 - k_alt[..., None]) + alt[None, None, :] * k_alt[..., None])
                 f.write(box, t.astype(np.float32), n, (alb * fold[..., None]).astype(np.float32), 0.01, 6.0, obj,
                         wrap=0.2)
@@ -706,7 +706,7 @@ class _Shader:
         for box, (cx, cy), R, h, o, wall_bgr in order:
             y0, y1, x0, x1 = box
             d = f.D[y0:y1, x0:x1].astype(np.float64)
-            tint = _lin(wall_bgr) / max(float(_luma(_lin(wall_bgr))), 1e-3)
+            tint = to_linear(wall_bgr) / max(float(_luma(to_linear(wall_bgr))), 1e-3)
             tint = 0.92 + 0.08 * tint
             roots = []
             A = d[..., 0] ** 2 + d[..., 1] ** 2
@@ -803,7 +803,7 @@ def _lens_maps(intr: CameraIntrinsics, aberration: float, vignette: float):
     return fall, maps
 
 
-def _camera(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.ndarray, seed: int) -> np.ndarray:
+def sensor_image(lin: np.ndarray, look: Look, intr: CameraIntrinsics, light_mix: np.ndarray, seed: int) -> np.ndarray:
     """Lens, sensor and processing: vignetting, lateral chromatic aberration, blur, metering
     with a drifting auto-exposure, shot and read noise on a Bayer mosaic (or per channel),
     demosaic, white balance, tone curve, sharpening and JPEG."""
@@ -879,7 +879,7 @@ def render_shaded(scene: Scene, look: Look, seed: int = 0) -> tuple[np.ndarray, 
                 fin = look.finishes[colour]
                 cx, cy = sx + offs[k][0], sy + offs[k][1]
                 tint = np.random.default_rng([look_seed(look), sq, k, size]).uniform(0.95, 1.05)
-                plug = _lin(fin.top_bgr) * np.float32(tint)
+                plug = to_linear(fin.top_bgr) * np.float32(tint)
                 if sz.solid:
                     s.opaque_cup(cx, cy, sz.outer_diameter_mm / 2, sz.top_diameter_mm / 2, sz.height_mm, plug,
                                  fin.specular, fin.shininess, max(fin.grain, 0.1), s.new_obj())
@@ -892,14 +892,14 @@ def render_shaded(scene: Scene, look: Look, seed: int = 0) -> tuple[np.ndarray, 
             fin = look.finishes[colour]
             tint = np.random.default_rng([look_seed(look), sq, size]).uniform(0.96, 1.04)
             s.opaque_cup(sx + offs[-1][0], sy + offs[-1][1], sz.outer_diameter_mm / 2, sz.top_diameter_mm / 2,
-                         sz.height_mm, _lin(fin.top_bgr) * np.float32(tint), fin.specular, fin.shininess,
+                         sz.height_mm, to_linear(fin.top_bgr) * np.float32(tint), fin.specular, fin.shininess,
                          fin.grain, s.new_obj())
     for i, hand in enumerate(scene.hands):
         s.hand(hand, i)
     lin = s.shade()
     if s.f.pipes:
         s.composite_pipes(lin)
-    image = _camera(lin, look, scene.intrinsics, s.light_mix, seed)
+    image = sensor_image(lin, look, scene.intrinsics, s.light_mix, seed)
     hand_img = np.isin(s.f.obj, list(s.f.hand_ids)).astype(np.uint8) * 255 if s.f.hand_ids else None
     if hand_img is None:
         mask = np.zeros((s.f.H, s.f.W), np.uint8)
