@@ -451,3 +451,22 @@ def test_a_cup_read_as_what_lies_beneath_is_not_set_aside():
     events = feed(tracker, board, observe(after), clock, 10)
     assert not [e for e in events if e.kind == "moves"]
     assert [e.text for e in events if e.kind == "pending"] == ["1c3, 3b1-c2 (no hand was seen at b1)"]
+
+
+def test_a_square_a_hand_reached_that_cannot_be_read_holds_the_account():
+    """A hand over c3 and d3; c3 shows White's new 3 but d3 reads with doubt.  The cup just
+    put down may be on d3 (the account '3c3' could then be a misread of another move), so the
+    account waits, naming d3; once d3 reads plainly empty, 3c3 is committed."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2")
+    after = list(board_labels(play(board.copy(), "3c3")))
+    c3, d3 = board.geo.square("c3"), board.geo.square("d3")
+    tracker = Tracker(SIZES_4, TrackerConfig(commit_confidence=0.8))
+    clock = Clock()
+    reach(tracker, board, after, {c3, d3}, clock)
+    readings = list(observe(after).squares)
+    readings[d3] = SquareReading(EMPTY, confidence=0.45)
+    events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+    assert [e.text for e in events if e.kind == "pending"][:1] == ["3c3 (d3 cannot be read yet)"]
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["3c3"]

@@ -572,9 +572,14 @@ class Tracker:
             if self._pending_leans:  # the same picture again is no new evidence for a colour
                 confirmed = confirmed and len(verdict.moves) > len(self._pending)
             unreached = [s for s in squares if s not in self._reached]
+            # a square a hand reached that cannot be read may hold what makes this account
+            # wrong (a cup put down there): the account waits until it can be read
+            unread = [s for s in sorted(self._reached) if s not in self.doubts and s not in squares
+                      and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)]
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
-            if (conf >= self.config.commit_confidence or confirmed) and not unreached and (confirmed or not leans):
+            if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
+                    and (confirmed or not leans)):
                 self._pending = ()
                 self._pending_leans = False
                 self._reached.clear()
@@ -587,6 +592,8 @@ class Tracker:
                 self._pending = verdict.moves
                 if unreached:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
+                if unread:
+                    texts += f" ({', '.join(names[s] for s in unread)} cannot be read yet)"
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
