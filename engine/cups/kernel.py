@@ -12,8 +12,9 @@ play, plus, with ``count_left``, the beans left in the cups at the end.  The gam
 ends the game), so a memoised negamax over the reachable positions is exact.
 
 The memo is an open-addressing hash table (``keys``: key + 1, 0 for empty; ``vals``: int16).
-When it is 7/8 full no new entries are stored: the values stay exact, only slower, and the
-caller sees it in ``stats[2]`` and grows the table for the next question.
+When it is 7/8 full no new entries are stored: ``value`` stays exact, only slower (the caller
+sees it in ``stats[2]``), while ``prove`` gives up (``stats[4] = 2``) so that the caller grows
+the table and asks again.
 """
 
 from __future__ import annotations
@@ -204,6 +205,7 @@ def count_reachable(key, x, w, keys, stats):
 # came from, so a lossy table (new entries refused when full) never makes an answer wrong.
 
 _INF = 30000
+UNIT = 4  # score units per bean
 
 
 @njit(cache=True, inline="always")
@@ -251,7 +253,11 @@ def _children(key, x, w, out_keys, out_gain):
             out_gain[0] = 0
             return 1
         return 0
-    # insertion sort by gain, biggest first (stable: fewer beans dropped first among equals)
+    # order: immediate gain plus what the cups promise (``_key_eval``), best first; a good
+    # order makes the alpha-beta cut early (this halved the nodes of hard 20-bean positions)
+    for c in range(n):
+        out_gain[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
+    # insertion sort, biggest first (stable: fewer beans dropped first among equals)
     for i in range(1, n):
         kk = out_keys[i]
         gg = out_gain[i]
@@ -263,6 +269,37 @@ def _children(key, x, w, out_keys, out_gain):
         out_keys[j + 1] = kk
         out_gain[j + 1] = gg
     return n
+
+
+@njit(cache=True, inline="always")
+def _key_eval(key, x, w):
+    """``evaluate`` on a packed key (quarter beans for its mover)."""
+    score = 0
+    for i in range(x):
+        d = x - i
+        c = _field(key, i, w)
+        if c == d:
+            score += 2
+        elif c > d:
+            score -= 2 * c
+        c = _field(key, x + i, w)
+        if c == d:
+            score -= 2
+        elif c > d:
+            score += 2 * c
+    return score
+
+
+@njit(cache=True, inline="always")
+def _gain(key, child, x, w):
+    """Beans the move from ``key`` to ``child`` put into the mover's bowl: every bean that
+    leaves the cups and stocks goes there (the order of the fields does not matter)."""
+    before = 0
+    after = 0
+    for i in range(2 * x + 2):
+        before += _field(key, i, w)
+        after += _field(child, i, w)
+    return before - after
 
 
 @njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
@@ -299,7 +336,7 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         best = -_INF
         a = alpha
         for c in range(n):
-            g = cg[c]
+            g = _gain(key, ck[c], x, w)
             v = g - prove(ck[c], g - beta, g - a, x, w, count_left, keys, bounds, stats)
             if stats[STATS_ABORTED]:
                 return 0
@@ -323,7 +360,11 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
             stats[STATS_FILLED] += 1
         bounds[slot] = (lo + 32768) | ((hi + 32768) << 16)
     else:
+        # without the table the search would become a tree search, exponentially slower:
+        # give up so that the caller grows the table and asks again
         stats[STATS_DROPPED] += 1
+        stats[STATS_ABORTED] = 2
+        return 0
     return best
 
 
@@ -336,7 +377,6 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
 
 STATS_HORIZON = 5
 SEARCH_STATS_SIZE = 6
-UNIT = 4  # score units per bean
 
 
 @njit(cache=True)

@@ -29,6 +29,7 @@ from .rules import CupsRules
 PROVE_RATE = 1_500_000
 SEARCH_RATE = 3_000_000
 MAX_LOG2 = 27
+GUESS_DEPTH = 6
 
 
 def perft(game: CupsGame, depth: int) -> int:
@@ -88,12 +89,13 @@ class SearchResult:
 class ExactSolver:
     """Exact values of the positions of one rule set, with a table kept between questions."""
 
-    def __init__(self, rules: CupsRules, log2_capacity: int = 20) -> None:
+    def __init__(self, rules: CupsRules, log2_capacity: int = 20, max_log2: int = MAX_LOG2) -> None:
         w = key_width(rules)
         if w is None:
             raise ValueError(f"{rules.token}: positions do not fit the exact solver's key")
         self.rules = rules
         self.w = w
+        self.max_log2 = max_log2
         self.keys = np.zeros(1 << log2_capacity, dtype=np.int64)
         self.bounds = np.zeros(1 << log2_capacity, dtype=np.int32)
         self.stats = np.zeros(kernel.STATS_SIZE, dtype=np.int64)
@@ -110,7 +112,7 @@ class ExactSolver:
 
     def _grow(self) -> None:
         """Double the table (up to 2**MAX_LOG2 slots) when it refused entries."""
-        if self.stats[kernel.STATS_DROPPED] == 0 or self.keys.shape[0] >= 1 << MAX_LOG2:
+        if self.stats[kernel.STATS_DROPPED] == 0 or self.keys.shape[0] >= 1 << self.max_log2:
             return
         keys = np.zeros(self.keys.shape[0] * 2, dtype=np.int64)
         bounds = np.zeros(self.keys.shape[0] * 2, dtype=np.int32)
@@ -123,26 +125,30 @@ class ExactSolver:
         0 = no limit), found by null-window searches (MTD(f)) from ``guess``."""
         rules = self.rules
         lo, hi, g = -10_000, 10_000, guess
+        spent = 0
         while lo < hi:
             beta = g + 1 if g == lo else g
-            start = self.stats[kernel.STATS_NODES]
-            self.stats[kernel.STATS_BUDGET] = start + budget if budget else 0
+            if budget and spent >= budget:
+                return None
+            start = int(self.stats[kernel.STATS_NODES])
+            self.stats[kernel.STATS_BUDGET] = start + (budget - spent) if budget else 0
             self.stats[kernel.STATS_ABORTED] = 0
-            g = kernel.prove(key, beta - 1, beta, rules.cups, self.w, int(rules.count_left),
-                             self.keys, self.bounds, self.stats)
-            if self.stats[kernel.STATS_ABORTED]:
-                self.stats[kernel.STATS_ABORTED] = 0
+            result = kernel.prove(key, beta - 1, beta, rules.cups, self.w, int(rules.count_left),
+                                  self.keys, self.bounds, self.stats)
+            spent += int(self.stats[kernel.STATS_NODES]) - start
+            aborted = int(self.stats[kernel.STATS_ABORTED])
+            self.stats[kernel.STATS_ABORTED] = 0
+            if aborted == 2 and self.keys.shape[0] < 1 << self.max_log2:
+                self._grow()  # the table was full: ask the same window again with a bigger one
+                continue
+            if aborted:
                 self._grow()
                 return None
+            g = result
             if g < beta:
                 hi = g
             else:
                 lo = g
-            if budget:
-                budget -= int(self.stats[kernel.STATS_NODES] - start)
-                if budget <= 0 and lo < hi:
-                    self._grow()
-                    return None
         self._grow()
         return g
 
@@ -159,6 +165,9 @@ class ExactSolver:
         ``budget`` nodes in all)."""
         me = game.turn
         out = []
+        # guesses from a shallow search start each MTD(f) near its answer: every null-window
+        # pass only moves the bound a little, so a guess 16 beans off costs ~16 passes
+        guesses = {mv.move: mv.value for mv in search_moves(game, fixed_depth=GUESS_DEPTH).moves}
         for move in game.legal_moves():
             before = game.bowls[me]
             game._play(move)
@@ -168,7 +177,10 @@ class ExactSolver:
                     v = _final_difference(game, me)
                 else:
                     spent = int(self.stats[kernel.STATS_NODES])
-                    child = self.value_of_key(pack(game, self.w), budget)
+                    own = game.bowls[me] - game.bowls[1 - me]
+                    guess = round(guesses.get(move, own) - own)
+                    child = self.value_of_key(pack(game, self.w), budget,
+                                              guess if game.turn == me else -guess)
                     if child is None:
                         return None
                     if budget:
