@@ -6,12 +6,14 @@ variants, positions and hints through the functions here (``engine`` re-exports 
 from __future__ import annotations
 
 from . import gobblet
+from .cups import family as cups
 from .game import Family, Game, GameRules
 
 FAMILIES: dict[str, Family] = {
     family.name: family
     for family in (
         gobblet.FAMILY,
+        cups.FAMILY,
     )
 }
 

@@ -22,7 +22,7 @@ from .rules import (
     RulesError,
     variant,
 )
-from .values import Move, PositionError, Touch
+from .values import REASONS, Move, PositionError, Touch
 
 FAMILY = Family(
     name="gobblet",
@@ -30,6 +30,10 @@ FAMILY = Family(
     variant=variant,
     parse_position=parse_position,
     hint=hint,
+    reasons=REASONS,
+    # size, from-square, capture mark, to-square, end marks; whether they exist is for replay
+    move_shape=r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?",
+    camera_referee=True,
 )
 
 __all__ = [
