@@ -144,6 +144,14 @@ class JrTablePreparer:
             self.exact = isinstance(table, ExactTable)
         return state
 
+    def covers(self, game: object) -> bool:
+        """True when the table answers ``game``: a Gobblet game under Gobblet Jr. rules."""
+        from engine.gobblet import Rules
+        from engine.gobblet.jr.model import is_jr
+
+        rules = getattr(game, "rules", None)
+        return isinstance(rules, Rules) and is_jr(rules)
+
     def answer(self) -> dict[str, str]:
         """What the hint answer says about the table."""
         state = self.use_when_ready()

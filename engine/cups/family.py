@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from ..game import AGREEMENT, RESIGNATION, Alternative, Family, GameOver, Hint, Outcome, TapChoice
+from ..game import AGREEMENT, RESIGNATION, Alternative, Family, GameOver, Hint, IllegalMove, Outcome, TapChoice
 from . import game as cups_game
 from . import hints as cups_hints
 from .game import CupsGame, Drop, Pass
@@ -119,6 +119,15 @@ class CupsPlay(CupsGame):
         if self.ending is not None:
             return "the game is over"
         return super().illegal_reason(move)
+
+    def parse_move(self, text: str):
+        """The move ``text`` names (``d3``, ``d3x``, ``s2``, ``pass``): ``MoveTextError`` when it
+        cannot be read, ``IllegalMove`` with the rule in words when it is not legal here."""
+        move = cups_game.parse_move_text(text)
+        reason = self.illegal_reason(move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        return super().parse_move(text)  # the capture mark checked
 
     # -- the page --------------------------------------------------------------------------
     def tap_choices(self) -> list[TapChoice]:
