@@ -200,6 +200,12 @@ class Family:
     options: tuple[dict, ...] = ()
     # builds a variant token from such options (None: the family takes none)
     token_for: Callable[[dict], str] | None = None
+    # (game, depth) -> the number of move sequences; None: the registry's plain count
+    perft: Callable[[Game, int], int] | None = None
+    # (strength) -> a player (game, seconds, rng) -> move, for self-play; None: from ``hint``
+    engine_player: Callable[[str], Callable[..., Any]] | None = None
+    # (game, rng, plies) -> None: varied opening moves for self-play; None: random legal moves
+    opening: Callable[..., Any] | None = None
 
     def owns(self, token: str) -> bool:
         """True when ``token`` (a variant token or a position text's first word) is this family's."""

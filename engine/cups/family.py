@@ -17,6 +17,7 @@ from typing import Any
 from ..game import AGREEMENT, RESIGNATION, Alternative, Family, GameOver, Hint, IllegalMove, Outcome, TapChoice
 from . import game as cups_game
 from . import hints as cups_hints
+from . import solve as cups_solve
 from .game import CupsGame, Drop, Pass
 from .rules import MAX_BEANS, MAX_CUPS, MIN_CUPS, CupsRules, CupsRulesError
 
@@ -129,6 +130,23 @@ class CupsPlay(CupsGame):
             raise IllegalMove(reason)
         return super().parse_move(text)  # the capture mark checked
 
+    def __str__(self) -> str:
+        """The position drawn as text, seen from South: North's row (its bowl on the left) above
+        South's, each cup's beans under or over its label, the stocks, and who is to move."""
+        x = self.rules.cups
+        north = [self.cups[1][n - 1] for n in range(x, 0, -1)]
+        south = self.cups[0]
+        cell = lambda v: f"{v:>4}"  # noqa: E731
+        lines = [
+            "      " + "".join(cell(f"N{n}") for n in range(x, 0, -1)),
+            f"({self.bowls[1]:>3})" + " " + "".join(cell(v) for v in north) + f"        North's stock {self.stocks[1]}",
+            "      " + "".join(cell(v) for v in south) + f"  ({self.bowls[0]:>3})  South's stock {self.stocks[0]}",
+            "      " + "".join(cell(f"S{n}") for n in range(1, x + 1)),
+        ]
+        outcome = self.outcome()
+        lines.append(self.outcome_text(outcome) if outcome else f"{self.player_name(self.turn)} to move")
+        return "\n".join(lines)
+
     # -- the page --------------------------------------------------------------------------
     def tap_choices(self) -> list[TapChoice]:
         """What tapping the drawing offers the player to move: their stock offers every drop
@@ -205,4 +223,5 @@ FAMILY = Family(
         {"name": "count_left", "label": "Beans left in cups count at the end", "kind": "bool", "default": False},
     ),
     token_for=token_for,
+    perft=lambda game, depth: cups_solve.perft(CupsGame.copy(game), depth),
 )

@@ -7,7 +7,8 @@ search (``search/``) or, for Gobblet Jr., the exact 3x3 table (``jr/``).
 
 from ..game import Family, GameOver, IllegalMove, Outcome
 from .board import Board, parse_position, perft, replay
-from .hints import hint
+from .hints import engine_player, hint
+from .tactics import play_safe_random
 from .notation import NotationError
 from .rules import (
     BLACK,
@@ -34,6 +35,9 @@ FAMILY = Family(
     # size, from-square, capture mark, to-square, end marks; whether they exist is for replay
     move_shape=r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?",
     camera_referee=True,
+    perft=lambda board, depth: perft(board, depth),
+    engine_player=engine_player,
+    opening=play_safe_random,
 )
 
 __all__ = [
