@@ -152,6 +152,7 @@ def build_state(
         "tags": tags,
         "players": {"white": tags.get("White", "White"), "black": tags.get("Black", "Black")},
         "names": {key: board.player_name(i) for i, key in enumerate(PLAYER_KEYS)},
+        "sides": {key: board.player_name(i).lower() for i, key in enumerate(PLAYER_KEYS)},
         "position": board.text(),
         "turn": colour_name(board.turn),
         "ply": board.ply,

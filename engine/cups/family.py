@@ -186,9 +186,14 @@ def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0, **o
         raise ValueError("the game is over")
     plain = CupsGame.copy(game)  # the search plays on the rules alone
     found = cups_hints.hint(plain, strength, seconds, **options)
-    alternatives = tuple(Alternative(a.move, a.text, a.value, a.score) for a in found.alternatives)
-    return Hint(found.move, found.text, found.value, found.reason, alternatives, found.level, found.exact,
-                found.score, found.depth, found.nodes, found.seconds)
+    # plain Python numbers: the search hands back numpy's, which JSON cannot write
+    alternatives = tuple(Alternative(a.move, a.text, a.value, _int(a.score)) for a in found.alternatives)
+    return Hint(found.move, found.text, found.value, found.reason, alternatives, found.level, bool(found.exact),
+                _int(found.score), int(found.depth), int(found.nodes), float(found.seconds))
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def token_for(options: dict) -> str:
