@@ -162,7 +162,7 @@ class CupsPlay(CupsGame):
             note = f"{self.player_name(self.turn)} has no move and must pass"
             return [TapChoice(None, (("pass", "Pass (no move)"),), note)]
         out = []
-        drops = tuple((f"d{k}", f"drop {k}") for k in range(1, x + 1))
+        drops = tuple((self.move_text(Drop(k)), f"drop {k}") for k in range(1, x + 1))  # d3x: it captures
         out.append(TapChoice(f'[data-stock="{me}"]', drops, f"drop beans from {me}'s stock"))
         for n in range(1, x + 1):
             offer = ((f"s{n}", f"sow cup {n}"),)

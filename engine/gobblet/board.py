@@ -679,6 +679,7 @@ class Board:
         return {
             "input": "pieces",
             "sides": {"white": "light", "black": "dark"},  # how the page tells the players apart
+            "hidden_pieces": True,  # the drawing can show what each stack hides
             "rules": {"board": rules.board, "sizes": rules.sizes, "line": rules.line, "stacked": self.stacked},
             "reserves": {COLOUR_NAMES[c].lower(): self.reserve_tops(c) for c in (0, 1)},
             "last_move": None if last is None else {
