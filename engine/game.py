@@ -200,6 +200,8 @@ class Family:
     options: tuple[dict, ...] = ()
     # builds a variant token from such options (None: the family takes none)
     token_for: Callable[[dict], str] | None = None
+    # the variants a new game offers by name (None: every preset)
+    offered: tuple[str, ...] | None = None
     # (game, depth) -> the number of move sequences; None: the registry's plain count
     perft: Callable[[Game, int], int] | None = None
     # (strength) -> a player (game, seconds, rng) -> move, for self-play; None: from ``hint``

@@ -94,11 +94,8 @@ def variants():
 
     variants, families = [], []
     for fam in FAMILIES.values():
-        for token in fam.presets:
-            try:
-                rules = variant(token)
-            except ValueError:  # a preset name that needs options (``custom``)
-                continue
+        for token in fam.offered or fam.presets:
+            rules = variant(token)
             item = {"token": token, "family": fam.name, "name": rules.name}
             for key in ("board", "sizes"):  # what the piece picker shows, where a game has it
                 if hasattr(rules, key):

@@ -35,6 +35,7 @@ FAMILY = Family(
     # size, from-square, capture mark, to-square, end marks; whether they exist is for replay
     move_shape=r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?",
     camera_referee=True,
+    offered=tuple(VARIANTS),  # ``custom`` is the base of rule tokens, not a game of its own
     perft=lambda board, depth: perft(board, depth),
     engine_player=engine_player,
     opening=play_safe_random,
