@@ -213,3 +213,25 @@ def test_hint_limit_per_turn_holds_for_cups(client):
     assert post(client, "/api/hint", {"colour": "south", "level": 1}).status_code == 200
     r = post(client, "/api/hint", {"colour": "south", "level": 1})
     assert r.status_code == 429 and "South has used the 1 hint(s)" in r.get_json()["error"]
+
+
+def test_a_cups_game_resumes_from_its_journal(tmp_path):
+    from companion.session import GameSession
+
+    session = GameSession.new(tmp_path, engine.variant("cups[cups=3]"), {"White": "Ann", "Black": "Bob"})
+    for text in ("d3", "d2", "s3"):  # North's d2 takes South's cup 2; South sows cup 3
+        session.play(text)
+    position = session.board.text()
+    session.close()
+    resumed = GameSession.resume(tmp_path)
+    assert resumed.board.text() == position and resumed.board.ply == 3
+    assert [m.text for m in resumed.to_record().moves] == ["d3", "d2x", "s3"]
+    resumed.resign()  # the player to move (North) resigns; the record is written
+    resumed.close()
+    again = GameSession.resume(tmp_path)
+    assert again.over and again.board.outcome().reason == "resignation" and again.board.outcome().winner == 0
+    (record_file,) = (tmp_path / "records").glob("*.gbn")
+    (record,) = read_records(record_file.read_text())
+    assert record.tags["Termination"] == "resignation" and record.result == "1-0"
+    assert record.replay().outcome() == again.board.outcome()
+    again.close()
