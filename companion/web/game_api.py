@@ -119,7 +119,7 @@ def new_game():
     plays the light pieces), ``first`` (who starts), ``hint_limit`` (hints per player per turn,
     0 for no limit)."""
     data = json_body()
-    token = _text(data, "variant", companion().config.default_variant)
+    token = _text(data, "variant", "gobblet")
     options = data.get("options")
     try:
         if options:
