@@ -54,25 +54,36 @@ def start_small_cups(page) -> None:
     page.wait_for_function(f"() => document.querySelector('#board svg')?.dataset.variant === '{TOKEN_TEXT}'")
 
 
-def play_one_move(page, ply: int) -> None:
+def play_one_move(page, ply: int, spectator=None) -> str:
     """The player to move taps: the offered pass, else a cup that can be sown, else their stock
-    and the largest legal drop in its menu.  Waits until the move is in the move list."""
+    and the largest legal drop in its menu.  Waits until the move is in the move list; returns
+    what was played ("pass", "sow" or "drop")."""
     state = page_state(page)
     mover = state["names"][state["turn"]].lower()
     legal = [m["text"] for m in state["legal"]]
+    played = "drop"
     if legal == ["pass"]:
         page.wait_for_selector('#offer:not([hidden]) button[data-move="pass"]')
         assert "must pass" in page.inner_text("#offer")
+        if spectator is not None:  # announced to a spectator too, with nothing to tap
+            spectator.wait_for_selector("#offer:not([hidden])")
+            assert "must pass" in spectator.inner_text("#offer")
+            assert spectator.locator("#offer button").count() == 0
         page.click('#offer button[data-move="pass"]')
+        played = "pass"
     else:
         sow = page.locator(f'#board .cup.tappable[data-player="{mover}"][data-sow]')
         if sow.count():
             sow.first.click()
+            played = "sow"
         else:
             page.locator(f'#board [data-stock="{mover}"]').click()
             best = max((t for t in legal if t.startswith("d")), key=lambda t: int(t[1:].rstrip("x")))
             page.click(f'#offer button[data-move="{best}"]')
     wait_ply(page, ply)
+    if spectator is not None:
+        spectator.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {ply}")
+    return played
 
 
 def test_play_a_whole_cups_game_by_tapping(server, browser):
@@ -117,10 +128,13 @@ def test_play_a_whole_cups_game_by_tapping(server, browser):
         wait_ply(page, 1)
 
         ply = 1
+        played = []
         while not page_state(page)["over"]:
             ply += 1
-            play_one_move(page, ply)
+            played.append(play_one_move(page, ply, spectator))
             assert ply < 60, "the game should have ended"
+        # this line of play (sow when a cup can, else the biggest drop) has drops, sows and a pass
+        assert {"pass", "sow", "drop"} <= set(played)
         page.wait_for_selector("#banner:not([hidden])")
         state = page_state(page)
         status = page.inner_text("#status")

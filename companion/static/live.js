@@ -280,10 +280,12 @@
   function renderOffer() {
     const box = $("offer");
     box.replaceChildren();
-    const aside = control && !state.over ? state.taps.filter((c) => !c.selector) : [];
+    // a forced pass is announced to everyone; only a player's page offers the moves
+    const aside = !state.over ? state.taps.filter((c) => !c.selector) : [];
     const shown = menu ? [menu, ...aside] : aside;
     for (const choice of shown) {
       if (choice.note) box.append(el("p", { class: "note" }, choice.note));
+      if (!control) continue;
       const row = el("div", { class: "row offer-moves" });
       for (const m of choice.moves) {
         const legal = state.legal.some((x) => x.text === m.text);
