@@ -52,7 +52,8 @@
     $("problems").textContent = problems.join(" · ");
     const p = state.players, sides = state.sides || {};
     $("players").textContent = `${p.white} (${sides.white}) vs ${p.black} (${sides.black}) · ${state.rules.name}`;
-    board.setAttribute("aria-label", state.taps ? "The board: tap a part to play" : "The board: tap a piece, then a square");
+    board.setAttribute("aria-label",
+      state.taps ? "The board: tap a part to play" : "The board: tap a piece, then a square");
     // the drawing's options, where the game's drawing has them (hidden pieces, turned round)
     $("show-hidden").closest("label").hidden = !state.hidden_pieces;
     $("flip").closest("label").hidden = !state.svg_flipped;
