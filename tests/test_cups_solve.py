@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import pytest
 
-from engine.cups import Drop, Pass, Sow, parse_position, variant
+from engine.cups import Pass, parse_position, variant
 from engine.cups.hints import LEVELS, hint, level, prepare, solver_for, table_path
 from engine.cups.solve import ExactSolver, search_moves
 

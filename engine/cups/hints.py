@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .contract import Alternative, Hint
-from .game import CupsGame, CupsMove, Drop, Pass, Sow
+from .game import CupsGame, Drop, Pass, Sow
 from .rules import CupsRules
 from .solve import PROVE_RATE, ExactSolver, MoveValue, key_width, search_moves
 
