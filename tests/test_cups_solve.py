@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import pytest
 
-from engine.cups import Drop, Pass, Sow, parse_position, variant
+from engine.cups import Pass, parse_position, variant
 from engine.cups.hints import LEVELS, hint, level, prepare, solver_for, table_path
 from engine.cups.solve import ExactSolver, search_moves
 
@@ -198,3 +198,15 @@ def test_full_hint_on_a_twenty_bean_position_is_exact():
     assert h.exact and h.value.endswith("with perfect play")
     assert solver_for(game.rules) is solver_for(game.rules)
     assert table_path(game.rules).name == "cups.npz"
+
+
+def test_prepare_command_writes_the_table_where_hints_look(capsys):
+    from engine.cups.hints import main
+
+    assert main(["prepare", "cups[cups=3,beans=7]"]) == 0
+    rules = variant("cups[cups=3,beans=7]")
+    assert table_path(rules).exists()
+    assert "start value" in capsys.readouterr().out
+    assert ExactSolver.load(table_path(rules), rules).value(rules.new_game()) == reference(rules.new_game())
+    assert main(["prepare", "cups[cups=12]"]) == 2
+    assert "3 to 10" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .contract import Alternative, Hint
-from .game import CupsGame, CupsMove, Drop, Pass, Sow
+from .game import CupsGame, Drop, Pass, Sow
 from .rules import CupsRules
 from .solve import PROVE_RATE, ExactSolver, MoveValue, key_width, search_moves
 
@@ -247,3 +247,34 @@ def _best_capture(game: CupsGame, player: int) -> tuple[int, int] | None:
             if beans and (best is None or beans > best[1]):
                 best = (k, beans)
     return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m engine.cups.hints prepare [TOKEN]``: build and save the prepared table of a
+    rule set (default ``cups[cups=3]``) and print its figures."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] != "prepare" or len(args) > 2:
+        print("usage: python -m engine.cups.hints prepare [TOKEN]", file=sys.stderr)
+        return 2
+    from .rules import CupsRulesError, variant
+
+    try:
+        rules = variant(args[1] if len(args) > 1 else "cups[cups=3]")
+    except CupsRulesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if key_width(rules) is None:
+        print(f"error: {rules.token}: positions do not fit the exact solver's key", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    solver = prepare(rules)
+    print(f"{rules.token}: start value {solver.value(rules.new_game()):+d} with perfect play; "
+          f"{solver.entries:,d} entries, {solver.nbytes / 2**20:.0f} MiB, "
+          f"{time.perf_counter() - start:.1f} s -> {table_path(rules)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

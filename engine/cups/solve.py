@@ -228,8 +228,6 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
     x = rules.cups
     me = game.turn
     moves = game.legal_moves()
-    cups = np.array(game.cups, dtype=np.int64)
-    stocks = np.array(game.stocks, dtype=np.int64)
     stats = np.zeros(kernel.SEARCH_STATS_SIZE, dtype=np.int64)
     best: list[MoveValue] = []
     depth_done = 0
@@ -255,7 +253,8 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
                     v = kernel.UNIT * (_final_difference(game, me) - (game.bowls[me] - game.bowls[1 - me])) \
                         if rules.count_left else 0
                 else:
-                    child = kernel.search(cups_after(game), np.array(game.stocks, dtype=np.int64), game.turn,
+                    child = kernel.search(np.array(game.cups, dtype=np.int64),
+                                          np.array(game.stocks, dtype=np.int64), game.turn,
                                           x, depth - 1, -(1 << 40), 1 << 40, int(rules.count_left), stats)
                     v = child if game.turn == me else -child
                 if stats[kernel.STATS_ABORTED]:
@@ -268,7 +267,7 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
         nodes = int(stats[kernel.STATS_NODES])
         if aborted:
             break
-        exact = stats[kernel.STATS_HORIZON] == 0
+        exact = bool(stats[kernel.STATS_HORIZON] == 0)
         best = sorted(scored, key=lambda mv: -mv.value)
         depth_done = depth
         if exact:
@@ -276,10 +275,5 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
             break
         if fixed_depth is None and time.perf_counter() - start > seconds / 3:
             break  # the next depth would not finish in time
-    del cups, stocks
     return SearchResult(tuple(best), exact, depth_done, nodes, time.perf_counter() - start)
 
-
-def cups_after(game: CupsGame) -> np.ndarray:
-    """The cups of ``game`` as the (2, X) array the compiled search works on."""
-    return np.array(game.cups, dtype=np.int64)
