@@ -202,6 +202,9 @@ class Family:
     token_for: Callable[[dict], str] | None = None
     # the variants a new game offers by name (None: every preset)
     offered: tuple[str, ...] | None = None
+    # (rules) -> a line saying what was built: prepares and saves what hints of those rules
+    # load (an exact table), never inside a web request; None: nothing to prepare
+    prepare: Callable[[Any], str] | None = None
     # (game, depth) -> the number of move sequences; None: the registry's plain count
     perft: Callable[[Game, int], int] | None = None
     # (strength) -> a player (game, seconds, rng) -> move, for self-play; None: from ``hint``

@@ -123,3 +123,28 @@ def test_record_validate_replays_cups_games(tmp_path, capsys):
     assert main(["record", "validate", str(path)]) == 1
     out = capsys.readouterr().out
     assert "illegal: cup" in out and "can be sown only with exactly" in out and "line" in out
+
+
+def test_prepare_builds_the_table_hints_load(capsys):
+    from engine.cups.hints import table_path
+
+    rules = variant("cups[cups=3,beans=6]")
+    assert main(["prepare", "--variant", rules.token]) == 0
+    out = capsys.readouterr().out
+    start_value = int(out.split("start value ")[1].split()[0])
+    assert table_path(rules).is_file() and str(table_path(rules)) in out
+    # the value is the exact one the hint gives for the best first move
+    hint = main(["hint", "--variant", rules.token, "--time", "2"])
+    assert hint == 0 and "exact" in capsys.readouterr().out
+    # from South's side: the best first move's value is the start's value
+    from engine import hint as engine_hint
+
+    best = engine_hint(rules.new_game(), "full", 2.0)
+    if start_value == 0:
+        assert best.value.startswith("level")
+    else:
+        verb = "wins" if start_value > 0 else "loses"
+        assert best.value.startswith(f"{verb} by {abs(start_value)} bean")
+    run = subprocess.run([sys.executable, "-m", "companion.cli", "prepare", "--variant", "cups[cups=10]"],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "do not fit the exact solver" in run.stderr and "Traceback" not in run.stderr

@@ -8,7 +8,7 @@ import random
 import sys
 import time
 
-from engine import LEVELS, engine_player, hint, level, play_opening, variant
+from engine import LEVELS, engine_player, family_of, hint, level, play_opening, variant
 
 from ..jr_prepare import is_jr_game
 
@@ -24,8 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--level", default="full", help=f"strength: {', '.join(LEVELS)} or 1-5 (default full)")
     p.set_defaults(func=cmd_hint)
 
-    p = subparsers.add_parser("prepare", help="build the exact Gobblet Jr. table for hints (a few minutes)")
+    p = subparsers.add_parser("prepare", help="build the exact Gobblet Jr. table for hints (a few minutes), "
+                                               "or another variant's (--variant 'cups[cups=3]')")
     p.add_argument("--force", action="store_true", help="build it again even if it is there")
+    p.add_argument("--variant", help="prepare this variant's table instead (e.g. 'cups[cups=3]')")
     p.set_defaults(func=cmd_prepare)
 
     p = subparsers.add_parser("selfplay", help="play engine levels against each other")
@@ -64,6 +66,16 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     unless it is there; ``cupboard serve`` does the same in the background."""
     from engine.gobblet.jr import table as jr_table
 
+    if args.variant is not None:
+        rules = variant(args.variant)
+        if not is_jr_game(rules.new_game()):
+            fam = family_of(rules.token)
+            if fam.prepare is None:
+                raise ValueError(f"{rules.name}: there is no table to prepare; hints search")
+            print(f"preparing the table of {rules.token} ...", flush=True)
+            start = time.perf_counter()
+            print(f"{fam.prepare(rules)} ({time.perf_counter() - start:.1f} s)")
+            return 0
     path = jr_table.default_path()
     if path.exists() and not args.force:
         print("the exact Gobblet Jr. table is ready:", flush=True)

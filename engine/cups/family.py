@@ -196,6 +196,18 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def prepare(rules: CupsRules) -> str:
+    """Prove the start of ``rules`` and save the table hints load (``hints.prepare``); returns
+    a line with the start's value, the table's size and where it went.  ValueError when the
+    positions of ``rules`` do not fit the exact solver."""
+    if cups_solve.key_width(rules) is None:
+        raise ValueError(f"{rules.token}: positions do not fit the exact solver; hints search instead")
+    solver = cups_hints.prepare(rules)
+    value = solver.value(rules.new_game())
+    return (f"{rules.token}: start value {value:+d} beans with perfect play; {solver.entries:,d} entries, "
+            f"{solver.nbytes / 2**20:.0f} MiB -> {cups_hints.table_path(rules)}")
+
+
 def token_for(options: dict) -> str:
     """The variant token of a new game's options (``cups``, ``beans``, ``count_left``);
     raises ``ValueError`` naming a bad option."""
@@ -228,5 +240,6 @@ FAMILY = Family(
         {"name": "count_left", "label": "Beans left in cups count at the end", "kind": "bool", "default": False},
     ),
     token_for=token_for,
+    prepare=prepare,
     perft=lambda game, depth: cups_solve.perft(CupsGame.copy(game), depth),
 )
