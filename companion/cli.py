@@ -36,13 +36,17 @@ def build_parser() -> argparse.ArgumentParser:
 def equipment_epilog() -> str:
     """The variants, piece sets and boards a user can name (sets and boards: shipped and their
     own), for ``--help``."""
-    from engine.gobblet.rules import VARIANTS
+    from engine import FAMILIES
     from hardware.pieces import board_names, piece_set_names
+
+    variants = []
+    for fam in FAMILIES.values():
+        variants.extend(fam.offered or fam.presets)
 
     def listing(names: dict[str, str]) -> str:
         return ", ".join(f"{n} (yours)" if where == "user" else n for n, where in names.items())
 
-    return (f"variants (--variant): {', '.join(VARIANTS)}\n"
+    return (f"variants (--variant): {', '.join(variants)} (options in brackets, e.g. cups[cups=3])\n"
             f"piece sets (--set): {listing(piece_set_names())}\n"
             f"boards (--board): {listing(board_names())}\n"
             "your own: cupboard set new (see docs/measuring.md)")

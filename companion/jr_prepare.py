@@ -55,6 +55,16 @@ def build_command(path: Path, plies: int | None = None, horizon: int | None = No
     return cmd
 
 
+def is_jr_game(game: object) -> bool:
+    """True when the exact Gobblet Jr. table answers ``game``: its rules are Gobblet rules that
+    play exactly like Gobblet Jr."""
+    from engine.gobblet import Rules
+    from engine.gobblet.jr.model import is_jr
+
+    rules = getattr(game, "rules", None)
+    return isinstance(rules, Rules) and is_jr(rules)
+
+
 @dataclass
 class JrTablePreparer:
     """Builds the table at ``path`` (default: the cache's) in a low-priority subprocess, at most
@@ -143,6 +153,10 @@ class JrTablePreparer:
             self.used = True
             self.exact = isinstance(table, ExactTable)
         return state
+
+    def covers(self, game: object) -> bool:
+        """True when the table answers ``game``: a Gobblet game under Gobblet Jr. rules."""
+        return is_jr_game(game)
 
     def answer(self) -> dict[str, str]:
         """What the hint answer says about the table."""

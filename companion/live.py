@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from calibration.model import Calibration
-from engine.gobblet import Rules
+from engine import GameRules as Rules, family_of
 from engine.gobblet.notation import format_moves
 from hardware.frames import Frame
 
@@ -109,14 +109,15 @@ class LiveReferee:
         with self._lock:
             referee = self.referee
             if referee is None or referee.session is not session or referee.calibration is not self.calibration:
+                rules = session.board.rules
+                if not family_of(rules.token).camera_referee:  # the family says; no name is checked
+                    self.referee = None
+                    self._cannot_referee(f"the camera does not referee {rules.name} yet: tap the moves in")
+                    return
                 try:
                     referee = self.referee = Referee(session, self.calibration, frames=self._frames_writer())
                 except ValueError as e:  # the calibrated set cannot play this game (too few sizes)
-                    if str(e) != self.problem:
-                        self.problem = str(e)
-                        log.error("the camera cannot referee this game: %s", e)
-                    if self.camera is not None:  # the health panel names the problem
-                        self.camera.referee_figures = {"error": f"the camera cannot referee this game: {e}"}
+                    self._cannot_referee(f"the camera cannot referee this game: {e}")
                     return
             self.problem = None
         try:
@@ -130,6 +131,14 @@ class LiveReferee:
             self.camera.referee_figures = {"frame_ms": round(health.frame_ms, 1), "hand": health.hand}
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
+
+    def _cannot_referee(self, problem: str) -> None:
+        """Say once in the log, and in the health panel, why the current game is not refereed."""
+        if problem != self.problem:
+            self.problem = problem
+            log.error("%s", problem)
+        if self.camera is not None:
+            self.camera.referee_figures = {"error": problem}
 
     def _demo_starts(self, index: int) -> bool:
         if self.new_game_at is not None:

@@ -18,9 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.gobblet import Board, Move
-from engine import IllegalMove, Outcome
-from engine.gobblet.values import AGREEMENT, RESIGNATION, TOUCH_MOVE
+from engine import Game, GameRules, IllegalMove, Outcome, parse_position
+from engine.game import AGREEMENT, RESIGNATION
 from engine.files import (
     TMP_SUFFIX,
     StorageError,
@@ -28,10 +27,7 @@ from engine.files import (
     fsync_directory,
     remove_stale_temporaries,
 )
-from engine.gobblet.notation import describe_outcome
-from engine.gobblet.board import parse_position
-from engine.record import GameRecord, RecordError, save_records
-from engine.gobblet.rules import COLOUR_NAMES, Rules
+from engine.record import TOUCH_MOVE, GameRecord, RecordError, save_records
 
 from .journal import Event, Journal, JournalError, JournalHeader
 
@@ -53,7 +49,7 @@ class SessionError(ValueError):
 class GameSession:
     """One game, journalled.  Thread-safe: the camera thread and web requests may both act."""
 
-    def __init__(self, data_dir: Path, journal: Journal, board: Board) -> None:
+    def __init__(self, data_dir: Path, journal: Journal, board: Game) -> None:
         self.data_dir = data_dir
         self.journal = journal
         self.board = board
@@ -68,7 +64,7 @@ class GameSession:
     def new(
         cls,
         data_dir: Path,
-        rules: Rules,
+        rules: GameRules,
         tags: dict[str, str] | None = None,
         start: str | None = None,
     ) -> "GameSession":
@@ -94,8 +90,8 @@ class GameSession:
         try:
             event = session._record(
                 "start",
-                f"New game of {board.rules.name}: {all_tags['White']} (White) against "
-                f"{all_tags['Black']} (Black)",
+                f"New game of {board.rules.name}: {all_tags['White']} ({board.player_name(0)}) against "
+                f"{all_tags['Black']} ({board.player_name(1)})",
                 {"position": board.text()},
             )
             session._started = event.time  # as ``resume`` will read it, so record paths agree
@@ -220,7 +216,7 @@ class GameSession:
         """True when the game has ended."""
         return self.board.outcome() is not None
 
-    def play(self, move: Move | str, source: str = "hand", notes: dict[str, str] | None = None) -> Event:
+    def play(self, move: Any, source: str = "hand", notes: dict[str, str] | None = None) -> Event:
         """Play a move (Move or move text) after checking it; journals it and any ending.
 
         ``notes`` are kept with the move in the record (e.g. camera confidence)."""
@@ -233,7 +229,7 @@ class GameSession:
             if reason is not None:
                 raise IllegalMove(reason)
             text = self.board.move_text(move)
-            mover = COLOUR_NAMES[self.board.turn]
+            mover = self.board.player_name(self.board.turn)
             number = self.board.ply + 1
             all_notes = {"time": f"{time.time() - self._started:.1f}", "source": source}
             all_notes.update(notes or {})
@@ -281,7 +277,7 @@ class GameSession:
                     log.warning("could not remove %s: %s", record, e)
             return event
 
-    def _undo_pop(self, move: Move | None) -> None:
+    def _undo_pop(self, move: Any) -> None:
         """Put back what ``board.pop()`` took: a move, or the ending (replayed from the journal)."""
         if move is not None:
             self.board.push(move)
@@ -319,7 +315,7 @@ class GameSession:
             if colour is not None:
                 data["colour"] = colour
             try:
-                event = self._record("end", describe_outcome(self.board, outcome), data)
+                event = self._record("end", outcome_text(self.board, outcome), data)
             except BaseException:  # not on disk: the game is not over
                 self.board.pop()
                 raise
@@ -327,13 +323,15 @@ class GameSession:
             return event
 
     def _apply_action(self, action: str, square: int | None, colour: int | None) -> Outcome:
-        if action == RESIGNATION:
-            return self.board.resign(colour)
-        if action == AGREEMENT:
-            return self.board.agree_draw()
-        if action == TOUCH_MOVE and square is not None:
-            return self.board.forfeit_touch(int(square))
-        raise SessionError(f"unknown ending {action!r}")
+        # each ending is a capability of the game (``engine.game``): asked for, not assumed
+        board = self.board
+        if action == RESIGNATION and hasattr(board, "resign"):
+            return board.resign(colour)
+        if action == AGREEMENT and hasattr(board, "agree_draw"):
+            return board.agree_draw()
+        if action == TOUCH_MOVE and square is not None and hasattr(board, "forfeit_touch"):
+            return board.forfeit_touch(int(square))
+        raise SessionError(f"{board.rules.name} has no ending {action!r}")
 
     def _check_end(self) -> None:
         outcome = self.board.outcome()
@@ -349,9 +347,9 @@ class GameSession:
 
     def _journal_end(self, outcome: Outcome) -> Event:
         data: dict[str, Any] = {"result": outcome.result, "reason": outcome.reason}
-        if outcome.line:
-            data["line"] = [self.board.geo.names[s] for s in outcome.line]
-        return self._record("end", describe_outcome(self.board, outcome), data)
+        if outcome.line:  # a family that ends on a line names its squares
+            data["line"] = self.board.square_names(outcome.line)
+        return self._record("end", outcome_text(self.board, outcome), data)
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> GameRecord:
@@ -410,6 +408,12 @@ class GameSession:
     def close(self) -> None:
         """Close the journal file (the game stays resumable)."""
         self.journal.close()
+
+
+def outcome_text(game: Game, outcome: Outcome) -> str:
+    """A sentence saying how ``game`` ended: the game's own words when it has them."""
+    words = getattr(game, "outcome_text", None)
+    return words(outcome) if words is not None else f"{outcome.result}: {outcome.reason}"
 
 
 def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> Path:

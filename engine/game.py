@@ -32,6 +32,13 @@ class Outcome:
         return "1-0" if self.winner == 0 else "0-1"
 
 
+# Endings every family has besides its own: a player resigns, or both agree to a draw.  A game
+# that offers them has ``resign(player=None) -> Outcome`` and ``agree_draw() -> Outcome``, and
+# ``pop()`` takes such an ending back (returning None).
+RESIGNATION = "resignation"
+AGREEMENT = "agreement"
+
+
 class IllegalMove(ValueError):
     """A move that the rules do not allow in the current position (the message names the rule)."""
 
@@ -89,6 +96,25 @@ class Game(Protocol):
     def svg(self, **options: Any) -> str: ...
 
     def player_name(self, player: int) -> str: ...
+
+
+# Optional capabilities: a page or the referee asks a game for these with ``getattr`` and does
+# without when a family lacks them (never by checking the family's name).
+#   outcome_text(outcome) -> str    a sentence saying how the game ended (else ``Outcome.reason``)
+#   resign(player) / agree_draw()    the shared endings (``RESIGNATION``, ``AGREEMENT``)
+#   page_details() -> dict           JSON-ready facts a page draws a piece picker from (Gobblet:
+#                                    board size, reserves, legal moves by square)
+#   tap_choices() -> list[TapChoice] what tapping a part of ``svg()`` offers (Cups: a stock offers
+#                                    drops, a cup its sow; a forced pass offered beside the board)
+@dataclass(frozen=True)
+class TapChoice:
+    """A part of a game's drawing and the moves a tap on it offers, as (move text, label) pairs.
+    ``selector`` is a CSS selector of the drawing's element; None offers the moves beside the
+    drawing (a forced pass).  A move offered may be illegal: playing it is answered with its rule."""
+
+    selector: str | None
+    moves: tuple[tuple[str, str], ...]
+    note: str = ""
 
 
 # ------------------------------------------------------------------ hints
@@ -163,6 +189,28 @@ class Family:
     variant: Callable[[str], GameRules]
     parse_position: Callable[[str], Game]
     hint: Callable[..., Hint]  # (game, strength, seconds, **options) -> Hint
+    # the reason words an ``Outcome`` of this family may carry (records' Termination tag)
+    reasons: tuple[str, ...] = (RESIGNATION, AGREEMENT)
+    # the shape of one move text, for reading records before the moves are replayed
+    move_shape: str = r"\S+"
+    # whether the camera referee can follow this family's games on the table
+    camera_referee: bool = False
+    # the options a new game of this family takes, for the page: dicts with ``name``,
+    # ``label``, ``kind`` ("int", "bool", "choice"), and ``min``/``max``/``default``/``choices``
+    options: tuple[dict, ...] = ()
+    # builds a variant token from such options (None: the family takes none)
+    token_for: Callable[[dict], str] | None = None
+    # the variants a new game offers by name (None: every preset)
+    offered: tuple[str, ...] | None = None
+    # (rules) -> a line saying what was built: prepares and saves what hints of those rules
+    # load (an exact table), never inside a web request; None: nothing to prepare
+    prepare: Callable[[Any], str] | None = None
+    # (game, depth) -> the number of move sequences; None: the registry's plain count
+    perft: Callable[[Game, int], int] | None = None
+    # (strength) -> a player (game, seconds, rng) -> move, for self-play; None: from ``hint``
+    engine_player: Callable[[str], Callable[..., Any]] | None = None
+    # (game, rng, plies) -> None: varied opening moves for self-play; None: random legal moves
+    opening: Callable[..., Any] | None = None
 
     def owns(self, token: str) -> bool:
         """True when ``token`` (a variant token or a position text's first word) is this family's."""

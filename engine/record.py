@@ -31,21 +31,41 @@ from pathlib import Path
 
 from typing import Any
 
-from .families import parse_position, variant
+from .families import FAMILIES, family_of, parse_position, variant
 from .files import write_atomic
-from .game import Game, GameRules, IllegalMove, Outcome
-from .gobblet.values import AGREEMENT, REASONS, RESIGNATION, TOUCH_MOVE
+from .game import AGREEMENT, RESIGNATION, Game, GameRules, IllegalMove, Outcome
 
 FORMAT = "cupboard-record 1"
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 UNFINISHED = "unfinished"
-TERMINATIONS = (*REASONS, UNFINISHED)
+TOUCH_MOVE = "touch-move"  # a family whose games have ``touch``/``forfeit_touch`` (Gobblet)
 
 _TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _ANNOTATION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 _NUMBER = re.compile(r"(\d+)(\.\.\.|\.)(.*)\Z")
-# The shape of move text; whether the squares exist and the move is legal is for ``replay``.
-_MOVE_SHAPE = re.compile(r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?\Z")
+_SHAPES: dict[str, re.Pattern[str]] = {}
+
+
+def _move_shape(token: str) -> re.Pattern[str] | None:
+    """The shape of a move text in games of the variant ``token`` (the family's
+    ``move_shape``); whether the move is legal is for ``replay``.  None for an unknown variant."""
+    try:
+        fam = family_of(token)
+    except ValueError:
+        return None
+    if fam.name not in _SHAPES:
+        _SHAPES[fam.name] = re.compile(f"(?:{fam.move_shape})\\Z")
+    return _SHAPES[fam.name]
+
+
+def terminations(token: str) -> tuple[str, ...]:
+    """The Termination words a game of the variant ``token`` may carry: its family's reasons
+    and ``unfinished`` (every family's reasons when the variant is unknown)."""
+    try:
+        reasons = family_of(token).reasons
+    except ValueError:
+        reasons = tuple(dict.fromkeys(r for fam in FAMILIES.values() for r in fam.reasons))
+    return (*reasons, UNFINISHED)
 _WINNER_OF_RESULT = {"1-0": 0, "0-1": 1}
 
 
@@ -249,7 +269,7 @@ class GameRecord:
                     f"a draw by agreement has result 1/2-1/2, not {self.result}", line
                 )
             board.agree_draw()
-        elif termination == TOUCH_MOVE:
+        elif termination == TOUCH_MOVE and hasattr(board, "forfeit_touch"):
             loser = board.player_name(board.turn)
             if _WINNER_OF_RESULT.get(self.result) != 1 - board.turn:
                 raise self._error(
@@ -581,7 +601,13 @@ def read_records(text: str, source: str = "<text>") -> list[GameRecord]:
                 word = m[3]
                 if not word:
                     continue
-            if not _MOVE_SHAPE.match(word):
+            shape = _move_shape(tags.get("Variant", ""))
+            if shape is None:  # no variant yet: any family's move shape
+                shapes = (_move_shape(name) for fam in FAMILIES.values() for name in fam.presets[:1])
+                fits = any(sh is not None and sh.match(word) for sh in shapes)
+            else:
+                fits = bool(shape.match(word))
+            if not fits:
                 raise reader.error(
                     f"unknown token {word!r}: expected a move (4c3, 4b1-c3), a move number (7.) "
                     f"or a result (1-0, 0-1, 1/2-1/2, *)",
@@ -627,9 +653,10 @@ def _check_tags(tags: dict[str, str], lines: dict[str, int], source: str) -> Non
         raise RecordError(
             f"Result {tags['Result']!r} is not one of {', '.join(RESULTS)}", source, lines["Result"]
         )
-    if "Termination" in tags and tags["Termination"] not in TERMINATIONS:
+    allowed = terminations(tags["Variant"])
+    if "Termination" in tags and tags["Termination"] not in allowed:
         raise RecordError(
-            f"Termination {tags['Termination']!r} is not one of {', '.join(TERMINATIONS)}",
+            f"Termination {tags['Termination']!r} is not one of {', '.join(allowed)}",
             source,
             lines["Termination"],
         )

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine.gobblet import Board, perft
-from engine import variant
-from engine.gobblet.notation import describe_outcome, render_text
-from engine.gobblet.board import parse_position
+from engine import Game, parse_position, perft, variant
+
+from ..session import outcome_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the engine subcommands to the ``cupboard`` parser."""
     p = subparsers.add_parser("perft", help="count legal move sequences (checks the move generator)")
-    p.add_argument("variant", help="gobblet, gobblet-jr, storer, goblet-5 or a rule token")
+    p.add_argument("variant", help="gobblet, gobblet-jr, storer, goblet-5, cups or a rule token "
+                                   "(e.g. 'cups[cups=3]')")
     p.add_argument("depth", type=int, help="plies to look ahead")
     p.add_argument("--position", help="start from this position text instead of the start")
     p.add_argument("--divide", action="store_true", help="print the count below each first move")
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("show", help="draw a position as text")
     _position_args(p)
     p.add_argument("--svg", metavar="FILE", help="also write an SVG drawing to FILE")
-    p.add_argument("--hidden", action="store_true", help="in the SVG, show what each stack hides")
+    p.add_argument("--hidden", action="store_true", help="in the SVG, show what each stack hides (Gobblet)")
     p.set_defaults(func=cmd_show)
 
     p = subparsers.add_parser("record", help="work with game record files")
@@ -39,10 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--position", help="a position text (default: the variant's start)")
-    p.add_argument("--variant", default="gobblet", help="variant for the start position")
+    p.add_argument("--variant", default="gobblet", help="variant for the start position (gobblet, cups, "
+                                                        "'cups[cups=3]', ...)")
 
 
-def board_from(position: str | None, variant_name: str) -> Board:
+def board_from(position: str | None, variant_name: str) -> Game:
     """The board of ``--position`` when given, else the start of ``variant_name``.  An empty
     ``--position`` is refused rather than read as the start (a shell variable left empty)."""
     if position is None:
@@ -53,7 +54,7 @@ def board_from(position: str | None, variant_name: str) -> Board:
     return parse_position(position)
 
 
-def _board(args: argparse.Namespace) -> Board:
+def _board(args: argparse.Namespace) -> Game:
     return board_from(args.position, args.variant)
 
 
@@ -83,7 +84,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_moves(args: argparse.Namespace) -> int:
     """Print the position and its legal moves in move text."""
     board = _board(args)
-    print(render_text(board))
+    print(str(board))
     moves = [board.move_text(m) for m in board.legal_moves()]
     print(f"{len(moves)} legal moves:")
     print(" ".join(moves) if moves else "(none)")
@@ -94,12 +95,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Print the position as text (and write its SVG drawing when asked)."""
     board = _board(args)
     print(board.text())
-    print(render_text(board))
+    print(str(board))
     if args.svg:
-        from engine.gobblet.svg import board_svg
-
+        try:
+            drawing = board.svg(hidden=True) if args.hidden else board.svg()
+        except TypeError:  # the game's drawing takes no such option
+            raise ValueError(f"--hidden: {board.rules.name} has no hidden pieces to show") from None
         with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(board_svg(board, hidden=args.hidden))
+            f.write(drawing)
         print(f"wrote {args.svg}")
     return 0
 
@@ -119,7 +122,7 @@ def cmd_record_validate(args: argparse.Namespace) -> int:
             print(f"{args.file}: {label}: {e}")
             continue
         outcome = board.outcome()
-        ending = describe_outcome(board, outcome) if outcome else "unfinished"
+        ending = outcome_text(board, outcome) if outcome else "unfinished"
         print(f"{args.file}: {label}: valid, {len(record.moves)} moves, {ending}")
     print(f"{len(records) - bad} of {len(records)} games valid")
     return 1 if bad else 0

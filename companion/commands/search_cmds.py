@@ -8,12 +8,9 @@ import random
 import sys
 import time
 
-from engine import variant
-from engine.gobblet.jr import model as jr
-from engine import LEVELS, level
-from engine.gobblet.hints import hint, use_jr_table
-from engine.gobblet.search.searcher import Searcher
-from engine.gobblet.tactics import play_safe_random
+from engine import LEVELS, engine_player, family_of, hint, level, play_opening, variant
+
+from ..jr_prepare import is_jr_game
 
 MAX_PLIES = 200  # a self-play game this long is scored a draw
 
@@ -27,8 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--level", default="full", help=f"strength: {', '.join(LEVELS)} or 1-5 (default full)")
     p.set_defaults(func=cmd_hint)
 
-    p = subparsers.add_parser("prepare", help="build the exact Gobblet Jr. table for hints (a few minutes)")
+    p = subparsers.add_parser("prepare", help="build the exact Gobblet Jr. table for hints (a few minutes), "
+                                               "or another variant's (--variant 'cups[cups=3]')")
     p.add_argument("--force", action="store_true", help="build it again even if it is there")
+    p.add_argument("--variant", help="prepare this variant's table instead (e.g. 'cups[cups=3]')")
     p.set_defaults(func=cmd_prepare)
 
     p = subparsers.add_parser("selfplay", help="play engine levels against each other")
@@ -49,7 +48,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     board = board_from(args.position, args.variant)
     if args.time <= 0:
         raise ValueError("--time must be positive")
-    if jr.is_jr(board.rules) and level(args.level).depth is None:
+    if is_jr_game(board) and level(args.level).depth is None:
         _load_jr_table()
     h = hint(board, args.level, args.time)
     print(f"{h.text}  ({h.value})")
@@ -67,6 +66,16 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     unless it is there; ``cupboard serve`` does the same in the background."""
     from engine.gobblet.jr import table as jr_table
 
+    if args.variant is not None:
+        rules = variant(args.variant)
+        if not is_jr_game(rules.new_game()):
+            fam = family_of(rules.token)
+            if fam.prepare is None:
+                raise ValueError(f"{rules.name}: there is no table to prepare; hints search")
+            print(f"preparing the table of {rules.token} ...", flush=True)
+            start = time.perf_counter()
+            print(f"{fam.prepare(rules)} ({time.perf_counter() - start:.1f} s)")
+            return 0
     path = jr_table.default_path()
     if path.exists() and not args.force:
         print("the exact Gobblet Jr. table is ready:", flush=True)
@@ -77,6 +86,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 def _load_jr_table() -> None:
     """Answer Gobblet Jr. exactly: load the cached table, building it first when missing."""
+    from engine.gobblet.hints import use_jr_table
     from engine.gobblet.jr import table as jr_table
 
     if not jr_table.default_path().exists():
@@ -89,16 +99,10 @@ def play_game(white: str, black: str, rules, seconds: float, rng: random.Random,
     """One game between two levels after ``opening_plies`` random safe plies; returns the
     result ``1-0``, ``0-1`` or ``1/2-1/2``."""
     board = rules.new_game()
-    play_safe_random(board, rng, opening_plies)
-    engines = (Searcher(), Searcher())
-    levels = (level(white), level(black))
+    play_opening(board, rng, opening_plies)
+    players = (engine_player(board, level(white).name), engine_player(board, level(black).name))
     while board.outcome() is None and board.ply < MAX_PLIES:
-        side = board.turn
-        # an engine move needs only the best move: exact scores for the alternatives are
-        # for players reading a hint, and cost the full level part of its time
-        h = hint(board, levels[side].name, seconds, rng, engines[side],
-                 multipv=1 if levels[side].depth is None else None)
-        board.push(h.move)
+        board.push(players[board.turn](board, seconds, rng))
     outcome = board.outcome()
     return outcome.result if outcome else "1/2-1/2"
 
@@ -111,6 +115,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise ValueError("--games must be at least 1")
     rng = random.Random(args.seed)
     names = (args.white, args.black)
+    start_game = rules.new_game()
+    names0, names1 = start_game.player_name(0), start_game.player_name(1)
     wins = [0, 0]
     draws = 0
     start = time.perf_counter()
@@ -124,12 +130,12 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             wins[1 - first] += 1
         else:
             draws += 1
-        print(f"game {g + 1}: {order[0]} (White) vs {order[1]} (Black): {result}", flush=True)
+        print(f"game {g + 1}: {order[0]} ({names0}) vs {order[1]} ({names1}): {result}", flush=True)
     n = args.games
     print(f"\n{'player':16} {'wins':>5} {'draws':>6} {'losses':>7} {'score':>7}")
     for i, tag in enumerate("AB"):
         label = f"{tag} {names[i]}"
         score = 100 * (wins[i] + draws / 2) / n
         print(f"{label:16} {wins[i]:5} {draws:6} {wins[1 - i]:7} {score:6.1f}%")
-    print(f"{n} games of {rules.token} in {time.perf_counter() - start:.0f} s (A is White in odd-numbered games)")
+    print(f"{n} games of {rules.token} in {time.perf_counter() - start:.0f} s (A is {names0} in odd-numbered games)")
     return 0

@@ -16,6 +16,8 @@
 
   let state = null;          // the latest game state from the server
   let selection = null;      // {size, from: square name or null, colour}
+  let menu = null;           // a tap choice whose moves are offered (a stock's drops)
+  let families = {};         // the New game dialog's families, by name
   let control = false;
   let hint = null;           // the hint on display, and its move drawn on the board
   let drawn = null;
@@ -30,6 +32,7 @@
     state = next;
     if (changed) {
       selection = null;
+      menu = null;
       if (hint && (hint.game !== state.game || hint.ply !== state.ply)) { hint = null; drawn = null; $("hint-panel").hidden = true; }
     }
     const board = $("board");
@@ -47,12 +50,17 @@
     const problems = state.problems || [];
     $("problems").hidden = !problems.length;
     $("problems").textContent = problems.join(" · ");
-    const p = state.players;
-    $("players").textContent = `${p.white} (light) vs ${p.black} (dark) · ${state.rules.name}`;
+    const p = state.players, sides = state.sides || {};
+    $("players").textContent = `${p.white} (${sides.white}) vs ${p.black} (${sides.black}) · ${state.rules.name}`;
+    board.setAttribute("aria-label",
+      state.taps ? "The board: tap a part to play" : "The board: tap a piece, then a square");
+    // the drawing's options, where the game's drawing has them (hidden pieces, turned round)
+    $("show-hidden").closest("label").hidden = !state.hidden_pieces;
+    $("flip").closest("label").hidden = !state.svg_flipped;
     renderMoves();
     renderControls();
     renderPending();
-    drawSelection();
+    if (state.taps) renderOffer(); else drawSelection();
     if (drawn) drawHintMove(drawn);
   }
 
@@ -70,8 +78,8 @@
 
   function renderControls() {
     $("btn-takeback").disabled = !state.can_take_back;
-    $("btn-draw").disabled = state.over;
-    $("btn-resign").disabled = state.over;
+    $("btn-draw").disabled = state.over || state.can_draw === false;
+    $("btn-resign").disabled = state.over || state.can_resign === false;
     for (const colour of ["white", "black"]) {
       const btn = $(`hint-${colour}`);
       const used = state.hints_used[colour] || 0;
@@ -258,6 +266,7 @@
 
   async function sendMove(move) {
     selection = null;
+    menu = null;
     const r = await api("POST", "/api/game/move", { ...move, game: state.game });
     if (!r.ok) {
       render(state);
@@ -266,8 +275,59 @@
     }
   }
 
+  // ---- games that say what a tap offers (``taps``): a part of the drawing offers one move
+  // (played at once) or several (offered as buttons); moves offered beside the drawing (a
+  // forced pass) are always shown.  The referee answers an illegal one with its rule.
+  function renderOffer() {
+    const box = $("offer");
+    box.replaceChildren();
+    // a forced pass is announced to everyone; only a player's page offers the moves
+    const aside = !state.over ? state.taps.filter((c) => !c.selector) : [];
+    const shown = menu ? [menu, ...aside] : aside;
+    for (const choice of shown) {
+      if (choice.note) box.append(el("p", { class: "note" }, choice.note));
+      if (!control) continue;
+      const row = el("div", { class: "row offer-moves" });
+      for (const m of choice.moves) {
+        const legal = state.legal.some((x) => x.text === m.text);
+        const b = el("button", { type: "button", "data-move": m.text, class: legal ? "primary" : "illegal" }, m.label);
+        b.addEventListener("click", () => sendMove({ move: m.text, tapped: true }));
+        row.append(b);
+      }
+      if (choice === menu) {
+        const cancel = el("button", { type: "button", class: "cancel" }, "Cancel");
+        cancel.addEventListener("click", () => { menu = null; render(state); });
+        row.append(cancel);
+      }
+      box.append(row);
+    }
+    box.hidden = !shown.length;
+    if (menu) {
+      const part = $("board").querySelector(menu.selector);
+      if (part) part.classList.add("selected");
+    }
+    $("selection").textContent = menu ? "Choose the move" : "";
+  }
+
+  function onPartTap(event) {
+    const choice = state.taps.find((c) => c.selector && event.target.closest(c.selector));
+    if (!choice) {
+      const aside = state.taps.find((c) => !c.selector);
+      $("selection").textContent = aside ? aside.note : `Tap one of ${state.names[state.turn]}'s parts of the board`;
+      return;
+    }
+    if (choice.moves.length === 1) { menu = null; sendMove({ move: choice.moves[0].text, tapped: true }); return; }
+    menu = menu === choice ? null : choice;
+    render(state);
+  }
+
   function onTap(event) {
     if (!state || !control) return;
+    if (state.taps) {
+      if (state.over) { alert("The game is over: take back or start a new game", "info", false); return; }
+      onPartTap(event);
+      return;
+    }
     const target = event.target.closest("[data-square], [data-reserve]");
     if (!target) return;
     if (state.over) { alert("The game is over: take back or start a new game", "info", false); return; }
@@ -294,7 +354,21 @@
   }
 
   // ------------------------------------------------------------------ hints
+  function drawHintPart(move) {
+    // the part of the drawing whose tap offers the hinted move is outlined
+    const svg = $("board").querySelector("svg");
+    const choice = state.taps.find((c) => c.selector && c.moves.some((m) => m.text === move.text));
+    const part = svg && choice ? svg.querySelector(choice.selector) : null;
+    if (!part) return;
+    const box = part.getBBox();
+    const g = svgNode("g", { class: "hint-overlay", "data-hint": move.text });
+    g.append(svgNode("rect", { x: box.x - 4, y: box.y - 4, width: box.width + 8, height: box.height + 8, rx: 10,
+      fill: "none", stroke: "#2e8b57", "stroke-width": 6, opacity: 0.9 }));
+    svg.append(g);
+  }
+
   function drawHintMove(move) {
+    if (state.taps) { drawHintPart(move); return; }
     const svg = $("board").querySelector("svg");
     const to = centre(move.to);
     if (!svg || !to) return;
@@ -371,19 +445,66 @@
     return r;
   }
 
+  // The options of the chosen variant's family (Cups: cups, beans, count-left), and the
+  // players' names as that family calls them.
+  function showFamilyOptions() {
+    const option = $("new-variant").selectedOptions[0];
+    const family = families[option ? option.dataset.family : ""] || { options: [], players: ["White", "Black"], camera: true };
+    const box = $("new-options");
+    box.replaceChildren();
+    for (const o of family.options) {
+      const attrs = { name: `opt-${o.name}`, "data-option": o.name, "data-kind": o.kind };
+      let input;
+      if (o.kind === "bool") {
+        input = el("input", { ...attrs, type: "checkbox" });
+        input.checked = Boolean(o.default);
+      } else {
+        input = el("input", { ...attrs, type: "number", min: o.min, max: o.max, placeholder: o.default ?? "" });
+        if (o.default !== null && o.default !== undefined) input.value = o.default;
+      }
+      const label = el("label", { class: o.kind === "bool" ? "switch" : "" });
+      if (o.kind === "bool") label.append(input, document.createTextNode(` ${o.label}`));
+      else label.append(document.createTextNode(`${o.label} `), input);
+      box.append(label);
+    }
+    box.hidden = !family.options.length;
+    $("new-set-label").hidden = !family.camera;
+    const [first, second] = family.players;
+    const pieces = family.camera;  // a family played with pieces of two colours
+    $("label-white").textContent = pieces ? `Light pieces (${first})` : `${first}'s name`;
+    $("label-black").textContent = pieces ? `Dark pieces (${second})` : `${second}'s name`;
+    $("first-white").textContent = pieces ? ` Light (${first})` : ` ${first}`;
+    $("first-black").textContent = pieces ? ` Dark (${second})` : ` ${second}`;
+    $("new-form").white.placeholder = first;
+    $("new-form").black.placeholder = second;
+  }
+
+  function familyOptions() {
+    const out = {};
+    for (const input of $("new-options").querySelectorAll("input[data-option]")) {
+      if (input.dataset.kind === "bool") out[input.dataset.option] = input.checked;
+      else if (input.value !== "") out[input.dataset.option] = Number(input.value);
+    }
+    return out;
+  }
+
   async function fillNewGame() {
     const r = await api("GET", "/api/variants");
     if (!r.ok) return;
     const v = $("new-variant"), s = $("new-set");
-    v.replaceChildren(...r.data.variants.map((x) => el("option", { value: x.token }, `${x.token} (${x.board}×${x.board})`)));
+    families = Object.fromEntries((r.data.families || []).map((f) => [f.name, f]));
+    v.replaceChildren(...r.data.variants.map((x) => el("option", { value: x.token, "data-family": x.family || "" },
+      x.board ? `${x.token} (${x.board}×${x.board})` : x.name)));
     s.replaceChildren(...r.data.sets.map((x) => el("option", { value: x }, x)));
     if (state) {
-      v.value = state.rules.name;
+      const preset = state.variant.split("[")[0];
+      v.value = [...v.options].some((o) => o.value === state.variant) ? state.variant : preset;
       if (state.tags.Set) s.value = state.tags.Set;
       const f = $("new-form");
       f.white.value = state.players.white;
       f.black.value = state.players.black;
     }
+    showFamilyOptions();
   }
 
   function bindControls() {
@@ -409,6 +530,7 @@
     });
     $("btn-camera").addEventListener("click", () => post("/api/camera/pause", { paused: !(state.camera && state.camera.paused) }));
     $("btn-new").addEventListener("click", async () => { await fillNewGame(); $("new-dialog").showModal(); });
+    $("new-variant").addEventListener("change", showFamilyOptions);
     $("swap-names").addEventListener("click", () => {
       const f = $("new-form");
       [f.white.value, f.black.value] = [f.black.value, f.white.value];
@@ -417,9 +539,13 @@
       if ($("new-dialog").returnValue !== "start") return;
       const f = $("new-form");
       const body = {
-        variant: f.variant.value, set: f.set.value, white: f.white.value || "White",
-        black: f.black.value || "Black", first: f.first.value, hint_limit: Number(f.hint_limit.value || 0),
+        variant: f.variant.value, white: f.white.value || f.white.placeholder || "White",
+        black: f.black.value || f.black.placeholder || "Black", first: f.first.value,
+        hint_limit: Number(f.hint_limit.value || 0),
       };
+      if (!$("new-set-label").hidden) body.set = f.set.value;
+      const options = familyOptions();
+      if (Object.keys(options).length) body.options = options;
       const r = await api("POST", "/api/game/new", body);
       if (!r.ok) alert(r.data.error || "could not start the game", "warn");
     });

@@ -10,11 +10,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from engine.gobblet import VARIANTS, Move, RulesError
-from engine import IllegalMove, variant
-from engine.gobblet.notation import NotationError
+from engine import FAMILIES, IllegalMove, family_of, variant
 from engine.record import RecordError, write_record
-from engine.gobblet.rules import COLOUR_NAMES
 
 from engine.files import StorageError
 from engine.inputs import InputError, check_strings, check_text, parse_json
@@ -95,8 +92,20 @@ def variants():
     """The variants and piece sets a new game can use."""
     from hardware.pieces import piece_set_names
 
+    variants, families = [], []
+    for fam in FAMILIES.values():
+        for token in fam.offered or fam.presets:
+            rules = variant(token)
+            item = {"token": token, "family": fam.name, "name": rules.name}
+            for key in ("board", "sizes"):  # what the piece picker shows, where a game has it
+                if hasattr(rules, key):
+                    item[key] = getattr(rules, key)
+            variants.append(item)
+        game = variant(fam.presets[0]).new_game()
+        families.append({"name": fam.name, "options": list(fam.options), "camera": fam.camera_referee,
+                         "players": [game.player_name(0), game.player_name(1)]})
     return jsonify(
-        variants=[{"token": name, "board": r.board, "sizes": r.sizes} for name, r in VARIANTS.items()],
+        variants=variants, families=families,
         sets=list(piece_set_names(companion().config.data_dir)),  # the user's own first
     )
 
@@ -104,16 +113,26 @@ def variants():
 @bp.post("/game/new")
 @require_control
 def new_game():
-    """Start a new game: ``variant``, ``set`` (piece set), ``white``/``black`` (names; White
+    """Start a new game: ``variant``, ``options`` (the family's new-game options, e.g. Cups'
+    ``{"cups": 3, "beans": 6, "count_left": true}``, which make the variant token), ``set``
+    (piece set), ``white``/``black`` (the names of the first and second player; in Gobblet White
     plays the light pieces), ``first`` (who starts), ``hint_limit`` (hints per player per turn,
     0 for no limit)."""
     data = json_body()
     token = _text(data, "variant", "gobblet")
+    options = data.get("options")
     try:
+        if options:
+            if not isinstance(options, dict):
+                raise ValueError("options must be an object such as {\"cups\": 3}")
+            fam = family_of(token)
+            if fam.token_for is None:
+                raise ValueError(f"{fam.name} takes no options: choose a variant")
+            token = fam.token_for(options)
         rules = variant(token)
         if "first" in data:
-            rules = replace(rules, first=parse_colour(data["first"]))
-    except (RulesError, ValueError) as e:
+            rules = replace(rules, first=parse_colour(data["first"], rules.new_game()))
+    except ValueError as e:
         raise ApiError(422, str(e)) from None
     limit = data.get("hint_limit", 0)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= 99:
@@ -133,7 +152,7 @@ def new_game():
         tags["Set"] = piece_set
     if limit:
         tags["HintLimit"] = str(limit)
-    _check_camera_can_referee(rules.sizes, token)
+    _check_camera_can_referee(rules, token)
     hub = companion().hub
     try:
         session = hub.new_game(rules, tags)
@@ -142,34 +161,42 @@ def new_game():
     return jsonify(game=game_id(session), state=hub.snapshot().state), 201
 
 
-def _check_camera_can_referee(sizes: int, name: str) -> None:
-    """Refuse a game the refereeing camera cannot follow: its calibrated piece set has fewer
-    sizes than the game needs.  With the camera paused, the game is played by tapping."""
+def _check_camera_can_referee(rules: Any, name: str) -> None:
+    """Refuse a game the refereeing camera cannot follow: a family it does not referee yet
+    (the family says, ``Family.camera_referee``), or a calibrated piece set with fewer sizes
+    than the game needs.  With the camera paused, the game is played by tapping."""
     services = companion()
     live, camera = services.live, services.camera
     calibration = getattr(live, "calibration", None)
     if calibration is None or camera is None or camera.paused:
         return
+    fam = family_of(rules.token)
+    if not fam.camera_referee:
+        raise ApiError(422, f"the camera does not referee {rules.name} yet: pause the camera to play it "
+                            "by tapping the moves in")
     try:
-        calibration.pieces.logical_sizes_for(sizes)
+        calibration.pieces.logical_sizes_for(rules.sizes)
     except ValueError as e:
         raise ApiError(422, f"the camera cannot referee {name}: {e}; calibrate the camera for another set, "
                             "or pause it to enter the moves by tapping") from None
 
 
-def _parse_move(session, data: dict[str, Any]) -> Move:
+def _parse_move(session, data: dict[str, Any]) -> Any:
     board = session.board
     if "move" in data:
         if not isinstance(data["move"], str):
-            raise ApiError(400, "move must be move text such as 4c3 or 4b1-c3")
+            raise ApiError(400, "move must be move text such as 4c3 or 4b1-c3 (d3, s2 or pass in Cups)")
         return board.parse_move(data["move"])
+    by_squares = getattr(board, "move_from_details", None)  # a game of pieces on squares
+    if by_squares is None:
+        raise ApiError(400, 'send the move as text: {"move": "..."}')
     size, to, frm = data.get("size"), data.get("to"), data.get("from")
     if not isinstance(size, int) or isinstance(size, bool) or not isinstance(to, str):
         raise ApiError(400, 'send {"move": "4c3"} or {"size": 4, "from": null or "b1", "to": "c3"}')
     if frm is not None and not isinstance(frm, str):
         raise ApiError(400, "from must be a square name such as b1, or null for the reserve")
     try:
-        return Move(size, board.geo.square(to), None if frm is None else board.geo.square(frm))
+        return by_squares(size, to, frm)
     except ValueError as e:
         raise ApiError(400, str(e)) from None
 
@@ -197,11 +224,9 @@ def move():
                 reason = session.board.illegal_reason(parsed)
                 if reason is not None:
                     raise IllegalMove(reason)
-                event = session.play(parsed, source="tap" if "to" in data else "text")
-            except NotationError as e:
-                raise ApiError(400, str(e)) from None
+                event = session.play(parsed, source="tap" if "to" in data or data.get("tapped") is True else "text")
             except IllegalMove as e:
-                mover = COLOUR_NAMES[session.board.turn]
+                mover = session.board.player_name(session.board.turn)
                 attempt = _describe_attempt(session, data)
                 try:
                     session.alert(
@@ -212,6 +237,10 @@ def move():
                 except (StorageError, JournalError) as err:  # the refusal stands all the same
                     log.warning("illegal move alert not journalled: %s", err)
                 raise ApiError(422, f"illegal move {attempt}: {e}") from None
+            except (SessionError, JournalError):
+                raise
+            except ValueError as e:  # move text that cannot be read
+                raise ApiError(400, str(e)) from None
     except (NoGame, GameChanged, SessionError, StorageError, JournalError) as e:
         raise game_errors(e) from None
     live = companion().live
@@ -230,7 +259,7 @@ def _action(name: str, data: dict[str, Any]):
             elif name == "draw":
                 event = session.agree_draw()
             else:
-                colour = parse_colour(data["colour"]) if data.get("colour") is not None else None
+                colour = parse_colour(data["colour"], session.board) if data.get("colour") is not None else None
                 event = session.resign(colour)
     except (NoGame, GameChanged, SessionError, StorageError, JournalError) as e:
         raise game_errors(e) from None

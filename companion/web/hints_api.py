@@ -8,11 +8,8 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from engine.gobblet import Board
-from engine import hints
-from engine.gobblet.jr import model as jr
+from engine import Game, hints
 from engine.files import StorageError
-from engine.gobblet.rules import COLOUR_NAMES
 
 from ..services import companion
 from .errors import ApiError
@@ -26,7 +23,7 @@ LEVELS = range(1, 6)
 ATTEMPTS = 3  # thoughts for a position that changes meanwhile, before giving up
 
 
-def _current(hub, game: str | None, attempt: int) -> tuple[Board, dict[str, Any], bool]:
+def _current(hub, game: str | None, attempt: int) -> tuple[Game, dict[str, Any], bool]:
     """The board and state of the current game, and whether it is the demo's.  The page's
     ``game`` must be current, except on a later attempt or in the demo (whose games follow
     each other by themselves)."""
@@ -46,7 +43,7 @@ def _current(hub, game: str | None, attempt: int) -> tuple[Board, dict[str, Any]
     return board, state, demo
 
 
-def describe_hint(board: Board, result: hints.Hint) -> dict[str, Any]:
+def describe_hint(board: Game, result: hints.Hint) -> dict[str, Any]:
     """The engine's hint as JSON for the page: the move, its value and reason, whether the value
     is exact, and the ranked alternatives after the suggested move, each with its value."""
     best = move_json(board, result.move)
@@ -79,31 +76,31 @@ def ask_hint():
     for attempt in range(ATTEMPTS):
         board, state, demo = _current(hub, game, attempt)
         try:
-            colour = parse_colour(asked if asked is not None and not demo else colour_name(board.turn))
+            colour = parse_colour(asked if asked is not None and not demo else colour_name(board.turn), board)
         except ValueError as e:
             raise ApiError(422, str(e)) from None
         if board.outcome() is not None:
             raise ApiError(409, "the game is over")
         if colour != board.turn:
-            raise ApiError(409, f"it is {COLOUR_NAMES[board.turn]}'s turn: hints are for the player to move")
+            raise ApiError(409, f"it is {board.player_name(board.turn)}'s turn: hints are for the player to move")
         limit = state["hint_limit"]
         used = state["hints_used"].get(colour_name(colour), 0)
         if limit and used >= limit:
-            raise ApiError(429, f"{COLOUR_NAMES[colour]} has used the {limit} hint(s) allowed this turn")
+            raise ApiError(429, f"{board.player_name(colour)} has used the {limit} hint(s) allowed this turn")
 
         # in Gobblet Jr. say whether the exact table is there yet (switching to it once it is)
-        table = services.jr_table.answer() if jr.is_jr(board.rules) else {}
+        table = services.jr_table.answer() if services.jr_table.covers(board) else {}
         result = hints.hint(board.copy(), level, services.config.hint_seconds)
         answer = describe_hint(board, result)
         answer.update(table)
         try:
             with hub.acting(state["game"]) as session:
-                if session.board.ply != board.ply or session.board.hash != board.hash:
+                if session.board.ply != board.ply or session.board.text() != board.text():
                     continue  # think again, for the position as it is now
                 player = state["players"][colour_name(colour)]
                 session.alert(
                     "hint",
-                    f"{player} ({COLOUR_NAMES[colour]}) asked for a hint",
+                    f"{player} ({board.player_name(colour)}) asked for a hint",
                     {"colour": colour_name(colour), "level": level,
                      "move": answer["move"]["text"] if answer["move"] else None},
                 )

@@ -17,15 +17,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.gobblet import Board, Move, Rules
+from engine import Game, GameRules
 from engine.files import StorageError
-from engine.gobblet.notation import describe_outcome
-from engine.gobblet.rules import COLOUR_NAMES
-from engine.gobblet.svg import board_svg
 
 from ..events import Broadcaster, SseMessage
 from ..journal import Event, JournalError
-from ..session import GameSession
+from ..session import GameSession, outcome_text
 
 log = logging.getLogger(__name__)
 
@@ -59,41 +56,62 @@ def game_id(session: GameSession) -> str:
     return f"{int(session.started * 1000):x}"
 
 
+# The pages name the two players by these keys (the API's ``colour`` values): player 0, who
+# moves first in the standard rules, is "white" and player 1 "black", whatever the game calls
+# them (``Game.player_name``: White/Black, South/North, ...), which the state gives as ``names``.
+PLAYER_KEYS = ("white", "black")
+
+
 def colour_name(colour: int) -> str:
-    """``white`` or ``black``."""
-    return COLOUR_NAMES[colour].lower()
+    """The page's key of player ``colour`` (0 or 1): ``white`` or ``black``."""
+    return PLAYER_KEYS[colour]
 
 
-def parse_colour(value: object) -> int:
-    """0 or 1 for ``white``/``black`` (any case, or w/b); ValueError otherwise."""
+def parse_colour(value: object, game: Game | None = None) -> int:
+    """0 or 1 for ``white``/``black`` (any case, or w/b, 0/1), or for the game's own names of
+    its players (``south``/``north`` in Cups); ValueError otherwise."""
     text = str(value).strip().lower()
     if text in ("white", "w", "0", "light"):
         return 0
     if text in ("black", "b", "1", "dark"):
         return 1
+    if game is not None:
+        for player in (0, 1):
+            if text == game.player_name(player).lower():
+                return player
+        names = f"{game.player_name(0).lower()} or {game.player_name(1).lower()}"
+        raise ValueError(f"colour must be {names} (or white/black for the first/second player), not {value!r}")
     raise ValueError(f"colour must be white or black, not {value!r}")
 
 
-def move_json(board: Board, move: Move) -> dict[str, Any]:
-    """A move as the pages see it: size, from, to and its move text."""
-    names = board.geo.names
-    return {
-        "size": move.size,
-        "from": None if move.frm is None else names[move.frm],
-        "to": names[move.to],
-        "text": board.move_text(move),
-    }
+def move_json(board: Game, move: Any) -> dict[str, Any]:
+    """A move as the pages see it: its move text, and whatever the game adds (``move_details``:
+    Gobblet's size, from and to)."""
+    details = getattr(board, "move_details", None)
+    return details(move) if details is not None else {"text": board.move_text(move)}
 
 
 def lifted_square(session: GameSession) -> int | None:
-    """The square whose piece the camera saw lifted since the last move, or None."""
+    """The square whose piece the camera saw lifted since the last move, or None (only a game
+    the camera referees has squares to lift pieces from)."""
+    squares = getattr(session.board.rules, "squares", 0)
     for event in reversed(session.journal.events):
         if event.kind in PUT_DOWN_KINDS:
             return None
         if event.kind == "lifted":
             square = event.data.get("square")
-            return square if isinstance(square, int) and 0 <= square < session.board.rules.squares else None
+            return square if isinstance(square, int) and 0 <= square < squares else None
     return None
+
+
+def _taps(board: Game) -> list[dict[str, Any]] | None:
+    """What tapping the drawing offers (``tap_choices``), as JSON; None when the game has no
+    such capability (the page then lets the player pick a piece and a square)."""
+    choices = getattr(board, "tap_choices", None)
+    if choices is None:
+        return None
+    return [{"selector": c.selector, "note": c.note,
+             "moves": [{"text": text, "label": label} for text, label in c.moves]} for c in choices()]
 
 
 def build_state(
@@ -101,18 +119,19 @@ def build_state(
 ) -> dict[str, Any]:
     """Everything a page shows about the game, as JSON-ready values; ``pending`` is the
     detected move waiting for a person, if any.  Call it while nothing moves (under the
-    session's lock)."""
+    session's lock).  Only the contract is used, plus what the game offers besides
+    (``page_details``, ``tap_choices``, ``outcome_text``: see ``engine.game``)."""
     board = session.board.copy()
-    names = board.geo.names
     start = board.copy()
+    played = []
     while start.can_pop:
-        start.pop()
+        played.append(start.pop())
+    played = [m for m in reversed(played) if m is not None]  # not the endings
     moves = []
-    for move in board.move_stack:
+    for move in played:
         moves.append({"ply": start.ply + 1, "colour": colour_name(start.turn), "text": start.move_text(move)})
         start.push(move)
     outcome = board.outcome()
-    last = board.move_stack[-1] if board.move_stack else None
     tags = dict(session.journal.header.tags)
     events = session.journal.events
     hints_used = {"white": 0, "black": 0}
@@ -123,45 +142,54 @@ def build_state(
             colour = str(event.data.get("colour", "white"))
             hints_used[colour] = hints_used.get(colour, 0) + 1
     rules = board.rules
-    lifted = lifted_square(session)
-    drawing = {"hidden": True, "last_move": last, "size_px": 360, "lifted": lifted,
-               "highlight": pending["squares"] if pending else ()}
-    return {
+    legal = board.legal_moves()
+    state: dict[str, Any] = {
         "game": game_id(session),
         "seq": events[-1].seq if events else 0,
         "variant": rules.token,
-        "rules": {
-            "name": rules.name, "board": rules.board, "sizes": rules.sizes, "line": rules.line,
-            "stacked": board.stacked, "first": colour_name(rules.first),
-        },
+        "family": board.family,
+        "rules": {"name": rules.name, "first": colour_name(getattr(rules, "first", 0))},
         "tags": tags,
         "players": {"white": tags.get("White", "White"), "black": tags.get("Black", "Black")},
+        "names": {key: board.player_name(i) for i, key in enumerate(PLAYER_KEYS)},
+        "sides": {key: board.player_name(i).lower() for i, key in enumerate(PLAYER_KEYS)},
         "position": board.text(),
         "turn": colour_name(board.turn),
         "ply": board.ply,
         "over": outcome is not None,
-        "status": describe_outcome(board, outcome) if outcome else f"{COLOUR_NAMES[board.turn]} to move",
+        "status": outcome_text(board, outcome) if outcome else f"{board.player_name(board.turn)} to move",
         "outcome": None if outcome is None else {
             "winner": None if outcome.winner is None else colour_name(outcome.winner),
             "reason": outcome.reason,
             "result": outcome.result,
-            "line": [names[s] for s in outcome.line],
+            "line": [],
         },
-        "reserves": {colour_name(c): board.reserve_tops(c) for c in (0, 1)},
         "moves": moves,
-        "last_move": None if last is None else {
-            "size": last.size, "from": None if last.frm is None else names[last.frm], "to": names[last.to],
-        },
-        "legal": [move_json(board, m) for m in board.legal_moves()],
+        "last_move": None if not played else {"text": moves[-1]["text"]},
+        "legal": [move_json(board, m) for m in legal],
+        "taps": _taps(board),
         "can_take_back": board.can_pop,
+        "can_resign": hasattr(board, "resign"),
+        "can_draw": hasattr(board, "agree_draw"),
         "hint_limit": int(tags.get("HintLimit", "0") or 0),
         "hints_used": hints_used,
         "camera": camera or {"present": False},
         "pending": pending,
-        "lifted": None if lifted is None else names[lifted],
-        "svg": board_svg(board, **drawing),
-        "svg_flipped": board_svg(board, flip=True, **drawing),
+        "lifted": None,
+        "svg": board.svg(size_px=360),
+        "svg_flipped": None,
     }
+    details = getattr(board, "page_details", None)
+    if details is not None:
+        extra = details(lifted=lifted_square(session), highlight=pending["squares"] if pending else ())
+        if state["outcome"] is not None:
+            state["outcome"]["line"] = extra.pop("line", [])
+        else:
+            extra.pop("line", None)
+        state["rules"].update(extra.pop("rules", {}))
+        extra.pop("input", None)
+        state.update(extra)
+    return state
 
 
 class GameHub:
@@ -191,7 +219,7 @@ class GameHub:
                 self._adopt(session)
             return session
 
-    def new_game(self, rules: Rules, tags: dict[str, str]) -> GameSession:
+    def new_game(self, rules: GameRules, tags: dict[str, str]) -> GameSession:
         """Start a new game (the previous one stays in the journals folder).  The new game is
         built whole before it replaces the old one: a reader sees either, never none, and if
         it cannot be built (``StorageError``: a full disk) the old game goes on."""

@@ -10,13 +10,10 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request, send_file
 
-from engine.gobblet import Board
-from engine.gobblet.notation import describe_outcome, parse_move
 from engine.record import GameRecord, RecordError, read_records, save_records
-from engine.gobblet.svg import board_svg
 
 from ..services import companion
-from ..session import DEMO_FOLDER
+from ..session import DEMO_FOLDER, outcome_text
 from .errors import ApiError
 from .security import require_control
 
@@ -152,11 +149,9 @@ def position(name: str, index: int, ply: int):
     if not 0 <= ply <= total:
         raise ApiError(404, f"the game has {total} moves; there is no position after move {ply}")
     try:
-        board: Board = record.start_board()
-        last = None
+        board = record.start_board()
         for recorded in record.moves[:ply]:
-            last = parse_move(board, recorded.text)
-            board.push(last)
+            board.push(board.parse_move(recorded.text))
         if ply == total:
             final = record.replay()  # applies a recorded resignation or agreed draw
             if final.outcome() is not None:
@@ -164,10 +159,12 @@ def position(name: str, index: int, ply: int):
     except (RecordError, ValueError) as e:
         raise ApiError(422, f"{name}: {e}") from None
     outcome = board.outcome()
+    details = getattr(board, "page_details", None)  # Gobblet's drawing shows hidden pieces, the last move
+    svg = details()["svg"] if details is not None else board.svg(size_px=360)
     return jsonify(
         ply=ply, total=total, move=record.moves[ply - 1].text if ply else None,
-        status=describe_outcome(board, outcome) if outcome else f"{'White' if board.turn == 0 else 'Black'} to move",
-        position=board.text(), svg=board_svg(board, hidden=True, last_move=last, size_px=360),
+        status=outcome_text(board, outcome) if outcome else f"{board.player_name(board.turn)} to move",
+        position=board.text(), svg=svg,
     )
 
 

@@ -7,7 +7,8 @@ search (``search/``) or, for Gobblet Jr., the exact 3x3 table (``jr/``).
 
 from ..game import Family, GameOver, IllegalMove, Outcome
 from .board import Board, parse_position, perft, replay
-from .hints import hint
+from .hints import engine_player, hint
+from .tactics import play_safe_random
 from .notation import NotationError
 from .rules import (
     BLACK,
@@ -22,7 +23,7 @@ from .rules import (
     RulesError,
     variant,
 )
-from .values import Move, PositionError, Touch
+from .values import REASONS, Move, PositionError, Touch
 
 FAMILY = Family(
     name="gobblet",
@@ -30,6 +31,14 @@ FAMILY = Family(
     variant=variant,
     parse_position=parse_position,
     hint=hint,
+    reasons=REASONS,
+    # size, from-square, capture mark, to-square, end marks; whether they exist is for replay
+    move_shape=r"[1-9]?(?:[a-z][1-9])?[-x]?[a-z][1-9](?:#|\?#|=)?",
+    camera_referee=True,
+    offered=tuple(VARIANTS),  # ``custom`` is the base of rule tokens, not a game of its own
+    perft=lambda board, depth: perft(board, depth),
+    engine_player=engine_player,
+    opening=play_safe_random,
 )
 
 __all__ = [

@@ -40,6 +40,7 @@ from .rules import (
 )
 from .notation import (
     NotationError,
+    describe_outcome,
     format_move,
     format_position,
     parse_move,
@@ -642,6 +643,53 @@ class Board:
     def player_name(self, player: int) -> str:
         """The name of ``player`` (0 or 1): "White" or "Black"."""
         return COLOUR_NAMES[player]
+
+    # ----------------------------------------------------------------- for pages
+    def outcome_text(self, outcome: Outcome) -> str:
+        """A sentence saying how the game ended (``notation.describe_outcome``)."""
+        return describe_outcome(self, outcome)
+
+    def square_names(self, squares: Iterable[int]) -> list[str]:
+        """The names of ``squares`` (``a1``, ...), e.g. of a winning line."""
+        return [self.geo.names[s] for s in squares]
+
+    def move_details(self, move: Move) -> dict[str, Any]:
+        """A move as a page sees it: size, from (None: the reserve), to and its move text."""
+        names = self.geo.names
+        return {"size": move.size, "from": None if move.frm is None else names[move.frm],
+                "to": names[move.to], "text": self.move_text(move)}
+
+    def move_from_details(self, size: int, to: str, frm: str | None) -> Move:
+        """The move of a piece of ``size`` to the square named ``to``, from the square named
+        ``frm`` (None: the reserve), as a page sends it; ValueError naming a bad square."""
+        return Move(size, self.geo.square(to), None if frm is None else self.geo.square(frm))
+
+    def page_details(self, lifted: int | None = None, highlight: Iterable[int | str] = ()) -> dict[str, Any]:
+        """What a page needs beyond the contract to let a player pick a piece and a square:
+        the board's shape, the reserves, the legal moves and the last move by square, the
+        winning line, and the drawings (with hidden pieces, both ways up).  ``lifted`` is a
+        square the camera saw lifted (touch-move), ``highlight`` squares to outline."""
+        rules = self.rules
+        names = self.geo.names
+        stack = self.move_stack
+        last = stack[-1] if stack else None
+        outcome = self.outcome()
+        drawing = {"hidden": True, "last_move": last, "size_px": 360, "lifted": lifted,
+                   "highlight": tuple(highlight)}
+        return {
+            "input": "pieces",
+            "sides": {"white": "light", "black": "dark"},  # how the page tells the players apart
+            "hidden_pieces": True,  # the drawing can show what each stack hides
+            "rules": {"board": rules.board, "sizes": rules.sizes, "line": rules.line, "stacked": self.stacked},
+            "reserves": {COLOUR_NAMES[c].lower(): self.reserve_tops(c) for c in (0, 1)},
+            "last_move": None if last is None else {
+                "size": last.size, "from": None if last.frm is None else names[last.frm], "to": names[last.to]},
+            "legal": [self.move_details(m) for m in self.legal_moves()],
+            "line": [] if outcome is None else self.square_names(outcome.line),
+            "lifted": None if lifted is None else names[lifted],
+            "svg": board_svg(self, **drawing),
+            "svg_flipped": board_svg(self, flip=True, **drawing),
+        }
 
 
 def parse_position(text: str) -> Board:

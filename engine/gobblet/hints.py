@@ -223,3 +223,17 @@ def _threat_made(board: Board, move: Move) -> str | None:
     finally:
         board.pop()
     return None
+
+
+def engine_player(strength: str | int):
+    """A self-play player at ``strength``: ``(board, seconds, rng) -> move``, keeping its own
+    search (and tables) from move to move.  An engine move needs only the best move: exact
+    scores for the alternatives are for players reading a hint, and cost the full level part
+    of its time."""
+    searcher = Searcher()
+    lvl = level(strength)
+
+    def move(board: Board, seconds: float, rng: random.Random):
+        return hint(board, lvl.name, seconds, rng, searcher, multipv=1 if lvl.depth is None else None).move
+
+    return move

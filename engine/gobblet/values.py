@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..game import AGREEMENT, RESIGNATION  # the endings every family shares
+
 # Why a game ended.
 LINE = "line"  # the mover shows a line
 REVEAL = "reveal"  # the mover uncovered the opponent's line (the opponent wins)
 REPETITION = "repetition"
 NO_MOVES = "no-moves"  # the player to move has no legal move and loses
-RESIGNATION = "resignation"
-AGREEMENT = "agreement"
 TOUCH_MOVE = "touch-move"  # lifted own piece that has no legal destination
 REASONS = (LINE, REVEAL, REPETITION, NO_MOVES, RESIGNATION, AGREEMENT, TOUCH_MOVE)
 

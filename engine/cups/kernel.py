@@ -1,0 +1,489 @@
+"""Compiled exact values of Cups positions (numba), on a packed position key.
+
+A position is seen from the side to move ("mover"): the mover's cups a1..aX (cup 1 first), the
+opponent's cups b1..bX, the mover's stock and the opponent's stock, each in ``w`` bits:
+
+    key = a1 | a2 << w | ... | b1 << (X w) | ... | stock_a << (2X w) | stock_b << ((2X+1) w)
+
+Bowls are left out: what a position is worth from here on does not depend on them.  The value is
+the difference the rest of the game makes to the bowls (mover minus opponent) under perfect
+play, plus, with ``count_left``, the beans left in the cups at the end.  The game has no cycles
+(a drop takes beans out of a stock, a sow puts one into a bowl, a pass is followed by a move or
+ends the game), so a memoised negamax over the reachable positions is exact.
+
+The memo is an open-addressing hash table (``keys``: key + 1, 0 for empty; ``vals``: int16).
+When it is 7/8 full no new entries are stored: ``value`` stays exact, only slower (the caller
+sees it in ``stats[2]``), while ``prove`` gives up (``stats[4] = 2``) so that the caller grows
+the table and asks again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import int16, int32, int64, njit
+
+STATS_FILLED, STATS_NODES, STATS_DROPPED, STATS_BUDGET, STATS_ABORTED = 0, 1, 2, 3, 4
+STATS_SIZE = 5
+
+
+@njit(cache=True, inline="always")
+def _field(key, i, w):
+    return (key >> (i * w)) & ((1 << w) - 1)
+
+
+@njit(cache=True, inline="always")
+def _swap(key, x, w):
+    """The same arrangement seen from the other player."""
+    half = x * w
+    mask = (1 << half) - 1
+    a = key & mask
+    b = (key >> half) & mask
+    fw = (1 << w) - 1
+    sa = (key >> (2 * half)) & fw
+    sb = (key >> (2 * half + w)) & fw
+    return b | (a << half) | (sb << (2 * half)) | (sa << (2 * half + w))
+
+
+@njit(cache=True)
+def has_move(key, x, w):
+    """Whether the mover of ``key`` has a drop or a sow."""
+    if _field(key, 2 * x, w) > 0:
+        return True
+    for i in range(x):
+        if _field(key, i, w) == x - i:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _lookup(key, keys, vals):
+    mask = keys.shape[0] - 1
+    h = ((key + 1) * 0x9E3779B97F4A7C15) >> 20
+    slot = h & mask
+    while True:
+        k = keys[slot]
+        if k == key + 1:
+            return slot, True
+        if k == 0:
+            return slot, False
+        slot = (slot + 1) & mask
+
+
+@njit(int64(int64, int64, int64, int64, int64[:], int16[:], int64[:]), cache=True)
+def value(key, x, w, count_left, keys, vals, stats):
+    """The exact value of ``key`` for its mover (see the module docstring)."""
+    slot, found = _lookup(key, keys, vals)
+    if found:
+        return vals[slot]
+    stats[STATS_NODES] += 1
+    fw = (1 << w) - 1
+    half = x * w
+    sa = (key >> (2 * half)) & fw
+    best = -(1 << 30)
+    moved = False
+    # drops: one bean into each of cups 1..k, capture when the last lands in an empty cup
+    inc = 0
+    kmax = x if sa > x else sa
+    for k in range(1, kmax + 1):
+        inc |= 1 << ((k - 1) * w)
+        child = key + inc - (k << (2 * half))
+        gain = 0
+        if _field(key, k - 1, w) == 0:
+            pos = x + (x - k)
+            gain = _field(key, pos, w)
+            child &= ~(fw << (pos * w))
+        v = gain - value(_swap(child, x, w), x, w, count_left, keys, vals, stats)
+        moved = True
+        if v > best:
+            best = v
+    # sows: a cup holding exactly its distance to the bowl, the last bean into the bowl
+    for i in range(x):
+        if _field(key, i, w) == x - i:
+            child = key & ~(fw << (i * w))
+            for j in range(i + 1, x):
+                child += 1 << (j * w)
+            v = 1 - value(_swap(child, x, w), x, w, count_left, keys, vals, stats)
+            moved = True
+            if v > best:
+                best = v
+    if not moved:
+        other = _swap(key, x, w)
+        if has_move(other, x, w):
+            best = -value(other, x, w, count_left, keys, vals, stats)
+        else:
+            best = 0
+            if count_left:
+                for i in range(x):
+                    best += _field(key, i, w) - _field(key, x + i, w)
+    if stats[STATS_FILLED] * 8 < keys.shape[0] * 7:
+        slot, found = _lookup(key, keys, vals)
+        keys[slot] = key + 1
+        vals[slot] = best
+        stats[STATS_FILLED] += 1
+    else:
+        stats[STATS_DROPPED] += 1
+    return best
+
+
+@njit(cache=True)
+def rehash(old_keys, old_vals, keys, vals):
+    """Copy every entry of a table into a larger one."""
+    n = 0
+    for i in range(old_keys.shape[0]):
+        k = old_keys[i]
+        if k != 0:
+            slot, found = _lookup(k - 1, keys, vals)
+            keys[slot] = k
+            vals[slot] = old_vals[i]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def count_reachable(key, x, w, keys, stats):
+    """Count the positions reachable from ``key`` (incl. itself) into the set ``keys``."""
+    dummy = np.zeros(1, dtype=np.int16)
+    stack = np.empty(1 << 16, dtype=np.int64)
+    top = 0
+    stack[top] = key
+    top += 1
+    slot, found = _lookup(key, keys, dummy)
+    keys[slot] = key + 1
+    n = 1
+    fw = (1 << w) - 1
+    half = x * w
+    while top > 0:
+        top -= 1
+        s = stack[top]
+        sa = (s >> (2 * half)) & fw
+        kmax = x if sa > x else sa
+        inc = 0
+        children = np.empty(2 * x + 1, dtype=np.int64)
+        nc = 0
+        for k in range(1, kmax + 1):
+            inc |= 1 << ((k - 1) * w)
+            child = s + inc - (k << (2 * half))
+            if _field(s, k - 1, w) == 0:
+                pos = x + (x - k)
+                child &= ~(fw << (pos * w))
+            children[nc] = _swap(child, x, w)
+            nc += 1
+        for i in range(x):
+            if _field(s, i, w) == x - i:
+                child = s & ~(fw << (i * w))
+                for j in range(i + 1, x):
+                    child += 1 << (j * w)
+                children[nc] = _swap(child, x, w)
+                nc += 1
+        if nc == 0:
+            other = _swap(s, x, w)
+            if has_move(other, x, w):
+                children[0] = other
+                nc = 1
+        for c in range(nc):
+            slot, found = _lookup(children[c], keys, dummy)
+            if not found:
+                if (n + 1) * 8 >= keys.shape[0] * 7:
+                    stats[0] = n
+                    return -1
+                keys[slot] = children[c] + 1
+                n += 1
+                if top == stack.shape[0]:
+                    bigger = np.empty(stack.shape[0] * 2, dtype=np.int64)
+                    bigger[:top] = stack[:top]
+                    stack = bigger
+                stack[top] = children[c]
+                top += 1
+    stats[0] = n
+    return n
+
+
+# -- alpha-beta with a bounds table: proving the value of big positions ------------------------
+#
+# ``bounds`` holds, for each stored key, the lower bound in the low 16 bits and the upper bound
+# in the high 16 bits (both offset by 2**15).  Entries are true bounds whatever the window they
+# came from, so a lossy table (new entries refused when full) never makes an answer wrong.
+
+_INF = 30000
+UNIT = 4  # score units per bean
+
+
+@njit(cache=True, inline="always")
+def _bounds(slot, found, bounds):
+    if not found:
+        return -_INF, _INF
+    b = bounds[slot]
+    return (b & 0xFFFF) - 32768, ((b >> 16) & 0xFFFF) - 32768
+
+
+@njit(cache=True)
+def _children(key, x, w, out_keys, out_gain):
+    """The children of ``key`` (seen from their mover) and the immediate bowl gain of each,
+    ordered by gain, biggest first; a pass is returned as one child of gain 0; 0 children at
+    the end of the game."""
+    fw = (1 << w) - 1
+    half = x * w
+    sa = (key >> (2 * half)) & fw
+    kmax = x if sa > x else sa
+    inc = 0
+    n = 0
+    for k in range(1, kmax + 1):
+        inc |= 1 << ((k - 1) * w)
+        child = key + inc - (k << (2 * half))
+        gain = 0
+        if _field(key, k - 1, w) == 0:
+            pos = x + (x - k)
+            gain = _field(key, pos, w)
+            child &= ~(fw << (pos * w))
+        out_keys[n] = _swap(child, x, w)
+        out_gain[n] = gain
+        n += 1
+    for i in range(x):
+        if _field(key, i, w) == x - i:
+            child = key & ~(fw << (i * w))
+            for j in range(i + 1, x):
+                child += 1 << (j * w)
+            out_keys[n] = _swap(child, x, w)
+            out_gain[n] = 1
+            n += 1
+    if n == 0:
+        other = _swap(key, x, w)
+        if has_move(other, x, w):
+            out_keys[0] = other
+            out_gain[0] = 0
+            return 1
+        return 0
+    # order: immediate gain plus what the cups promise (``_key_eval``), best first; a good
+    # order makes the alpha-beta cut early (this halved the nodes of hard 20-bean positions)
+    for c in range(n):
+        out_gain[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
+    # insertion sort, biggest first (stable: fewer beans dropped first among equals)
+    for i in range(1, n):
+        kk = out_keys[i]
+        gg = out_gain[i]
+        j = i - 1
+        while j >= 0 and out_gain[j] < gg:
+            out_keys[j + 1] = out_keys[j]
+            out_gain[j + 1] = out_gain[j]
+            j -= 1
+        out_keys[j + 1] = kk
+        out_gain[j + 1] = gg
+    return n
+
+
+@njit(cache=True, inline="always")
+def _key_eval(key, x, w):
+    """``evaluate`` on a packed key (quarter beans for its mover)."""
+    score = 0
+    for i in range(x):
+        d = x - i
+        c = _field(key, i, w)
+        if c == d:
+            score += 2
+        elif c > d:
+            score -= 2 * c
+        c = _field(key, x + i, w)
+        if c == d:
+            score -= 2
+        elif c > d:
+            score += 2 * c
+    return score
+
+
+@njit(cache=True, inline="always")
+def _gain(key, child, x, w):
+    """Beans the move from ``key`` to ``child`` put into the mover's bowl: every bean that
+    leaves the cups and stocks goes there (the order of the fields does not matter)."""
+    before = 0
+    after = 0
+    for i in range(2 * x + 2):
+        before += _field(key, i, w)
+        after += _field(child, i, w)
+    return before - after
+
+
+@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
+def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
+    """A fail-soft alpha-beta value of ``key``: exact when it lies strictly inside
+    (alpha, beta), else a bound on the side it fell."""
+    slot, found = _lookup(key, keys, bounds)
+    lo, hi = _bounds(slot, found, bounds)
+    if lo >= beta:
+        return lo
+    if hi <= alpha:
+        return hi
+    if lo == hi:
+        return lo
+    if lo > alpha:
+        alpha = lo
+    if hi < beta:
+        beta = hi
+    stats[STATS_NODES] += 1
+    if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
+        stats[STATS_ABORTED] = 1
+        return 0
+    ck = np.empty(2 * x + 1, dtype=np.int64)
+    cg = np.empty(2 * x + 1, dtype=np.int64)
+    n = _children(key, x, w, ck, cg)
+    if n == 0:
+        best = 0
+        if count_left:
+            for i in range(x):
+                best += _field(key, i, w) - _field(key, x + i, w)
+        lo = best
+        hi = best
+    else:
+        best = -_INF
+        a = alpha
+        for c in range(n):
+            g = _gain(key, ck[c], x, w)
+            v = g - prove(ck[c], g - beta, g - a, x, w, count_left, keys, bounds, stats)
+            if stats[STATS_ABORTED]:
+                return 0
+            if v > best:
+                best = v
+                if v > a:
+                    a = v
+                    if a >= beta:
+                        break
+        if best <= alpha:
+            hi = best if best < hi else hi
+        elif best >= beta:
+            lo = best if best > lo else lo
+        else:
+            lo = best
+            hi = best
+    slot, found = _lookup(key, keys, bounds)
+    if found or stats[STATS_FILLED] * 8 < keys.shape[0] * 7:
+        if not found:
+            keys[slot] = key + 1
+            stats[STATS_FILLED] += 1
+        bounds[slot] = (lo + 32768) | ((hi + 32768) << 16)
+    else:
+        # without the table the search would become a tree search, exponentially slower:
+        # give up so that the caller grows the table and asks again
+        stats[STATS_DROPPED] += 1
+        stats[STATS_ABORTED] = 2
+        return 0
+    return best
+
+
+# -- depth-limited alpha-beta for positions too big to prove -----------------------------------
+#
+# Works on arrays (any number of cups and beans): ``cups`` is (2, X), ``stocks`` (2,), ``me`` the
+# player to move.  Scores are in quarter beans for the mover: the bowl gains along the line,
+# times 4, plus at the horizon ``evaluate``.  ``stats[STATS_HORIZON]`` is set when a line was cut
+# by the depth, i.e. when the score is an estimate rather than proven.
+
+STATS_HORIZON = 5
+SEARCH_STATS_SIZE = 6
+
+
+@njit(cache=True)
+def evaluate(cups, me, x):
+    """A guess (quarter beans, for ``me``) of what the cups will still be worth: a cup holding
+    exactly its distance is a bean nearly in the bowl; a blocked cup (more than its distance)
+    can never be sown and waits to be captured."""
+    score = 0
+    for p in range(2):
+        s = 0
+        for i in range(x):
+            c = cups[p, i]
+            d = x - i
+            if c == d:
+                s += 2
+            elif c > d:
+                s -= 2 * c
+        score += s if p == me else -s
+    return score
+
+
+@njit(cache=True)
+def _side_has_move(cups, stocks, p, x):
+    if stocks[p] > 0:
+        return True
+    for i in range(x):
+        if cups[p, i] == x - i:
+            return True
+    return False
+
+
+@njit(cache=True)
+def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
+    """Alpha-beta value (quarter beans, for ``me``) of the position searched ``depth`` plies."""
+    stats[STATS_NODES] += 1
+    if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
+        stats[STATS_ABORTED] = 1
+        return 0
+    opp = 1 - me
+    if not _side_has_move(cups, stocks, me, x):
+        if _side_has_move(cups, stocks, opp, x):
+            return -search(cups, stocks, opp, x, depth, -beta, -alpha, count_left, stats)
+        end = 0
+        if count_left:
+            for i in range(x):
+                end += cups[me, i] - cups[opp, i]
+        return UNIT * end
+    if depth <= 0:
+        stats[STATS_HORIZON] = 1
+        return evaluate(cups, me, x)
+    # moves: code k > 0 drops k, code -(i+1) sows cup index i; ordered by immediate gain
+    codes = np.empty(2 * x, dtype=np.int64)
+    gains = np.empty(2 * x, dtype=np.int64)
+    n = 0
+    kmax = x if stocks[me] > x else stocks[me]
+    for k in range(1, kmax + 1):
+        codes[n] = k
+        gains[n] = cups[opp, x - k] if cups[me, k - 1] == 0 else 0
+        n += 1
+    for i in range(x):
+        if cups[me, i] == x - i:
+            codes[n] = -(i + 1)
+            gains[n] = 1
+            n += 1
+    for i in range(1, n):
+        cc = codes[i]
+        gg = gains[i]
+        j = i - 1
+        while j >= 0 and gains[j] < gg:
+            codes[j + 1] = codes[j]
+            gains[j + 1] = gains[j]
+            j -= 1
+        codes[j + 1] = cc
+        gains[j + 1] = gg
+    best = -(1 << 40)
+    for m in range(n):
+        code = codes[m]
+        if code > 0:
+            k = code
+            taken = 0
+            if cups[me, k - 1] == 0:
+                taken = cups[opp, x - k]
+                cups[opp, x - k] = 0
+            for i in range(k):
+                cups[me, i] += 1
+            stocks[me] -= k
+            g = UNIT * taken
+            v = g - search(cups, stocks, opp, x, depth - 1, g - beta, g - alpha, count_left, stats)
+            stocks[me] += k
+            for i in range(k):
+                cups[me, i] -= 1
+            cups[opp, x - k] += taken
+        else:
+            i = -code - 1
+            cups[me, i] = 0
+            for j in range(i + 1, x):
+                cups[me, j] += 1
+            v = UNIT - search(cups, stocks, opp, x, depth - 1, UNIT - beta, UNIT - alpha, count_left, stats)
+            for j in range(i + 1, x):
+                cups[me, j] -= 1
+            cups[me, i] = x - i
+        if stats[STATS_ABORTED]:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    return best
