@@ -210,3 +210,24 @@ def test_prepare_command_writes_the_table_where_hints_look(capsys):
     assert ExactSolver.load(table_path(rules), rules).value(rules.new_game()) == reference(rules.new_game())
     assert main(["prepare", "cups[cups=12]"]) == 2
     assert "3 to 10" in capsys.readouterr().err
+
+
+def test_a_table_of_an_older_layout_is_refused_and_hints_start_cold(tmp_path, monkeypatch):
+    import numpy as np
+
+    from engine.cups import hints
+
+    rules = variant("cups[cups=3,beans=5]")
+    path = tmp_path / "old.npz"
+    # the first layout had no format field; its bounds would be misread by today's kernel
+    np.savez(path, keys=np.zeros(4, dtype=np.int64), bounds=np.zeros(4, dtype=np.int32),
+             token=rules.token, filled=0)
+    with pytest.raises(ValueError, match="older layout"):
+        ExactSolver.load(path, rules)
+    monkeypatch.setenv("CUPBOARD_CACHE", str(tmp_path))
+    hints._SOLVERS.pop(rules.token, None)
+    path.rename(table_path(rules))
+    game = rules.new_game()
+    solver = solver_for(rules)
+    assert solver.entries == 0 and solver.value(game) == reference(game)
+    hints._SOLVERS.pop(rules.token, None)

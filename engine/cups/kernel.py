@@ -200,27 +200,40 @@ def count_reachable(key, x, w, keys, stats):
 
 # -- alpha-beta with a bounds table: proving the value of big positions ------------------------
 #
-# ``bounds`` holds, for each stored key, the lower bound in the low 16 bits and the upper bound
-# in the high 16 bits (both offset by 2**15).  Entries are true bounds whatever the window they
-# came from, so a lossy table (new entries refused when full) never makes an answer wrong.
+# ``bounds`` holds, for each stored key, the lower bound in bits 0-13 and the upper bound in bits
+# 14-27 (both offset by 2**13), and in bits 28-31 the best (or refuting) child's place in the
+# move order plus one (0: none), tried first when the position comes back.  Entries are true
+# bounds whatever the window they came from, so a lossy table (new entries refused when full)
+# never makes an answer wrong.
 
-_INF = 30000
+_INF = 8000
+_OFF = 8192
 UNIT = 4  # score units per bean
+FORMAT = 2  # of the saved tables: bump when the layout of ``bounds`` changes
 
 
 @njit(cache=True, inline="always")
 def _bounds(slot, found, bounds):
     if not found:
-        return -_INF, _INF
-    b = bounds[slot]
-    return (b & 0xFFFF) - 32768, ((b >> 16) & 0xFFFF) - 32768
+        return -_INF, _INF, -1
+    b = np.int64(bounds[slot])
+    return (b & 0x3FFF) - _OFF, ((b >> 14) & 0x3FFF) - _OFF, ((b >> 28) & 0xF) - 1
+
+
+@njit(cache=True, inline="always")
+def _pack_bounds(lo, hi, best):
+    m = best + 1 if 0 <= best < 15 else 0
+    v = (lo + _OFF) | ((hi + _OFF) << 14) | (m << 28)
+    if v >= 1 << 31:
+        v -= 1 << 32
+    return v
 
 
 @njit(cache=True)
-def _children(key, x, w, out_keys, out_gain):
-    """The children of ``key`` (seen from their mover) and the immediate bowl gain of each,
-    ordered by gain, biggest first; a pass is returned as one child of gain 0; 0 children at
-    the end of the game."""
+def _children(key, x, w, out_keys, out_gain, out_order):
+    """The children of ``key`` (seen from their mover), the immediate bowl gain of each
+    (``out_gain``) and an ordering score (``out_order``), sorted by that score, best first; a
+    pass is returned as one child of gain 0; 0 children at the end of the game."""
     fw = (1 << w) - 1
     half = x * w
     sa = (key >> (2 * half)) & fw
@@ -251,29 +264,33 @@ def _children(key, x, w, out_keys, out_gain):
         if has_move(other, x, w):
             out_keys[0] = other
             out_gain[0] = 0
+            out_order[0] = 0
             return 1
         return 0
     # order: immediate gain plus what the cups promise (``_key_eval``), best first; a good
     # order makes the alpha-beta cut early (this halved the nodes of hard 20-bean positions)
     for c in range(n):
-        out_gain[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
+        out_order[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
     # insertion sort, biggest first (stable: fewer beans dropped first among equals)
     for i in range(1, n):
         kk = out_keys[i]
         gg = out_gain[i]
+        oo = out_order[i]
         j = i - 1
-        while j >= 0 and out_gain[j] < gg:
+        while j >= 0 and out_order[j] < oo:
             out_keys[j + 1] = out_keys[j]
             out_gain[j + 1] = out_gain[j]
+            out_order[j + 1] = out_order[j]
             j -= 1
         out_keys[j + 1] = kk
         out_gain[j + 1] = gg
+        out_order[j + 1] = oo
     return n
 
 
 @njit(cache=True, inline="always")
 def _key_eval(key, x, w):
-    """``evaluate`` on a packed key (quarter beans for its mover)."""
+    """``evaluate``'s cup terms on a packed key (quarter beans for its mover)."""
     score = 0
     for i in range(x):
         d = x - i
@@ -291,23 +308,43 @@ def _key_eval(key, x, w):
 
 
 @njit(cache=True, inline="always")
-def _gain(key, child, x, w):
-    """Beans the move from ``key`` to ``child`` put into the mover's bowl: every bean that
-    leaves the cups and stocks goes there (the order of the fields does not matter)."""
-    before = 0
-    after = 0
+def _static_bounds(key, x, w, count_left):
+    """Bounds on the value of ``key`` known without searching.  Every bean still outside the
+    bowls (``left``) can change the difference by at most one.  Without ``count_left`` a blocked
+    cup (more beans than its distance) is never sown, so its beans can only stay or go to the
+    opponent: the mover gains at most ``left`` minus the beans in its blocked cups, and the
+    opponent likewise."""
+    left = 0
+    mine = 0
+    theirs = 0
     for i in range(2 * x + 2):
-        before += _field(key, i, w)
-        after += _field(child, i, w)
-    return before - after
+        left += _field(key, i, w)
+    for i in range(x):
+        d = x - i
+        c = _field(key, i, w)
+        if c > d:
+            mine += c
+        c = _field(key, x + i, w)
+        if c > d:
+            theirs += c
+    if count_left:
+        return -left, left
+    return -(left - theirs), left - mine
 
 
-@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
-def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
-    """A fail-soft alpha-beta value of ``key``: exact when it lies strictly inside
-    (alpha, beta), else a bound on the side it fell."""
+MAX_PLY = 1024  # deeper than any game: every move but a pass takes a bean from a stock or cup
+
+
+@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:], int64[:, ::1],
+            int64[:, ::1], int64[:, ::1], int64), cache=True)
+def _prove(key, alpha, beta, x, w, count_left, keys, bounds, stats, ck, cg, co, ply):
     slot, found = _lookup(key, keys, bounds)
-    lo, hi = _bounds(slot, found, bounds)
+    lo, hi, hint = _bounds(slot, found, bounds)
+    slo, shi = _static_bounds(key, x, w, count_left)
+    if slo > lo:
+        lo = slo
+    if shi < hi:
+        hi = shi
     if lo >= beta:
         return lo
     if hi <= alpha:
@@ -322,9 +359,10 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
     if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
         stats[STATS_ABORTED] = 1
         return 0
-    ck = np.empty(2 * x + 1, dtype=np.int64)
-    cg = np.empty(2 * x + 1, dtype=np.int64)
-    n = _children(key, x, w, ck, cg)
+    keys_here = ck[ply]
+    gains_here = cg[ply]
+    n = _children(key, x, w, keys_here, gains_here, co[ply])
+    best_c = -1
     if n == 0:
         best = 0
         if count_left:
@@ -333,19 +371,35 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         lo = best
         hi = best
     else:
+        if 0 < hint < n:
+            # the move that was best (or cut) last time goes first
+            kk = keys_here[hint]
+            gg = gains_here[hint]
+            for j in range(hint, 0, -1):
+                keys_here[j] = keys_here[j - 1]
+                gains_here[j] = gains_here[j - 1]
+            keys_here[0] = kk
+            gains_here[0] = gg
         best = -_INF
         a = alpha
         for c in range(n):
-            g = _gain(key, ck[c], x, w)
-            v = g - prove(ck[c], g - beta, g - a, x, w, count_left, keys, bounds, stats)
+            g = gains_here[c]
+            v = g - _prove(keys_here[c], g - beta, g - a, x, w, count_left, keys, bounds, stats,
+                           ck, cg, co, ply + 1)
             if stats[STATS_ABORTED]:
                 return 0
             if v > best:
                 best = v
+                best_c = c
                 if v > a:
                     a = v
                     if a >= beta:
                         break
+        # the place of the best child in the ordering before the hint moved it
+        if best_c == 0 and 0 < hint < n:
+            best_c = hint
+        elif 0 < best_c <= hint:
+            best_c -= 1
         if best <= alpha:
             hi = best if best < hi else hi
         elif best >= beta:
@@ -358,7 +412,7 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         if not found:
             keys[slot] = key + 1
             stats[STATS_FILLED] += 1
-        bounds[slot] = (lo + 32768) | ((hi + 32768) << 16)
+        bounds[slot] = _pack_bounds(lo, hi, best_c)
     else:
         # without the table the search would become a tree search, exponentially slower:
         # give up so that the caller grows the table and asks again
@@ -366,6 +420,16 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         stats[STATS_ABORTED] = 2
         return 0
     return best
+
+
+@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
+def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
+    """A fail-soft alpha-beta value of ``key``: exact when it lies strictly inside
+    (alpha, beta), else a bound on the side it fell."""
+    ck = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    cg = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    co = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    return _prove(key, alpha, beta, x, w, count_left, keys, bounds, stats, ck, cg, co, 0)
 
 
 # -- depth-limited alpha-beta for positions too big to prove -----------------------------------

@@ -198,12 +198,15 @@ class ExactSolver:
     def save(self, path: Path) -> None:
         """Write the table (keys and bounds) to ``path`` (.npz)."""
         np.savez(path, keys=self.keys, bounds=self.bounds, token=self.rules.token,
-                 filled=self.stats[kernel.STATS_FILLED])
+                 filled=self.stats[kernel.STATS_FILLED], format=kernel.FORMAT)
 
     @classmethod
     def load(cls, path: Path, rules: CupsRules) -> "ExactSolver":
         """A solver whose table is read from ``path`` (written by ``save`` for ``rules``)."""
         data = np.load(path)
+        made = int(data["format"]) if "format" in data.files else 1
+        if made != kernel.FORMAT:
+            raise ValueError(f"{path}: a table in an older layout ({made}, now {kernel.FORMAT}); prepare it again")
         if str(data["token"]) != rules.token:
             raise ValueError(f"{path}: a table for {data['token']}, not {rules.token}")
         solver = cls(rules, 1)
