@@ -381,8 +381,18 @@ def _prove(key, alpha, beta, x, w, count_left, keys, bounds, stats, ck, cg, co, 
             keys_here[0] = kk
             gains_here[0] = gg
         best = -_INF
-        a = alpha
+        # enhanced transposition cutoff: a child already known to refute the window ends the
+        # node before any search below it
         for c in range(n):
+            cslot, cfound = _lookup(keys_here[c], keys, bounds)
+            if cfound:
+                clo, chi, _ = _bounds(cslot, cfound, bounds)
+                if gains_here[c] - chi >= beta:
+                    best = gains_here[c] - chi
+                    best_c = c
+                    break
+        a = alpha
+        for c in range(n if best < beta else 0):
             g = gains_here[c]
             v = g - _prove(keys_here[c], g - beta, g - a, x, w, count_left, keys, bounds, stats,
                            ck, cg, co, ply + 1)
@@ -438,28 +448,71 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
 # player to move.  Scores are in quarter beans for the mover: the bowl gains along the line,
 # times 4, plus at the horizon ``evaluate``.  ``stats[STATS_HORIZON]`` is set when a line was cut
 # by the depth, i.e. when the score is an estimate rather than proven.
+#
+# A transposition table (``Memo``'s arrays, direct-mapped on a 64-bit hash of the position)
+# keeps for each position searched the depth, fail-soft bounds, the best move and whether the
+# bounds are proven (no line below was cut by the depth: then they hold at every depth).  Kept
+# between the depths of an iterative deepening, it puts last depth's best move first.
 
 STATS_HORIZON = 5
 SEARCH_STATS_SIZE = 6
 
+# the evaluation's terms (``features``), each for the mover minus the opponent unless said
+F_SOWABLE, F_BLOCKED, F_MY_CAPTURE, F_THEIR_CAPTURE, F_STOCK, F_WAITING, F_TEMPO = range(7)
+FEATURES = 7
+
 
 @njit(cache=True)
-def evaluate(cups, me, x):
-    """A guess (quarter beans, for ``me``) of what the cups will still be worth: a cup holding
-    exactly its distance is a bean nearly in the bowl; a blocked cup (more than its distance)
-    can never be sown and waits to be captured."""
-    score = 0
+def features(cups, stocks, me, x, out):
+    """The evaluation's terms of a position for ``me`` (to move), in beans:
+    sowable cups (holding exactly their distance), beans in blocked cups (more than their
+    distance: never sown, waiting to be captured), the biggest capture ``me`` has now, the
+    biggest the opponent would have if it were their turn, beans in the stocks, beans in the
+    other cups (still short of their distance), and 1 (the move in hand)."""
+    for f in range(FEATURES):
+        out[f] = 0.0
+    opp = 1 - me
     for p in range(2):
-        s = 0
+        sign = 1.0 if p == me else -1.0
         for i in range(x):
             c = cups[p, i]
             d = x - i
             if c == d:
-                s += 2
+                out[F_SOWABLE] += sign
             elif c > d:
-                s -= 2 * c
-        score += s if p == me else -s
-    return score
+                out[F_BLOCKED] += sign * c
+            else:
+                out[F_WAITING] += sign * c
+        out[F_STOCK] += sign * stocks[p]
+    for p in range(2):
+        q = 1 - p
+        best = 0
+        kmax = x if stocks[p] > x else stocks[p]
+        for k in range(1, kmax + 1):
+            if cups[p, k - 1] == 0 and cups[q, x - k] > best:
+                best = cups[q, x - k]
+        if p == me:
+            out[F_MY_CAPTURE] = best
+        else:
+            out[F_THEIR_CAPTURE] = best
+    out[F_TEMPO] = 1.0
+
+
+# the first evaluation (before issue 22's tuning): +1/2 bean per sowable cup, -1/2 per bean in
+# a blocked cup, nothing else; kept so that bench/cups.py can compare
+SIMPLE_WEIGHTS = np.array([0.5, -0.5, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@njit(cache=True)
+def evaluate(cups, stocks, me, x, weights):
+    """A guess (quarter beans, for ``me``) of what the rest of the game will add to the bowl
+    difference: the ``features`` weighed by ``weights`` (beans per unit of each term)."""
+    f = np.empty(FEATURES, dtype=np.float64)
+    features(cups, stocks, me, x, f)
+    s = 0.0
+    for i in range(FEATURES):
+        s += weights[i] * f[i]
+    return int(round(UNIT * s))
 
 
 @njit(cache=True)
@@ -472,9 +525,26 @@ def _side_has_move(cups, stocks, p, x):
     return False
 
 
+@njit(cache=True, inline="always")
+def _hash(cups, stocks, me, x):
+    h = np.uint64(me + 1)
+    m = np.uint64(0x9E3779B97F4A7C15)
+    for p in range(2):
+        for i in range(x):
+            h = (h ^ np.uint64(cups[p, i] + 1)) * m
+            h ^= h >> np.uint64(29)
+        h = (h ^ np.uint64(stocks[p] + 7)) * m
+        h ^= h >> np.uint64(31)
+    return np.int64(h | np.uint64(1))  # never 0, the empty slot
+
+
+_NO_MOVE = 0
+
+
 @njit(cache=True)
-def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
-    """Alpha-beta value (quarter beans, for ``me``) of the position searched ``depth`` plies."""
+def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats, weights, tt_keys, tt_info):
+    """Alpha-beta value (quarter beans, for ``me``) of the position searched ``depth`` plies;
+    ``tt_keys``/``tt_info`` a transposition table (power-of-two size; see ``Memo``)."""
     stats[STATS_NODES] += 1
     if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
         stats[STATS_ABORTED] = 1
@@ -482,7 +552,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
     opp = 1 - me
     if not _side_has_move(cups, stocks, me, x):
         if _side_has_move(cups, stocks, opp, x):
-            return -search(cups, stocks, opp, x, depth, -beta, -alpha, count_left, stats)
+            return -search(cups, stocks, opp, x, depth, -beta, -alpha, count_left, stats, weights,
+                           tt_keys, tt_info)
         end = 0
         if count_left:
             for i in range(x):
@@ -490,8 +561,27 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
         return UNIT * end
     if depth <= 0:
         stats[STATS_HORIZON] = 1
-        return evaluate(cups, me, x)
-    # moves: code k > 0 drops k, code -(i+1) sows cup index i; ordered by immediate gain
+        return evaluate(cups, stocks, me, x, weights)
+    # the table: info = depth | proven << 8 | (best move code + 64) << 9 | (lo + 2**19) << 16
+    #                   | (hi + 2**19) << 36
+    h = _hash(cups, stocks, me, x)
+    slot = h & (tt_keys.shape[0] - 1)
+    hinted = _NO_MOVE
+    if tt_keys[slot] == h:
+        info = tt_info[slot]
+        t_depth = info & 0xFF
+        t_proven = (info >> 8) & 1
+        hinted = ((info >> 9) & 0x7F) - 64
+        t_lo = ((info >> 16) & 0xFFFFF) - (1 << 19)
+        t_hi = ((info >> 36) & 0xFFFFF) - (1 << 19)
+        if t_proven or t_depth >= depth:
+            if t_lo >= beta or t_hi <= alpha or t_lo == t_hi:
+                if not t_proven:
+                    stats[STATS_HORIZON] = 1
+                return t_lo if t_lo >= beta or t_lo == t_hi else t_hi
+    alpha0 = alpha
+    # moves: code k > 0 drops k, code -(i+1) sows cup index i; ordered by immediate gain, the
+    # table's best move first
     codes = np.empty(2 * x, dtype=np.int64)
     gains = np.empty(2 * x, dtype=np.int64)
     n = 0
@@ -505,6 +595,9 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             codes[n] = -(i + 1)
             gains[n] = 1
             n += 1
+    for m in range(n):
+        if codes[m] == hinted:
+            gains[m] += 1 << 20
     for i in range(1, n):
         cc = codes[i]
         gg = gains[i]
@@ -515,7 +608,10 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             j -= 1
         codes[j + 1] = cc
         gains[j + 1] = gg
+    cut_above = stats[STATS_HORIZON]
+    stats[STATS_HORIZON] = 0
     best = -(1 << 40)
+    best_code = _NO_MOVE
     for m in range(n):
         code = codes[m]
         if code > 0:
@@ -528,7 +624,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
                 cups[me, i] += 1
             stocks[me] -= k
             g = UNIT * taken
-            v = g - search(cups, stocks, opp, x, depth - 1, g - beta, g - alpha, count_left, stats)
+            v = g - search(cups, stocks, opp, x, depth - 1, g - beta, g - alpha, count_left, stats,
+                           weights, tt_keys, tt_info)
             stocks[me] += k
             for i in range(k):
                 cups[me, i] -= 1
@@ -538,7 +635,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             cups[me, i] = 0
             for j in range(i + 1, x):
                 cups[me, j] += 1
-            v = UNIT - search(cups, stocks, opp, x, depth - 1, UNIT - beta, UNIT - alpha, count_left, stats)
+            v = UNIT - search(cups, stocks, opp, x, depth - 1, UNIT - beta, UNIT - alpha, count_left,
+                              stats, weights, tt_keys, tt_info)
             for j in range(i + 1, x):
                 cups[me, j] -= 1
             cups[me, i] = x - i
@@ -546,8 +644,26 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             return 0
         if v > best:
             best = v
+            best_code = code
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
                     break
+    proven = 1 - stats[STATS_HORIZON]
+    if cut_above:
+        stats[STATS_HORIZON] = 1
+    lo = -(1 << 19) + 1
+    hi = (1 << 19) - 1
+    if best <= alpha0:
+        hi = best
+    elif best >= beta:
+        lo = best
+    else:
+        lo = best
+        hi = best
+    if -(1 << 18) < best < (1 << 18):
+        d = depth if depth < 255 else 255
+        tt_keys[slot] = h
+        tt_info[slot] = (d | (proven << 8) | ((best_code + 64) << 9) | ((lo + (1 << 19)) << 16)
+                         | ((hi + (1 << 19)) << 36))
     return best

@@ -221,12 +221,38 @@ def _final_difference(game: CupsGame, player: int) -> int:
     return scores[player] - scores[1 - player]
 
 
+# the evaluation's weights, beans per unit of each of ``kernel.features``' terms (sowable cups,
+# beans in blocked cups, my best capture, theirs, stocks, beans in the other cups, the move in
+# hand), fitted to exact values of 4-cup positions with at most 20 stock beans so that they rank
+# sibling positions (``bench/cups.py --fit``); ``kernel.SIMPLE_WEIGHTS`` was the first, hand-made
+# evaluation
+WEIGHTS = np.array([1.22, -0.36, 0.4, -0.23, 0.37, 0.17, 0.19])
+
+
+@dataclass
+class SearchMemo:
+    """The depth-limited search's transposition table (``kernel.search``): kept between the
+    depths of one iterative deepening, and between searches of one game if the caller keeps it."""
+
+    keys: np.ndarray
+    info: np.ndarray
+
+    @classmethod
+    def new(cls, log2_size: int = 18) -> "SearchMemo":
+        """An empty table of 2**log2_size entries (16 bytes each)."""
+        return cls(np.zeros(1 << log2_size, dtype=np.int64), np.zeros(1 << log2_size, dtype=np.int64))
+
+
 def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
-                 fixed_depth: int | None = None) -> SearchResult:
+                 fixed_depth: int | None = None, weights: np.ndarray | None = None,
+                 memo: SearchMemo | None = None) -> SearchResult:
     """Iterative-deepening alpha-beta: every legal move scored (in beans, for the mover) at the
     deepest depth finished within ``seconds`` (or at ``fixed_depth``); ``exact`` when no line
-    was cut by the depth."""
+    was cut by the depth.  ``weights`` chooses the evaluation (default ``WEIGHTS``); ``memo``
+    the transposition table (default a fresh one)."""
     start = time.perf_counter()
+    weights = WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
+    memo = SearchMemo.new() if memo is None else memo
     rules = game.rules
     x = rules.cups
     me = game.turn
@@ -258,7 +284,8 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
                 else:
                     child = kernel.search(np.array(game.cups, dtype=np.int64),
                                           np.array(game.stocks, dtype=np.int64), game.turn,
-                                          x, depth - 1, -(1 << 40), 1 << 40, int(rules.count_left), stats)
+                                          x, depth - 1, -(1 << 40), 1 << 40, int(rules.count_left), stats,
+                                          weights, memo.keys, memo.info)
                     v = child if game.turn == me else -child
                 if stats[kernel.STATS_ABORTED]:
                     aborted = True
