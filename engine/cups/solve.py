@@ -238,9 +238,32 @@ class SearchMemo:
     info: np.ndarray
 
     @classmethod
-    def new(cls, log2_size: int = 18) -> "SearchMemo":
+    def new(cls, log2_size: int = 20) -> "SearchMemo":
         """An empty table of 2**log2_size entries (16 bytes each)."""
         return cls(np.zeros(1 << log2_size, dtype=np.int64), np.zeros(1 << log2_size, dtype=np.int64))
+
+
+ASPIRATION = 2 * kernel.UNIT  # half-width of the window around last depth's score of a move
+
+
+def _root_child(game: CupsGame, me: int, depth: int, guess: int | None, stats: np.ndarray,
+                weights: np.ndarray, memo: "SearchMemo") -> int:
+    """The score (quarter beans, for ``me``) of the position after one of ``me``'s moves,
+    searched ``depth`` plies: first in a narrow window around ``guess`` (last depth's score),
+    again with an open one if the score falls outside it."""
+    cups = np.array(game.cups, dtype=np.int64)
+    stocks = np.array(game.stocks, dtype=np.int64)
+    sign = 1 if game.turn == me else -1
+    args = (int(game.rules.count_left), stats, weights, memo.keys, memo.info)
+    if guess is not None:
+        lo, hi = guess - ASPIRATION, guess + ASPIRATION
+        a, b = (lo, hi) if sign == 1 else (-hi, -lo)
+        horizon = stats[kernel.STATS_HORIZON]
+        v = sign * kernel.search(cups, stocks, game.turn, game.rules.cups, depth, a, b, *args)
+        if lo < v < hi or stats[kernel.STATS_ABORTED]:
+            return v
+        stats[kernel.STATS_HORIZON] = horizon  # the open search below says it again
+    return sign * kernel.search(cups, stocks, game.turn, game.rules.cups, depth, -(1 << 40), 1 << 40, *args)
 
 
 def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
@@ -263,15 +286,23 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
     exact = False
     nodes = 0
     depths = [fixed_depth] if fixed_depth is not None else range(1, max_depth + 1)
+    previous: dict[CupsMove, int] = {}  # last depth's score of each move, quarter beans
+    took: list[float] = []  # seconds each depth took
     for depth in depths:
         elapsed = time.perf_counter() - start
-        if fixed_depth is None and best and elapsed > seconds:
-            break
+        if fixed_depth is None and best:
+            # each depth costs a few times the one before: do not start one that cannot finish
+            growth = max(2.0, took[-1] / took[-2]) if len(took) >= 2 and took[-2] > 0 else 4.0
+            if elapsed + took[-1] * growth > seconds:
+                break
+        began = time.perf_counter()
         budget = 0 if fixed_depth is not None else max(1000, int((seconds - elapsed) * SEARCH_RATE))
         scored = []
+        scores: dict[CupsMove, int] = {}
         stats[kernel.STATS_HORIZON] = 0
         aborted = False
-        for move in moves:
+        # last depth's best first: its table entries then help the others
+        for move in sorted(moves, key=lambda m: -previous.get(m, 0)):
             before = game.bowls[me]
             game._play(move)
             gain = game.bowls[me] - before
@@ -282,14 +313,11 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
                     v = kernel.UNIT * (_final_difference(game, me) - (game.bowls[me] - game.bowls[1 - me])) \
                         if rules.count_left else 0
                 else:
-                    child = kernel.search(np.array(game.cups, dtype=np.int64),
-                                          np.array(game.stocks, dtype=np.int64), game.turn,
-                                          x, depth - 1, -(1 << 40), 1 << 40, int(rules.count_left), stats,
-                                          weights, memo.keys, memo.info)
-                    v = child if game.turn == me else -child
+                    v = _root_child(game, me, depth - 1, previous.get(move), stats, weights, memo)
                 if stats[kernel.STATS_ABORTED]:
                     aborted = True
                     break
+                scores[move] = v
                 own = game.bowls[me] - game.bowls[1 - me]
                 scored.append(MoveValue(move, own + v / kernel.UNIT, gain, False))
             finally:
@@ -297,13 +325,13 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
         nodes = int(stats[kernel.STATS_NODES])
         if aborted:
             break
+        took.append(time.perf_counter() - began)
+        previous = scores
         exact = bool(stats[kernel.STATS_HORIZON] == 0)
         best = sorted(scored, key=lambda mv: -mv.value)
         depth_done = depth
         if exact:
             best = [MoveValue(mv.move, mv.value, mv.gain, True) for mv in best]
             break
-        if fixed_depth is None and time.perf_counter() - start > seconds / 3:
-            break  # the next depth would not finish in time
     return SearchResult(tuple(best), exact, depth_done, nodes, time.perf_counter() - start)
 
