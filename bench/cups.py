@@ -215,7 +215,8 @@ def main() -> int:
         nodes.append(int(solver.stats[kernel.STATS_NODES]))
     times.sort()
     secs = [t for t, _ in times]
-    print(f"  median {statistics.median(secs) * 1000:.0f} ms, 90th percentile {secs[int(0.9 * len(secs))] * 1000:.0f} ms, "
+    print(f"  median {statistics.median(secs) * 1000:.0f} ms, "
+          f"90th percentile {secs[int(0.9 * len(secs))] * 1000:.0f} ms, "
           f"99th {secs[int(0.99 * len(secs))] * 1000:.0f} ms, max {secs[-1] * 1000:.0f} ms; "
           f"{sum(t > 1.0 for t in secs)} over 1 s (target 0); nodes max {max(nodes):,d}, "
           f"table entries max {max(entries):,d}")

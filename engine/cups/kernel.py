@@ -471,7 +471,6 @@ def features(cups, stocks, me, x, out):
     other cups (still short of their distance), and 1 (the move in hand)."""
     for f in range(FEATURES):
         out[f] = 0.0
-    opp = 1 - me
     for p in range(2):
         sign = 1.0 if p == me else -1.0
         for i in range(x):

@@ -277,7 +277,6 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
     weights = WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
     memo = SearchMemo.new() if memo is None else memo
     rules = game.rules
-    x = rules.cups
     me = game.turn
     moves = game.legal_moves()
     stats = np.zeros(kernel.SEARCH_STATS_SIZE, dtype=np.int64)
