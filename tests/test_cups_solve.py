@@ -210,3 +210,138 @@ def test_prepare_command_writes_the_table_where_hints_look(capsys):
     assert ExactSolver.load(table_path(rules), rules).value(rules.new_game()) == reference(rules.new_game())
     assert main(["prepare", "cups[cups=12]"]) == 2
     assert "3 to 10" in capsys.readouterr().err
+
+
+def test_a_table_of_an_older_layout_is_refused_and_hints_start_cold(tmp_path, monkeypatch):
+    import numpy as np
+
+    from engine.cups import hints
+
+    rules = variant("cups[cups=3,beans=5]")
+    path = tmp_path / "old.npz"
+    # the first layout had no format field; its bounds would be misread by today's kernel
+    np.savez(path, keys=np.zeros(4, dtype=np.int64), bounds=np.zeros(4, dtype=np.int32),
+             token=rules.token, filled=0)
+    with pytest.raises(ValueError, match="older layout"):
+        ExactSolver.load(path, rules)
+    monkeypatch.setenv("CUPBOARD_CACHE", str(tmp_path))
+    hints._SOLVERS.pop(rules.token, None)
+    path.rename(table_path(rules))
+    game = rules.new_game()
+    solver = solver_for(rules)
+    assert solver.entries == 0 and solver.value(game) == reference(game)
+    hints._SOLVERS.pop(rules.token, None)
+
+
+# -- issue 22: the faster proof and the fitted evaluation ---------------------------------------
+
+def built_positions(token, n, seed, stock_total):
+    """Positions built at random rather than played: cups at or below their sowing count, now
+    and then a blocked cup (the static bounds' case), ``stock_total`` beans split between the
+    stocks, the rest in the bowls."""
+    rules = variant(token)
+    x = rules.cups
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        game = rules.new_game()
+        s = rng.randint(0, stock_total)
+        game.stocks = [s, stock_total - s]
+        for p in (0, 1):
+            game.cups[p] = [rng.randint(0, x - i) for i in range(x)]
+        for _ in range(rng.randint(0, 2)):
+            p, i = rng.randint(0, 1), rng.randint(0, x - 1)
+            game.cups[p][i] = x - i + rng.randint(1, 4)
+        rest = 2 * rules.beans - stock_total - sum(map(sum, game.cups))
+        if rest < 0:
+            continue
+        game.bowls = [rest // 2, rest - rest // 2]
+        game.turn = rng.randint(0, 1)
+        if not game.is_over():
+            out.append(game)
+    return out
+
+
+@pytest.mark.parametrize("token", ["cups[beans=12]", "cups[beans=12,count-left]", "cups[cups=3,beans=10]"])
+def test_built_positions_with_blocked_cups_match_plain_minimax(token):
+    # one solver for all: its table (bounds and best moves) carries over between positions
+    solver = ExactSolver(variant(token))
+    for game in built_positions(token, 12, seed=len(token), stock_total=7):
+        ranked = solver.move_values(game)
+        assert ranked[0].value == reference(game)
+        for mv in ranked:
+            me = game.turn
+            game.push(mv.move)
+            expected = reference(game) if game.turn == me else -reference(game)
+            game.pop()
+            assert mv.value == expected, (game.text(), mv)
+
+
+def test_an_aborted_proof_leaves_only_true_bounds():
+    # the slowest position before issue 22; a tiny budget gives up, and the same solver (its
+    # table now holding bounds from the aborted passes) then answers what a fresh one does
+    game = parse_position("cups S 4 1 2 1 | 23 | 2 / N 2 3 0 1 | 23 | 18 ; S to move")
+    solver = ExactSolver(game.rules)
+    assert solver.move_values(game, budget=500) is None
+    assert solver.value(game, budget=50) is None
+    fresh = ExactSolver(game.rules)
+    assert [(m.move, m.value) for m in solver.move_values(game)] == \
+        [(m.move, m.value) for m in fresh.move_values(game)]
+    assert fresh.value(game) == fresh.move_values(game)[0].value
+
+
+def test_features_of_a_hand_built_position():
+    import numpy as np
+
+    from engine.cups import kernel
+
+    # South (to move): cup 1 empty, cup 2 holds 3 (its distance: sowable), cup 3 holds 5
+    # (blocked), cup 4 holds 0; North: cup 1 holds 2, cup 4 holds 1 (sowable), the rest empty
+    game = parse_position("cups S 0 3 5 0 | 20 | 7 / N 2 0 0 1 | 20 | 22 ; S to move")
+    f = np.empty(kernel.FEATURES)
+    kernel.features(np.array(game.cups), np.array(game.stocks), game.turn, 4, f)
+    assert f[kernel.F_SOWABLE] == 1 - 1
+    assert f[kernel.F_BLOCKED] == 5 - 0
+    # South's drop of 1 lands in the empty cup 1 and takes North's cup 4 (1 bean); d4 would
+    # take North's cup 1 (2 beans)
+    assert f[kernel.F_MY_CAPTURE] == 2
+    # North's drop of 2 lands in its empty cup 2, opposite South's cup 3 (5 beans)
+    assert f[kernel.F_THEIR_CAPTURE] == 5
+    assert f[kernel.F_STOCK] == 7 - 22
+    assert f[kernel.F_WAITING] == 0 - 2
+    assert f[kernel.F_TEMPO] == 1
+    # the first evaluation is the same terms with hand weights: +1/2 a sowable cup, -1/2 a
+    # blocked bean, in quarter beans
+    assert kernel.evaluate(np.array(game.cups), np.array(game.stocks), 0, 4, kernel.SIMPLE_WEIGHTS) == 4 * (0 - 2.5)
+    north = kernel.evaluate(np.array(game.cups), np.array(game.stocks), 1, 4, kernel.SIMPLE_WEIGHTS)
+    assert north == -4 * (0 - 2.5)
+
+
+def test_the_search_table_is_kept_and_still_exact():
+    from engine.cups.solve import SearchMemo
+
+    for game in random_positions("cups[beans=6]", 4, seed=9):
+        memo = SearchMemo.new(12)
+        first = search_moves(game, fixed_depth=100, memo=memo)
+        again = search_moves(game, fixed_depth=100, memo=memo)
+        assert first.exact and again.exact
+        assert first.moves[0].value == again.moves[0].value == reference(game)
+        assert {mv.move: mv.value for mv in first.moves} == {mv.move: mv.value for mv in again.moves}
+        # proven entries answer the second search at once
+        assert again.nodes < first.nodes or first.nodes < 50
+
+
+@pytest.mark.parametrize("aspiration", [1, 8])
+def test_deepening_with_narrow_root_windows_scores_like_one_open_search(monkeypatch, aspiration):
+    from engine.cups import solve
+
+    # a quarter-bean window makes most root moves fall outside it and be searched again
+    monkeypatch.setattr(solve, "ASPIRATION", aspiration)
+    game = variant("cups[cups=6]").new_game()
+    for _ in range(3):
+        game.push(game.legal_moves()[-1])
+    deepened = search_moves(game, seconds=1000, max_depth=7)  # depths 1..7, windows from the last
+    assert deepened.depth == 7 and not deepened.exact
+    assert {mv.move for mv in deepened.moves} == set(game.legal_moves())
+    fixed = search_moves(game, fixed_depth=7)
+    assert {mv.move: mv.value for mv in fixed.moves} == {mv.move: mv.value for mv in deepened.moves}

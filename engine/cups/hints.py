@@ -70,7 +70,14 @@ def solver_for(rules: CupsRules) -> ExactSolver | None:
     solver = _SOLVERS.get(rules.token)
     if solver is None:
         path = table_path(rules)
-        solver = ExactSolver.load(path, rules) if path.exists() else ExactSolver(rules)
+        solver = None
+        if path.exists():
+            try:
+                solver = ExactSolver.load(path, rules)
+            except (ValueError, OSError, KeyError):
+                solver = None  # unreadable or from an older layout: start cold (prepare rebuilds it)
+        if solver is None:
+            solver = ExactSolver(rules)
         _SOLVERS[rules.token] = solver
     return solver
 

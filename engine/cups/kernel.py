@@ -200,27 +200,40 @@ def count_reachable(key, x, w, keys, stats):
 
 # -- alpha-beta with a bounds table: proving the value of big positions ------------------------
 #
-# ``bounds`` holds, for each stored key, the lower bound in the low 16 bits and the upper bound
-# in the high 16 bits (both offset by 2**15).  Entries are true bounds whatever the window they
-# came from, so a lossy table (new entries refused when full) never makes an answer wrong.
+# ``bounds`` holds, for each stored key, the lower bound in bits 0-13 and the upper bound in bits
+# 14-27 (both offset by 2**13), and in bits 28-31 the best (or refuting) child's place in the
+# move order plus one (0: none), tried first when the position comes back.  Entries are true
+# bounds whatever the window they came from, so a lossy table (new entries refused when full)
+# never makes an answer wrong.
 
-_INF = 30000
+_INF = 8000
+_OFF = 8192
 UNIT = 4  # score units per bean
+FORMAT = 2  # of the saved tables: bump when the layout of ``bounds`` changes
 
 
 @njit(cache=True, inline="always")
 def _bounds(slot, found, bounds):
     if not found:
-        return -_INF, _INF
-    b = bounds[slot]
-    return (b & 0xFFFF) - 32768, ((b >> 16) & 0xFFFF) - 32768
+        return -_INF, _INF, -1
+    b = np.int64(bounds[slot])
+    return (b & 0x3FFF) - _OFF, ((b >> 14) & 0x3FFF) - _OFF, ((b >> 28) & 0xF) - 1
+
+
+@njit(cache=True, inline="always")
+def _pack_bounds(lo, hi, best):
+    m = best + 1 if 0 <= best < 15 else 0
+    v = (lo + _OFF) | ((hi + _OFF) << 14) | (m << 28)
+    if v >= 1 << 31:
+        v -= 1 << 32
+    return v
 
 
 @njit(cache=True)
-def _children(key, x, w, out_keys, out_gain):
-    """The children of ``key`` (seen from their mover) and the immediate bowl gain of each,
-    ordered by gain, biggest first; a pass is returned as one child of gain 0; 0 children at
-    the end of the game."""
+def _children(key, x, w, out_keys, out_gain, out_order):
+    """The children of ``key`` (seen from their mover), the immediate bowl gain of each
+    (``out_gain``) and an ordering score (``out_order``), sorted by that score, best first; a
+    pass is returned as one child of gain 0; 0 children at the end of the game."""
     fw = (1 << w) - 1
     half = x * w
     sa = (key >> (2 * half)) & fw
@@ -251,29 +264,33 @@ def _children(key, x, w, out_keys, out_gain):
         if has_move(other, x, w):
             out_keys[0] = other
             out_gain[0] = 0
+            out_order[0] = 0
             return 1
         return 0
     # order: immediate gain plus what the cups promise (``_key_eval``), best first; a good
     # order makes the alpha-beta cut early (this halved the nodes of hard 20-bean positions)
     for c in range(n):
-        out_gain[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
+        out_order[c] = out_gain[c] * UNIT - _key_eval(out_keys[c], x, w)
     # insertion sort, biggest first (stable: fewer beans dropped first among equals)
     for i in range(1, n):
         kk = out_keys[i]
         gg = out_gain[i]
+        oo = out_order[i]
         j = i - 1
-        while j >= 0 and out_gain[j] < gg:
+        while j >= 0 and out_order[j] < oo:
             out_keys[j + 1] = out_keys[j]
             out_gain[j + 1] = out_gain[j]
+            out_order[j + 1] = out_order[j]
             j -= 1
         out_keys[j + 1] = kk
         out_gain[j + 1] = gg
+        out_order[j + 1] = oo
     return n
 
 
 @njit(cache=True, inline="always")
 def _key_eval(key, x, w):
-    """``evaluate`` on a packed key (quarter beans for its mover)."""
+    """``evaluate``'s cup terms on a packed key (quarter beans for its mover)."""
     score = 0
     for i in range(x):
         d = x - i
@@ -291,23 +308,43 @@ def _key_eval(key, x, w):
 
 
 @njit(cache=True, inline="always")
-def _gain(key, child, x, w):
-    """Beans the move from ``key`` to ``child`` put into the mover's bowl: every bean that
-    leaves the cups and stocks goes there (the order of the fields does not matter)."""
-    before = 0
-    after = 0
+def _static_bounds(key, x, w, count_left):
+    """Bounds on the value of ``key`` known without searching.  Every bean still outside the
+    bowls (``left``) can change the difference by at most one.  Without ``count_left`` a blocked
+    cup (more beans than its distance) is never sown, so its beans can only stay or go to the
+    opponent: the mover gains at most ``left`` minus the beans in its blocked cups, and the
+    opponent likewise."""
+    left = 0
+    mine = 0
+    theirs = 0
     for i in range(2 * x + 2):
-        before += _field(key, i, w)
-        after += _field(child, i, w)
-    return before - after
+        left += _field(key, i, w)
+    for i in range(x):
+        d = x - i
+        c = _field(key, i, w)
+        if c > d:
+            mine += c
+        c = _field(key, x + i, w)
+        if c > d:
+            theirs += c
+    if count_left:
+        return -left, left
+    return -(left - theirs), left - mine
 
 
-@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
-def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
-    """A fail-soft alpha-beta value of ``key``: exact when it lies strictly inside
-    (alpha, beta), else a bound on the side it fell."""
+MAX_PLY = 1024  # deeper than any game: every move but a pass takes a bean from a stock or cup
+
+
+@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:], int64[:, ::1],
+            int64[:, ::1], int64[:, ::1], int64), cache=True)
+def _prove(key, alpha, beta, x, w, count_left, keys, bounds, stats, ck, cg, co, ply):
     slot, found = _lookup(key, keys, bounds)
-    lo, hi = _bounds(slot, found, bounds)
+    lo, hi, hint = _bounds(slot, found, bounds)
+    slo, shi = _static_bounds(key, x, w, count_left)
+    if slo > lo:
+        lo = slo
+    if shi < hi:
+        hi = shi
     if lo >= beta:
         return lo
     if hi <= alpha:
@@ -322,9 +359,10 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
     if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
         stats[STATS_ABORTED] = 1
         return 0
-    ck = np.empty(2 * x + 1, dtype=np.int64)
-    cg = np.empty(2 * x + 1, dtype=np.int64)
-    n = _children(key, x, w, ck, cg)
+    keys_here = ck[ply]
+    gains_here = cg[ply]
+    n = _children(key, x, w, keys_here, gains_here, co[ply])
+    best_c = -1
     if n == 0:
         best = 0
         if count_left:
@@ -333,19 +371,45 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         lo = best
         hi = best
     else:
+        if 0 < hint < n:
+            # the move that was best (or cut) last time goes first
+            kk = keys_here[hint]
+            gg = gains_here[hint]
+            for j in range(hint, 0, -1):
+                keys_here[j] = keys_here[j - 1]
+                gains_here[j] = gains_here[j - 1]
+            keys_here[0] = kk
+            gains_here[0] = gg
         best = -_INF
-        a = alpha
+        # enhanced transposition cutoff: a child already known to refute the window ends the
+        # node before any search below it
         for c in range(n):
-            g = _gain(key, ck[c], x, w)
-            v = g - prove(ck[c], g - beta, g - a, x, w, count_left, keys, bounds, stats)
+            cslot, cfound = _lookup(keys_here[c], keys, bounds)
+            if cfound:
+                clo, chi, _ = _bounds(cslot, cfound, bounds)
+                if gains_here[c] - chi >= beta:
+                    best = gains_here[c] - chi
+                    best_c = c
+                    break
+        a = alpha
+        for c in range(n if best < beta else 0):
+            g = gains_here[c]
+            v = g - _prove(keys_here[c], g - beta, g - a, x, w, count_left, keys, bounds, stats,
+                           ck, cg, co, ply + 1)
             if stats[STATS_ABORTED]:
                 return 0
             if v > best:
                 best = v
+                best_c = c
                 if v > a:
                     a = v
                     if a >= beta:
                         break
+        # the place of the best child in the ordering before the hint moved it
+        if best_c == 0 and 0 < hint < n:
+            best_c = hint
+        elif 0 < best_c <= hint:
+            best_c -= 1
         if best <= alpha:
             hi = best if best < hi else hi
         elif best >= beta:
@@ -358,7 +422,7 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
         if not found:
             keys[slot] = key + 1
             stats[STATS_FILLED] += 1
-        bounds[slot] = (lo + 32768) | ((hi + 32768) << 16)
+        bounds[slot] = _pack_bounds(lo, hi, best_c)
     else:
         # without the table the search would become a tree search, exponentially slower:
         # give up so that the caller grows the table and asks again
@@ -368,34 +432,86 @@ def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
     return best
 
 
+@njit(int64(int64, int64, int64, int64, int64, int64, int64[:], int32[:], int64[:]), cache=True)
+def prove(key, alpha, beta, x, w, count_left, keys, bounds, stats):
+    """A fail-soft alpha-beta value of ``key``: exact when it lies strictly inside
+    (alpha, beta), else a bound on the side it fell."""
+    ck = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    cg = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    co = np.empty((MAX_PLY, 2 * x + 1), dtype=np.int64)
+    return _prove(key, alpha, beta, x, w, count_left, keys, bounds, stats, ck, cg, co, 0)
+
+
 # -- depth-limited alpha-beta for positions too big to prove -----------------------------------
 #
 # Works on arrays (any number of cups and beans): ``cups`` is (2, X), ``stocks`` (2,), ``me`` the
 # player to move.  Scores are in quarter beans for the mover: the bowl gains along the line,
 # times 4, plus at the horizon ``evaluate``.  ``stats[STATS_HORIZON]`` is set when a line was cut
 # by the depth, i.e. when the score is an estimate rather than proven.
+#
+# A transposition table (``Memo``'s arrays, direct-mapped on a 64-bit hash of the position)
+# keeps for each position searched the depth, fail-soft bounds, the best move and whether the
+# bounds are proven (no line below was cut by the depth: then they hold at every depth).  Kept
+# between the depths of an iterative deepening, it puts last depth's best move first.
 
 STATS_HORIZON = 5
 SEARCH_STATS_SIZE = 6
 
+# the evaluation's terms (``features``), each for the mover minus the opponent unless said
+F_SOWABLE, F_BLOCKED, F_MY_CAPTURE, F_THEIR_CAPTURE, F_STOCK, F_WAITING, F_TEMPO = range(7)
+FEATURES = 7
+
 
 @njit(cache=True)
-def evaluate(cups, me, x):
-    """A guess (quarter beans, for ``me``) of what the cups will still be worth: a cup holding
-    exactly its distance is a bean nearly in the bowl; a blocked cup (more than its distance)
-    can never be sown and waits to be captured."""
-    score = 0
+def features(cups, stocks, me, x, out):
+    """The evaluation's terms of a position for ``me`` (to move), in beans:
+    sowable cups (holding exactly their distance), beans in blocked cups (more than their
+    distance: never sown, waiting to be captured), the biggest capture ``me`` has now, the
+    biggest the opponent would have if it were their turn, beans in the stocks, beans in the
+    other cups (still short of their distance), and 1 (the move in hand)."""
+    for f in range(FEATURES):
+        out[f] = 0.0
     for p in range(2):
-        s = 0
+        sign = 1.0 if p == me else -1.0
         for i in range(x):
             c = cups[p, i]
             d = x - i
             if c == d:
-                s += 2
+                out[F_SOWABLE] += sign
             elif c > d:
-                s -= 2 * c
-        score += s if p == me else -s
-    return score
+                out[F_BLOCKED] += sign * c
+            else:
+                out[F_WAITING] += sign * c
+        out[F_STOCK] += sign * stocks[p]
+    for p in range(2):
+        q = 1 - p
+        best = 0
+        kmax = x if stocks[p] > x else stocks[p]
+        for k in range(1, kmax + 1):
+            if cups[p, k - 1] == 0 and cups[q, x - k] > best:
+                best = cups[q, x - k]
+        if p == me:
+            out[F_MY_CAPTURE] = best
+        else:
+            out[F_THEIR_CAPTURE] = best
+    out[F_TEMPO] = 1.0
+
+
+# the first evaluation (before issue 22's tuning): +1/2 bean per sowable cup, -1/2 per bean in
+# a blocked cup, nothing else; kept so that bench/cups.py can compare
+SIMPLE_WEIGHTS = np.array([0.5, -0.5, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@njit(cache=True)
+def evaluate(cups, stocks, me, x, weights):
+    """A guess (quarter beans, for ``me``) of what the rest of the game will add to the bowl
+    difference: the ``features`` weighed by ``weights`` (beans per unit of each term)."""
+    f = np.empty(FEATURES, dtype=np.float64)
+    features(cups, stocks, me, x, f)
+    s = 0.0
+    for i in range(FEATURES):
+        s += weights[i] * f[i]
+    return int(round(UNIT * s))
 
 
 @njit(cache=True)
@@ -408,9 +524,26 @@ def _side_has_move(cups, stocks, p, x):
     return False
 
 
+@njit(cache=True, inline="always")
+def _hash(cups, stocks, me, x):
+    h = np.uint64(me + 1)
+    m = np.uint64(0x9E3779B97F4A7C15)
+    for p in range(2):
+        for i in range(x):
+            h = (h ^ np.uint64(cups[p, i] + 1)) * m
+            h ^= h >> np.uint64(29)
+        h = (h ^ np.uint64(stocks[p] + 7)) * m
+        h ^= h >> np.uint64(31)
+    return np.int64(h | np.uint64(1))  # never 0, the empty slot
+
+
+_NO_MOVE = 0
+
+
 @njit(cache=True)
-def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
-    """Alpha-beta value (quarter beans, for ``me``) of the position searched ``depth`` plies."""
+def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats, weights, tt_keys, tt_info):
+    """Alpha-beta value (quarter beans, for ``me``) of the position searched ``depth`` plies;
+    ``tt_keys``/``tt_info`` a transposition table (power-of-two size; see ``Memo``)."""
     stats[STATS_NODES] += 1
     if stats[STATS_BUDGET] > 0 and stats[STATS_NODES] > stats[STATS_BUDGET]:
         stats[STATS_ABORTED] = 1
@@ -418,7 +551,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
     opp = 1 - me
     if not _side_has_move(cups, stocks, me, x):
         if _side_has_move(cups, stocks, opp, x):
-            return -search(cups, stocks, opp, x, depth, -beta, -alpha, count_left, stats)
+            return -search(cups, stocks, opp, x, depth, -beta, -alpha, count_left, stats, weights,
+                           tt_keys, tt_info)
         end = 0
         if count_left:
             for i in range(x):
@@ -426,8 +560,27 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
         return UNIT * end
     if depth <= 0:
         stats[STATS_HORIZON] = 1
-        return evaluate(cups, me, x)
-    # moves: code k > 0 drops k, code -(i+1) sows cup index i; ordered by immediate gain
+        return evaluate(cups, stocks, me, x, weights)
+    # the table: info = depth | proven << 8 | (best move code + 64) << 9 | (lo + 2**19) << 16
+    #                   | (hi + 2**19) << 36
+    h = _hash(cups, stocks, me, x)
+    slot = h & (tt_keys.shape[0] - 1)
+    hinted = _NO_MOVE
+    if tt_keys[slot] == h:
+        info = tt_info[slot]
+        t_depth = info & 0xFF
+        t_proven = (info >> 8) & 1
+        hinted = ((info >> 9) & 0x7F) - 64
+        t_lo = ((info >> 16) & 0xFFFFF) - (1 << 19)
+        t_hi = ((info >> 36) & 0xFFFFF) - (1 << 19)
+        if t_proven or t_depth >= depth:
+            if t_lo >= beta or t_hi <= alpha or t_lo == t_hi:
+                if not t_proven:
+                    stats[STATS_HORIZON] = 1
+                return t_lo if t_lo >= beta or t_lo == t_hi else t_hi
+    alpha0 = alpha
+    # moves: code k > 0 drops k, code -(i+1) sows cup index i; ordered by immediate gain, the
+    # table's best move first
     codes = np.empty(2 * x, dtype=np.int64)
     gains = np.empty(2 * x, dtype=np.int64)
     n = 0
@@ -441,6 +594,9 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             codes[n] = -(i + 1)
             gains[n] = 1
             n += 1
+    for m in range(n):
+        if codes[m] == hinted:
+            gains[m] += 1 << 20
     for i in range(1, n):
         cc = codes[i]
         gg = gains[i]
@@ -451,7 +607,10 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             j -= 1
         codes[j + 1] = cc
         gains[j + 1] = gg
+    cut_above = stats[STATS_HORIZON]
+    stats[STATS_HORIZON] = 0
     best = -(1 << 40)
+    best_code = _NO_MOVE
     for m in range(n):
         code = codes[m]
         if code > 0:
@@ -464,7 +623,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
                 cups[me, i] += 1
             stocks[me] -= k
             g = UNIT * taken
-            v = g - search(cups, stocks, opp, x, depth - 1, g - beta, g - alpha, count_left, stats)
+            v = g - search(cups, stocks, opp, x, depth - 1, g - beta, g - alpha, count_left, stats,
+                           weights, tt_keys, tt_info)
             stocks[me] += k
             for i in range(k):
                 cups[me, i] -= 1
@@ -474,7 +634,8 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             cups[me, i] = 0
             for j in range(i + 1, x):
                 cups[me, j] += 1
-            v = UNIT - search(cups, stocks, opp, x, depth - 1, UNIT - beta, UNIT - alpha, count_left, stats)
+            v = UNIT - search(cups, stocks, opp, x, depth - 1, UNIT - beta, UNIT - alpha, count_left,
+                              stats, weights, tt_keys, tt_info)
             for j in range(i + 1, x):
                 cups[me, j] -= 1
             cups[me, i] = x - i
@@ -482,8 +643,26 @@ def search(cups, stocks, me, x, depth, alpha, beta, count_left, stats):
             return 0
         if v > best:
             best = v
+            best_code = code
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
                     break
+    proven = 1 - stats[STATS_HORIZON]
+    if cut_above:
+        stats[STATS_HORIZON] = 1
+    lo = -(1 << 19) + 1
+    hi = (1 << 19) - 1
+    if best <= alpha0:
+        hi = best
+    elif best >= beta:
+        lo = best
+    else:
+        lo = best
+        hi = best
+    if -(1 << 18) < best < (1 << 18):
+        d = depth if depth < 255 else 255
+        tt_keys[slot] = h
+        tt_info[slot] = (d | (proven << 8) | ((best_code + 64) << 9) | ((lo + (1 << 19)) << 16)
+                         | ((hi + (1 << 19)) << 36))
     return best

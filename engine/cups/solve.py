@@ -198,12 +198,15 @@ class ExactSolver:
     def save(self, path: Path) -> None:
         """Write the table (keys and bounds) to ``path`` (.npz)."""
         np.savez(path, keys=self.keys, bounds=self.bounds, token=self.rules.token,
-                 filled=self.stats[kernel.STATS_FILLED])
+                 filled=self.stats[kernel.STATS_FILLED], format=kernel.FORMAT)
 
     @classmethod
     def load(cls, path: Path, rules: CupsRules) -> "ExactSolver":
         """A solver whose table is read from ``path`` (written by ``save`` for ``rules``)."""
         data = np.load(path)
+        made = int(data["format"]) if "format" in data.files else 1
+        if made != kernel.FORMAT:
+            raise ValueError(f"{path}: a table in an older layout ({made}, now {kernel.FORMAT}); prepare it again")
         if str(data["token"]) != rules.token:
             raise ValueError(f"{path}: a table for {data['token']}, not {rules.token}")
         solver = cls(rules, 1)
@@ -218,14 +221,62 @@ def _final_difference(game: CupsGame, player: int) -> int:
     return scores[player] - scores[1 - player]
 
 
+# the evaluation's weights, beans per unit of each of ``kernel.features``' terms (sowable cups,
+# beans in blocked cups, my best capture, theirs, stocks, beans in the other cups, the move in
+# hand), fitted to exact values of 4-cup positions with at most 20 stock beans so that they rank
+# sibling positions (``bench/cups.py --fit``); ``kernel.SIMPLE_WEIGHTS`` was the first, hand-made
+# evaluation
+WEIGHTS = np.array([1.22, -0.36, 0.4, -0.23, 0.37, 0.17, 0.19])
+
+
+@dataclass
+class SearchMemo:
+    """The depth-limited search's transposition table (``kernel.search``): kept between the
+    depths of one iterative deepening, and between searches of one game if the caller keeps it."""
+
+    keys: np.ndarray
+    info: np.ndarray
+
+    @classmethod
+    def new(cls, log2_size: int = 20) -> "SearchMemo":
+        """An empty table of 2**log2_size entries (16 bytes each)."""
+        return cls(np.zeros(1 << log2_size, dtype=np.int64), np.zeros(1 << log2_size, dtype=np.int64))
+
+
+ASPIRATION = 2 * kernel.UNIT  # half-width of the window around last depth's score of a move
+
+
+def _root_child(game: CupsGame, me: int, depth: int, guess: int | None, stats: np.ndarray,
+                weights: np.ndarray, memo: "SearchMemo") -> int:
+    """The score (quarter beans, for ``me``) of the position after one of ``me``'s moves,
+    searched ``depth`` plies: first in a narrow window around ``guess`` (last depth's score),
+    again with an open one if the score falls outside it."""
+    cups = np.array(game.cups, dtype=np.int64)
+    stocks = np.array(game.stocks, dtype=np.int64)
+    sign = 1 if game.turn == me else -1
+    args = (int(game.rules.count_left), stats, weights, memo.keys, memo.info)
+    if guess is not None:
+        lo, hi = guess - ASPIRATION, guess + ASPIRATION
+        a, b = (lo, hi) if sign == 1 else (-hi, -lo)
+        horizon = stats[kernel.STATS_HORIZON]
+        v = sign * kernel.search(cups, stocks, game.turn, game.rules.cups, depth, a, b, *args)
+        if lo < v < hi or stats[kernel.STATS_ABORTED]:
+            return v
+        stats[kernel.STATS_HORIZON] = horizon  # the open search below says it again
+    return sign * kernel.search(cups, stocks, game.turn, game.rules.cups, depth, -(1 << 40), 1 << 40, *args)
+
+
 def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
-                 fixed_depth: int | None = None) -> SearchResult:
+                 fixed_depth: int | None = None, weights: np.ndarray | None = None,
+                 memo: SearchMemo | None = None) -> SearchResult:
     """Iterative-deepening alpha-beta: every legal move scored (in beans, for the mover) at the
     deepest depth finished within ``seconds`` (or at ``fixed_depth``); ``exact`` when no line
-    was cut by the depth."""
+    was cut by the depth.  ``weights`` chooses the evaluation (default ``WEIGHTS``); ``memo``
+    the transposition table (default a fresh one)."""
     start = time.perf_counter()
+    weights = WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
+    memo = SearchMemo.new() if memo is None else memo
     rules = game.rules
-    x = rules.cups
     me = game.turn
     moves = game.legal_moves()
     stats = np.zeros(kernel.SEARCH_STATS_SIZE, dtype=np.int64)
@@ -234,15 +285,23 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
     exact = False
     nodes = 0
     depths = [fixed_depth] if fixed_depth is not None else range(1, max_depth + 1)
+    previous: dict[CupsMove, int] = {}  # last depth's score of each move, quarter beans
+    took: list[float] = []  # seconds each depth took
     for depth in depths:
         elapsed = time.perf_counter() - start
-        if fixed_depth is None and best and elapsed > seconds:
-            break
+        if fixed_depth is None and best:
+            # each depth costs a few times the one before: do not start one that cannot finish
+            growth = max(2.0, took[-1] / took[-2]) if len(took) >= 2 and took[-2] > 0 else 4.0
+            if elapsed + took[-1] * growth > seconds:
+                break
+        began = time.perf_counter()
         budget = 0 if fixed_depth is not None else max(1000, int((seconds - elapsed) * SEARCH_RATE))
         scored = []
+        scores: dict[CupsMove, int] = {}
         stats[kernel.STATS_HORIZON] = 0
         aborted = False
-        for move in moves:
+        # last depth's best first: its table entries then help the others
+        for move in sorted(moves, key=lambda m: -previous.get(m, 0)):
             before = game.bowls[me]
             game._play(move)
             gain = game.bowls[me] - before
@@ -253,13 +312,11 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
                     v = kernel.UNIT * (_final_difference(game, me) - (game.bowls[me] - game.bowls[1 - me])) \
                         if rules.count_left else 0
                 else:
-                    child = kernel.search(np.array(game.cups, dtype=np.int64),
-                                          np.array(game.stocks, dtype=np.int64), game.turn,
-                                          x, depth - 1, -(1 << 40), 1 << 40, int(rules.count_left), stats)
-                    v = child if game.turn == me else -child
+                    v = _root_child(game, me, depth - 1, previous.get(move), stats, weights, memo)
                 if stats[kernel.STATS_ABORTED]:
                     aborted = True
                     break
+                scores[move] = v
                 own = game.bowls[me] - game.bowls[1 - me]
                 scored.append(MoveValue(move, own + v / kernel.UNIT, gain, False))
             finally:
@@ -267,13 +324,13 @@ def search_moves(game: CupsGame, seconds: float = 1.0, max_depth: int = 200,
         nodes = int(stats[kernel.STATS_NODES])
         if aborted:
             break
+        took.append(time.perf_counter() - began)
+        previous = scores
         exact = bool(stats[kernel.STATS_HORIZON] == 0)
         best = sorted(scored, key=lambda mv: -mv.value)
         depth_done = depth
         if exact:
             best = [MoveValue(mv.move, mv.value, mv.gain, True) for mv in best]
             break
-        if fixed_depth is None and time.perf_counter() - start > seconds / 3:
-            break  # the next depth would not finish in time
     return SearchResult(tuple(best), exact, depth_done, nodes, time.perf_counter() - start)
 
