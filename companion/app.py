@@ -61,13 +61,15 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     services = Companion(config, token, hub, broadcaster, config.camera,
                          jr_table=config.jr_table or JrTablePreparer())
     app.extensions["cupboard"] = services
-    if config.prepare_jr_table and services.jr_table.start():
+    if config.prepare_tables and services.jr_table.start():
         log.info("building the exact Gobblet Jr. table in the background: %s", services.jr_table.path)
 
     try:
         resumed = hub.resume()
         if resumed is None and config.start_game:
             hub.new_game(variant(config.default_variant), {})
+        if hub.session is not None:
+            services.prepare_for(hub.session.board.rules)
     except (StorageError, JournalError) as e:
         # e.g. a read-only or full disk: serve what there is and say why
         hub.notices.append(f"{e}")

@@ -10,8 +10,9 @@ from typing import Any, Protocol
 
 from flask import current_app
 
-from .jr_prepare import JrTablePreparer
 from .events import Broadcaster
+from .jr_prepare import JrTablePreparer
+from .table_prepare import TablePreparer
 from .web.hub import GameHub
 
 
@@ -53,8 +54,9 @@ class CompanionConfig:
     hint_seconds: float = 3.0  # the most a hint may think
     health_every: float = 2.0  # seconds between camera health messages on the stream
     camera: CameraService | None = None
-    # build the exact Gobblet Jr. table in the background when it is missing (cupboard serve)
-    prepare_jr_table: bool = False
+    # build exact tables in the background when missing (cupboard serve): the Gobblet Jr. table
+    # at start, a family's table when a game that wants one starts (``table_prepare``)
+    prepare_tables: bool = False
     jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
     keep_frames: int = 0  # committed positions the live referee keeps as labelled frames (opt-in)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -72,6 +74,13 @@ class Companion:
     live: Any = None  # the LiveReferee refereeing from the camera (see attach_live)
     wizard: Any = None  # the calibration wizard's captures (web.wizard_api)
     jr_table: JrTablePreparer = field(default_factory=JrTablePreparer)
+    tables: TablePreparer = field(default_factory=TablePreparer)
+
+    def prepare_for(self, rules: Any) -> None:
+        """Start building the table ``rules``' games want, in the background, if the app
+        prepares tables (``CompanionConfig.prepare_tables``)."""
+        if self.config.prepare_tables:
+            self.tables.ensure(rules)
 
     def attach_live(self, live: Any) -> None:
         """Wire the camera's ``LiveReferee``: its pending detection goes into every page's

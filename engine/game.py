@@ -205,6 +205,9 @@ class Family:
     # (rules) -> a line saying what was built: prepares and saves what hints of those rules
     # load (an exact table), never inside a web request; None: nothing to prepare
     prepare: Callable[[Any], str] | None = None
+    # (rules) -> whether a table ``prepare`` builds would serve these rules' games and is
+    # missing, and builds in minutes: a server then prepares it in the background
+    wants_table: Callable[[Any], bool] | None = None
     # (game, depth) -> the number of move sequences; None: the registry's plain count
     perft: Callable[[Game, int], int] | None = None
     # (strength) -> a player (game, seconds, rng) -> move, for self-play; None: from ``hint``

@@ -69,7 +69,7 @@ def ask(client, level=5):
 def test_the_app_builds_the_table_and_hints_say_so(tmp_path, cache):
     prep = JrTablePreparer(**TINY)
     app = create_app(CompanionConfig(tmp_path / "data", token=TOKEN, hint_seconds=0.3,
-                                     default_variant="gobblet-jr", prepare_jr_table=True, jr_table=prep))
+                                     default_variant="gobblet-jr", prepare_tables=True, jr_table=prep))
     try:
         services = app.extensions["cupboard"]
         assert services.jr_table is prep and prep.process is not None

@@ -224,7 +224,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     first_game = args.variant or (calibration.pieces.default_game if calibration is not None else "gobblet")
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
-        max_streams=args.max_pages, camera=camera, prepare_jr_table=True, keep_frames=args.keep_frames,
+        max_streams=args.max_pages, camera=camera, prepare_tables=True, keep_frames=args.keep_frames,
         extra={"camera_note": getattr(args, "camera_note", None)},
     )
     app = create_app(config)
@@ -260,6 +260,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if camera is not None:
             camera.stop()
         services.jr_table.stop()
+        services.tables.stop()
         raise
     link = page_link(args.host, running.port, services.token)
     base = link.split("?")[0]
@@ -291,6 +292,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         running.stop()
         services.jr_table.stop()  # an unfinished table is started again next time
+        services.tables.stop()
         if camera is not None:
             camera.stop()
         data_lock.release()

@@ -158,6 +158,7 @@ def new_game():
         session = hub.new_game(rules, tags)
     except (StorageError, JournalError) as e:
         raise game_errors(e) from None
+    companion().prepare_for(rules)
     return jsonify(game=game_id(session), state=hub.snapshot().state), 201
 
 
