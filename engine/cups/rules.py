@@ -110,12 +110,6 @@ class CupsRules:
         except CupsRulesError as exc:
             raise CupsRulesError(f"rule token {token!r}: {exc}") from None
 
-    def new_game(self):
-        """A new game at the start position under these rules."""
-        from .game import CupsGame
-
-        return CupsGame(self)
-
 
 _FIELDS = {"cups": "cups", "beans": "beans", "count-left": "count_left", "first": "first"}
 
