@@ -28,7 +28,8 @@ class CupsRules:
     ``cups`` is the number of cups in each player's row (X, 3-10); ``beans`` the beans each
     player starts with in stock (None: the standard 10 per cup); ``count_left``, whether beans
     left in a player's cups count for that player at the end; ``first``, who moves first
-    (0 = South, 1 = North).
+    (0 = South, 1 = North).  ``new_game()`` (the game contract) is attached by
+    ``engine.cups.game``, which sits above this module.
     """
 
     cups: int = 4
