@@ -129,7 +129,8 @@ def test_game_ends_when_neither_player_can_move():
     assert game.legal_moves() == []
     out = game.outcome()
     assert out is not None and out.winner == 1 and out.result == "0-1"
-    assert "44" in out.reason
+    # the outcome's reason is the shared word ``score``; the sentence with the score is outcome_text
+    assert out.reason == "score" and "44" in game.outcome_text(out)
     assert game.illegal_reason(Pass()).startswith("the game is over")
 
 

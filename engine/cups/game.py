@@ -24,32 +24,15 @@ beans, ``s2`` sows cup 2, ``pass``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from .contract import IllegalMove, Outcome
+from ..game import AGREEMENT, RESIGNATION, GameOver, IllegalMove, Outcome, TapChoice
+from .moves import CupsMove, Drop, Pass, Sow
 from .rules import NORTH, PLAYER_NAMES, SOUTH, CupsRules, CupsRulesError
 
+__all__ = ["CupsGame", "CupsMove", "Drop", "IllegalMoveText", "MoveTextError", "Pass", "PositionError", "SCORE",
+           "Sow", "parse_move_text", "parse_position"]
 
-@dataclass(frozen=True)
-class Drop:
-    """Drop ``k`` beans from the stock, one into each of the mover's cups 1..k."""
-
-    k: int
-
-
-@dataclass(frozen=True)
-class Sow:
-    """Sow the mover's cup number ``cup`` (1 = leftmost) into the following cups and the bowl."""
-
-    cup: int
-
-
-@dataclass(frozen=True)
-class Pass:
-    """The forced pass of a player without a legal move."""
-
-
-CupsMove = Drop | Sow | Pass
+SCORE = "score"  # the reason word of an ending the bowls decide: neither player can move
 
 
 class PositionError(ValueError):
@@ -60,11 +43,18 @@ class MoveTextError(ValueError):
     """A move text that cannot be read, or names a move that is not legal here."""
 
 
+class IllegalMoveText(MoveTextError, IllegalMove):
+    """A move text that reads as a move the rules do not allow here: both a ``MoveTextError``
+    and the shared ``IllegalMove``, so callers can tell it from text that cannot be read."""
+
+
 _LETTER = {SOUTH: "S", NORTH: "N"}
 
 
 class CupsGame:
-    """One game of Cups, mutable with ``push``/``pop`` (python-chess style)."""
+    """One game of Cups, mutable with ``push``/``pop`` (python-chess style), with the shared
+    contract's endings: ``resign``, ``agree_draw`` and ``outcome`` as the shared ``Outcome``
+    (reason ``score`` when the bowls decide, ``resignation`` or ``agreement``)."""
 
     family = "cups"
 
@@ -78,11 +68,12 @@ class CupsGame:
         self.ply = 0
         # each entry: (move, beans captured by it) so that pop can put them back
         self._history: list[tuple[CupsMove, int]] = []
+        self.ending: Outcome | None = None  # a chosen ending (resignation, agreed draw)
 
     # -- copying -------------------------------------------------------------------------
 
     def copy(self) -> "CupsGame":
-        """An independent copy of the position and its history."""
+        """An independent copy of the position, its history and its chosen ending."""
         new = CupsGame.__new__(CupsGame)
         new.rules = self.rules
         new.cups = [list(self.cups[0]), list(self.cups[1])]
@@ -91,12 +82,13 @@ class CupsGame:
         new.turn = self.turn
         new.ply = self.ply
         new._history = list(self._history)
+        new.ending = self.ending
         return new
 
     @property
     def can_pop(self) -> bool:
-        """Whether there is a move to take back."""
-        return bool(self._history)
+        """Whether there is a move or a chosen ending to take back."""
+        return self.ending is not None or bool(self._history)
 
     @property
     def moves(self) -> list[CupsMove]:
@@ -129,7 +121,10 @@ class CupsGame:
         return not self.has_move(self.turn) and not self.has_move(1 - self.turn)
 
     def legal_moves(self) -> list[CupsMove]:
-        """The legal moves: drops (fewest beans first), sows (cup 1 first), or the forced pass."""
+        """The legal moves: drops (fewest beans first), sows (cup 1 first), or the forced pass;
+        none once the game is over (a player resigned or a draw was agreed included)."""
+        if self.ending is not None:
+            return []
         moves = self._own_moves(self.turn)
         if moves:
             return moves
@@ -139,6 +134,8 @@ class CupsGame:
         """None when ``move`` is legal here, else the rule it breaks in words."""
         x = self.rules.cups
         me = self.player_name(self.turn)
+        if self.ending is not None:
+            return "the game is over"
         if self.is_over():
             return "the game is over: neither player has a move"
         if isinstance(move, Drop):
@@ -206,7 +203,11 @@ class CupsGame:
         self.ply += 1
 
     def pop(self) -> CupsMove | None:
-        """Take back the last move and return it (None when there is none)."""
+        """Take back a chosen ending (returns None), else the last move and return it (None when
+        there is none)."""
+        if self.ending is not None:
+            self.ending = None
+            return None
         if not self._history:
             return None
         move, taken = self._history.pop()
@@ -236,16 +237,44 @@ class CupsGame:
         return (self.bowls[0], self.bowls[1])
 
     def outcome(self) -> Outcome | None:
-        """The result once neither player can move (the fuller bowl wins), else None."""
+        """How the game ended, else None while it goes on: a chosen ending first, else once
+        neither player can move the fuller bowl wins (reason ``score``)."""
+        if self.ending is not None:
+            return self.ending
         if not self.is_over():
             return None
         south, north = self.scores()
-        what = "bowls and cups" if self.rules.count_left else "bowls"
-        score = f"{south}-{north}"
         if south == north:
-            return Outcome(None, f"draw: equal {what}, {score}")
-        winner = SOUTH if south > north else NORTH
-        return Outcome(winner, f"{self.player_name(winner)} wins {score} on {what}")
+            return Outcome(None, SCORE)
+        return Outcome(SOUTH if south > north else NORTH, SCORE)
+
+    def outcome_text(self, outcome: Outcome) -> str:
+        """A sentence saying how the game ended, with the score."""
+        south, north = self.scores()
+        score = f"{south}-{north}"
+        if outcome.reason == RESIGNATION and outcome.winner is not None:
+            return f"{self.player_name(outcome.winner)} wins: {self.player_name(1 - outcome.winner)} resigned ({score})"
+        if outcome.reason == AGREEMENT:
+            return f"Draw by agreement ({score})"
+        what = "bowls and cups" if self.rules.count_left else "bowls"
+        if outcome.winner is None:
+            return f"Draw: equal {what}, {score}"
+        return f"{self.player_name(outcome.winner)} wins {score} on {what}"
+
+    def _end(self, outcome: Outcome) -> Outcome:
+        if self.outcome() is not None:
+            raise GameOver("the game is over")
+        self.ending = outcome
+        return outcome
+
+    def resign(self, player: int | None = None) -> Outcome:
+        """``player`` (default: the player to move) resigns; the other wins."""
+        loser = self.turn if player is None else player
+        return self._end(Outcome(1 - loser, RESIGNATION))
+
+    def agree_draw(self) -> Outcome:
+        """Both players agree to a draw."""
+        return self._end(Outcome(None, AGREEMENT))
 
     # -- texts -----------------------------------------------------------------------------
 
@@ -260,11 +289,13 @@ class CupsGame:
         raise MoveTextError(f"{move!r} is not a Cups move")
 
     def parse_move(self, text: str) -> CupsMove:
-        """Read a move text (``d3``, ``d3x``, ``drop 3``, ``s2``, ``sow 2``, ``pass``) legal here."""
+        """Read a move text (``d3``, ``d3x``, ``drop 3``, ``s2``, ``sow 2``, ``pass``) legal here:
+        ``MoveTextError`` when it cannot be read or wrongly marks a capture, ``IllegalMoveText``
+        (an ``IllegalMove``) with the rule in words when the move is not legal here."""
         move = parse_move_text(text)
         reason = self.illegal_reason(move)
         if reason is not None:
-            raise MoveTextError(f"{text.strip()!r} is not legal here: {reason}")
+            raise IllegalMoveText(reason)
         marked = text.strip().lower().endswith("x")
         if marked and self.captures(move) == 0:
             raise MoveTextError(f"{text.strip()!r} is marked as a capture, but it takes nothing here")
@@ -280,7 +311,21 @@ class CupsGame:
         return f"{self.rules.token} {rows[0]} / {rows[1]} ; {side}"
 
     def __str__(self) -> str:
-        return self.text()
+        """The position drawn as text, seen from South: North's row (its bowl on the left) above
+        South's, each cup's beans under or over its label, the stocks, and who is to move."""
+        x = self.rules.cups
+        north = [self.cups[1][n - 1] for n in range(x, 0, -1)]
+        south = self.cups[0]
+        cell = lambda v: f"{v:>4}"  # noqa: E731
+        lines = [
+            "      " + "".join(cell(f"N{n}") for n in range(x, 0, -1)),
+            f"({self.bowls[1]:>3})" + " " + "".join(cell(v) for v in north) + f"        North's stock {self.stocks[1]}",
+            "      " + "".join(cell(v) for v in south) + f"  ({self.bowls[0]:>3})  South's stock {self.stocks[0]}",
+            "      " + "".join(cell(f"S{n}") for n in range(1, x + 1)),
+        ]
+        outcome = self.outcome()
+        lines.append(self.outcome_text(outcome) if outcome else f"{self.player_name(self.turn)} to move")
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<CupsGame {self.text()!r}>"
@@ -290,6 +335,25 @@ class CupsGame:
         from .svg import draw
 
         return draw(self, **options)
+
+    def tap_choices(self) -> list[TapChoice]:
+        """What tapping the drawing offers the player to move: their stock offers every drop
+        (1 to X beans; a drop the stock cannot pay is answered with its rule), each of their
+        cups its sow (refused with the rule unless it holds exactly its distance to the bowl);
+        a forced pass is offered beside the drawing."""
+        if self.outcome() is not None:
+            return []
+        x = self.rules.cups
+        me = self.player_name(self.turn).lower()
+        if self.legal_moves() == [Pass()]:
+            note = f"{self.player_name(self.turn)} has no move and must pass"
+            return [TapChoice(None, (("pass", "Pass (no move)"),), note)]
+        drops = tuple((self.move_text(Drop(k)), f"drop {k}") for k in range(1, x + 1))  # d3x: it captures
+        out = [TapChoice(f'[data-stock="{me}"]', drops, f"drop beans from {me}'s stock")]
+        for n in range(1, x + 1):
+            offer = ((f"s{n}", f"sow cup {n}"),)
+            out.append(TapChoice(f'.cup[data-player="{me}"][data-cup="{n}"]', offer))
+        return out
 
     def key(self) -> tuple:
         """The position as a hashable value (rules, cups, bowls, stocks, side to move)."""
@@ -367,3 +431,13 @@ def parse_position(text: str) -> CupsGame:
     else:
         raise PositionError(f"the side to move must be 'S to move', 'N to move' or 'game over', not {side!r}")
     return game
+
+
+def _new_game(rules: CupsRules) -> CupsGame:
+    """A new game at the start position under ``rules``."""
+    return CupsGame(rules)
+
+
+# ``CupsRules.new_game`` (the game contract) makes a game: it is attached here because the rules
+# module sits below the game and must not import it
+CupsRules.new_game = _new_game  # type: ignore[attr-defined]

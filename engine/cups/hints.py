@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .contract import Alternative, Hint
-from .game import CupsGame, Drop, Pass, Sow
+from ..game import Alternative, Hint
+from .game import CupsGame
+from .moves import Drop, Pass, Sow
 from .rules import CupsRules
 from .solve import PROVE_RATE, ExactSolver, MoveValue, key_width, search_moves
 
@@ -99,6 +100,7 @@ def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0,
     """The suggested move for the side to move of ``game`` at ``strength`` within about
     ``seconds``; raises ValueError when the game is over."""
     lvl = level(strength)
+    game = game.copy()  # the search plays moves on it: the caller's game stays untouched
     moves = game.legal_moves()
     if not moves:
         raise ValueError("the game is over: there is no move to suggest")
@@ -129,6 +131,7 @@ def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0,
         near = [mv for mv in ranked if mv.value >= ranked[0].value - lvl.noise]
         chosen = rng.choice(near)
         ranked = [chosen] + [mv for mv in ranked if mv is not chosen]
+    # plain Python numbers throughout: the search hands back numpy's, which JSON cannot write
     alternatives = tuple(
         Alternative(mv.move, game.move_text(mv.move), value_words(mv, depth), _score(mv)) for mv in ranked)
     return Hint(
@@ -138,16 +141,16 @@ def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0,
         reason=reason(game, chosen, ranked),
         alternatives=alternatives,
         level=lvl.name,
-        exact=exact,
+        exact=bool(exact),
         score=None if exact else _score(chosen),
-        depth=depth,
-        nodes=nodes,
-        seconds=time.perf_counter() - start,
+        depth=int(depth),
+        nodes=int(nodes),
+        seconds=float(time.perf_counter() - start),
     )
 
 
 def _score(mv: MoveValue) -> int | None:
-    return None if mv.exact else round(mv.value * 4)
+    return None if mv.exact else int(round(mv.value * 4))
 
 
 def _beans(n: float) -> str:

@@ -28,7 +28,8 @@ class CupsRules:
     ``cups`` is the number of cups in each player's row (X, 3-10); ``beans`` the beans each
     player starts with in stock (None: the standard 10 per cup); ``count_left``, whether beans
     left in a player's cups count for that player at the end; ``first``, who moves first
-    (0 = South, 1 = North).
+    (0 = South, 1 = North).  ``new_game()`` (the game contract) is attached by
+    ``engine.cups.game``, which sits above this module.
     """
 
     cups: int = 4
@@ -109,12 +110,6 @@ class CupsRules:
             return cls(**values)  # type: ignore[arg-type]
         except CupsRulesError as exc:
             raise CupsRulesError(f"rule token {token!r}: {exc}") from None
-
-    def new_game(self):
-        """A new game at the start position under these rules."""
-        from .game import CupsGame
-
-        return CupsGame(self)
 
 
 _FIELDS = {"cups": "cups", "beans": "beans", "count-left": "count_left", "first": "first"}

@@ -16,9 +16,13 @@ else the drop); the stock has ``data-move="d1"``.  Everything also carries ``dat
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
-from .game import CupsGame, Drop, Sow
+from .moves import Drop, Sow
 from .rules import NORTH, SOUTH
+
+if TYPE_CHECKING:  # the game module imports this one to draw itself
+    from .game import CupsGame
 
 CELL = 90
 STATUS = 44
@@ -66,7 +70,7 @@ def draw(game: CupsGame, size_px: int | None = None, hints: bool = True) -> str:
         _el("rect", {"x": 0, "y": 0, "width": width, "height": height, "fill": "#efe4cf"}),
     ]
     if over is not None:
-        status, state = f"Game over: {over.reason}", "over"
+        status, state = f"Game over: {game.outcome_text(over)}", "over"
     else:
         status = f"{game.player_name(mover)} to move"
         if legal and all(not isinstance(m, (Drop, Sow)) for m in legal):
