@@ -52,6 +52,7 @@ def level(name: str | int) -> Level:
 
 # one solver (and its table) per rule set, kept between hints of a game
 _SOLVERS: dict[str, ExactSolver] = {}
+_COLD: set[str] = set()  # tokens whose solver started without a prepared table
 
 
 def table_path(rules: CupsRules) -> Path:
@@ -64,21 +65,23 @@ def table_path(rules: CupsRules) -> Path:
 
 
 def solver_for(rules: CupsRules) -> ExactSolver | None:
-    """The exact solver for ``rules`` (loading a prepared table if there is one), or None when
-    its positions do not fit the solver."""
+    """The exact solver for ``rules`` (loading a prepared table if there is one, also when it
+    appears later: a server prepares it in the background), or None when its positions do not
+    fit the solver."""
     if key_width(rules) is None:
         return None
     solver = _SOLVERS.get(rules.token)
-    if solver is None:
+    if solver is None or rules.token in _COLD:
         path = table_path(rules)
-        solver = None
         if path.exists():
             try:
                 solver = ExactSolver.load(path, rules)
+                _COLD.discard(rules.token)
             except (ValueError, OSError, KeyError):
-                solver = None  # unreadable or from an older layout: start cold (prepare rebuilds it)
+                pass  # unreadable, half-written or from an older layout: stay cold (prepare rebuilds it)
         if solver is None:
             solver = ExactSolver(rules)
+            _COLD.add(rules.token)
         _SOLVERS[rules.token] = solver
     return solver
 
@@ -92,6 +95,7 @@ def prepare(rules: CupsRules, path: Path | None = None) -> ExactSolver:
     path.parent.mkdir(parents=True, exist_ok=True)
     solver.save(path)
     _SOLVERS[rules.token] = solver
+    _COLD.discard(rules.token)
     return solver
 
 

@@ -14,6 +14,7 @@ says how deep it looked and whether its answer is proven (no line cut by the dep
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,9 +197,13 @@ class ExactSolver:
         return out
 
     def save(self, path: Path) -> None:
-        """Write the table (keys and bounds) to ``path`` (.npz)."""
-        np.savez(path, keys=self.keys, bounds=self.bounds, token=self.rules.token,
-                 filled=self.stats[kernel.STATS_FILLED], format=kernel.FORMAT)
+        """Write the table (keys and bounds) to ``path`` (.npz), atomically: a reader never
+        sees half a table (a server's hints load it while it is prepared in the background)."""
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez(f, keys=self.keys, bounds=self.bounds, token=self.rules.token,
+                     filled=self.stats[kernel.STATS_FILLED], format=kernel.FORMAT)
+        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: Path, rules: CupsRules) -> "ExactSolver":
