@@ -5,11 +5,14 @@
   const { api, alert, el } = Cupboard;
   const $ = (id) => document.getElementById(id);
   let viewing = null;  // {file, index, moves, ply}
+  let listed = 0;  // the newest list asked for: an older answer arriving late is dropped
 
   async function loadList() {
     const query = new URLSearchParams({ demo: $("filter-demo").value });
     if ($("filter-variant").value) query.set("variant", $("filter-variant").value);
+    const asked = ++listed;
     const r = await api("GET", `/api/records?${query}`);
+    if (asked !== listed) return;
     const list = $("games");
     list.replaceChildren();
     if (!r.ok) { list.append(el("li", { class: "note" }, r.data.error || "cannot list the records")); return; }
