@@ -142,12 +142,18 @@ LEVELS: dict[str, Level] = {
 LEVEL_ALIASES = {"1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "full"}
 
 
-def level(name: str | int) -> Level:
-    """The level called ``name`` (a name of ``LEVELS`` or its number 1-5)."""
+def level_name(name: str | int) -> str:
+    """The name of the level ``name`` stands for (a name of ``LEVELS`` or its number 1-5);
+    every family's levels go by these names."""
     key = LEVEL_ALIASES.get(str(name), str(name))
     if key not in LEVELS:
         raise ValueError(f"unknown level {name!r}: use one of {', '.join(LEVELS)} (or 1-5)")
-    return LEVELS[key]
+    return key
+
+
+def level(name: str | int) -> Level:
+    """The level called ``name`` (a name of ``LEVELS`` or its number 1-5)."""
+    return LEVELS[level_name(name)]
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,15 @@ def exact_jr_table():
     if not path.exists():
         jr_table.build_exact(path)
     return jr_table.load(Path(path))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium (Debian's, through Playwright) for a module's browser tests."""
+    from browser_support import ARGS, CHROMIUM
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()

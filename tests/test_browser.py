@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 from browser_support import (
-    ARGS,
-    CHROMIUM,
     TOKEN,
     needs_chromium,
     phone_page,
@@ -20,7 +18,6 @@ from browser_support import (
     tap_square,
     wait_ply,
 )
-from playwright.sync_api import sync_playwright
 
 from companion.app import create_app
 from companion.services import CompanionConfig
@@ -28,14 +25,6 @@ from companion.web.wsgi import start_server
 from engine.record import read_records
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -6,8 +6,7 @@ a take-back, a spectator following live, the score at the end and the record dow
 from pathlib import Path
 
 import pytest
-from browser_support import ARGS, CHROMIUM, TOKEN, needs_chromium, phone_page, shot, wait_ply
-from playwright.sync_api import sync_playwright
+from browser_support import TOKEN, needs_chromium, phone_page, shot, wait_ply
 
 from companion.app import create_app
 from companion.services import CompanionConfig
@@ -17,14 +16,6 @@ from engine.record import read_records
 pytestmark = needs_chromium
 
 TOKEN_TEXT = "cups[cups=3,beans=6]"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -6,8 +6,7 @@ screenshots taken here illustrate docs/calibration.md."""
 import time
 
 import pytest
-from browser_support import ARGS, CHROMIUM, TOKEN, needs_chromium, phone_page, shot
-from playwright.sync_api import sync_playwright
+from browser_support import TOKEN, needs_chromium, phone_page, shot
 
 from companion.app import create_app
 from companion.services import CompanionConfig
@@ -16,14 +15,6 @@ from companion.web.wsgi import start_server
 from engine import variant
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

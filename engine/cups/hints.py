@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..game import Alternative, Hint
+from ..game import Alternative, Hint, level_name
 from .game import CupsGame
 from .moves import Drop, Pass, Sow
 from .rules import CupsRules
@@ -39,15 +39,11 @@ LEVELS: dict[str, Level] = {
     "strong": Level("strong", 8),
     "full": Level("full", None),
 }
-LEVEL_ALIASES = {"1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "full"}
 
 
 def level(name: str | int) -> Level:
-    """The level called ``name`` (a name of ``LEVELS`` or its number 1-5)."""
-    key = LEVEL_ALIASES.get(str(name), str(name))
-    if key not in LEVELS:
-        raise ValueError(f"unknown level {name!r}: use one of {', '.join(LEVELS)} (or 1-5)")
-    return LEVELS[key]
+    """Cups' level called ``name`` (a shared level name or its number 1-5, ``engine.game``)."""
+    return LEVELS[level_name(name)]
 
 
 # one solver (and its table) per rule set, kept between hints of a game
