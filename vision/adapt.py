@@ -12,6 +12,7 @@ as well as the one it started from, and both figures are reported.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ from .frames_folder import FramesFolderError, frames, open_folder
 from .recognise import Recogniser
 from .square_fit import PARAMS, train_choice
 from .square_model import MaterialModel, SquareModel, alternatives, calibrated_model, model_json
+
+log = logging.getLogger(__name__)
 
 STEPS = 300
 PULL = 0.02  # l2 towards the weights adapted from
@@ -191,4 +194,7 @@ class PlayLearner:
                     return
                 self._wanted.clear()
                 data = _merge(list(self.positions))
-            self.recogniser.model = fine_tune(self.start, data, self.steps, self.pull)
+            try:
+                self.recogniser.model = fine_tune(self.start, data, self.steps, self.pull)
+            except Exception:  # learning is a help, never a need: keep the weights there are
+                log.exception("learning from play skipped a training")
