@@ -61,8 +61,8 @@ class Adaptation:
     after: float
 
 
-def collect(folder: str | Path) -> tuple[str, list[Squares]]:
-    """The folder's material and, per frame with nothing hidden, its squares."""
+def collect(folder: str | Path) -> tuple[Calibration, str, list[Squares]]:
+    """The folder's calibration, its material and, per frame with nothing hidden, its squares."""
     cal, _ = open_folder(folder)
     rec = Recogniser(cal, model=None, size_check=None)
     out = []
@@ -72,7 +72,7 @@ def collect(folder: str | Path) -> tuple[str, list[Squares]]:
         squares = labelled(rec, image, item.tops)
         if squares is not None:
             out.append(squares)
-    return rec.material, out
+    return cal, rec.material, out
 
 
 def labelled(rec: Recogniser, image: np.ndarray, tops: Sequence[tuple[int, int] | None]) -> Squares | None:
@@ -123,13 +123,12 @@ def fine_tune(model: MaterialModel, data: Squares, steps: int = STEPS, pull: flo
 
 def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float = PULL) -> Adaptation:
     """Adapt ``base`` to the frames of ``folder`` (every 4th frame kept apart to check)."""
-    material, per_frame = collect(folder)
+    cal, material, per_frame = collect(folder)
     if len(per_frame) < 4:
         raise FramesFolderError(f"{folder}: {len(per_frame)} usable frames (board found, nothing hidden); "
                                 "adapting needs at least 4")
     check = per_frame[::int(round(1 / HOLD_OUT))]
     train = [f for k, f in enumerate(per_frame) if k % int(round(1 / HOLD_OUT))]
-    cal, _ = open_folder(folder)
     start = calibrated_model(cal, base).for_material(material)
     tuned = fine_tune(start, _merge(train), steps, pull)
     held = _merge(check)
