@@ -62,6 +62,8 @@
     renderPending();
     if (state.taps) renderOffer(); else drawSelection();
     if (drawn) drawHintMove(drawn);
+    // the page's other modules (speech, looking back, the clock…) follow the game through this
+    document.dispatchEvent(new CustomEvent("cupboard:state", { detail: state }));
   }
 
   function renderMoves() {
@@ -179,6 +181,7 @@
 
   function announce(event, live) {
     logEvent(event);
+    document.dispatchEvent(new CustomEvent("cupboard:entry", { detail: { event, live } }));
     if (!live) return;
     if (event.kind === "end") {
       const draw = event.data.result === "1/2-1/2";
@@ -421,6 +424,7 @@
     hint = { game: r.data.game || state.game, ply: r.data.ply ?? state.ply };
     if (hint.game !== state.game || hint.ply < state.ply) { hint = null; return; }
     showHint(r.data);
+    document.dispatchEvent(new CustomEvent("cupboard:hint", { detail: r.data }));
   }
 
   // ------------------------------------------------------------------ controls
