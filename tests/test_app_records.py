@@ -27,7 +27,7 @@ def finish_a_game(client):
 
 
 def test_the_list_is_empty_at_first(client):
-    assert client.get("/api/records").get_json() == {"games": [], "broken": [], "variants": [], "demo_files": 0}
+    assert client.get("/api/records").get_json() == {"games": [], "broken": [], "variants": [], "demo_files": 0, "demo_games": 0}
 
 
 def test_a_finished_game_is_listed_and_downloadable(client):

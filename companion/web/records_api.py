@@ -1,20 +1,27 @@
-"""Records: the list of recorded games, download of each record file, a replay of any game
-position by position, and import of a record file."""
+"""Records: the list of recorded games (filtered by variant, player, date and demo flag),
+download of each record file or of one game's text, a replay of any game position by position,
+renaming its players, marking it a demo game or not, deleting it, and import of a record file.
+
+Every change to a record file is checked first (the file must read whole) and written
+atomically (``engine.record.save_records``): a failure leaves the old file as it was."""
 
 from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, jsonify, request, send_file
+from flask import Blueprint, Response, jsonify, request, send_file
 
-from engine.record import GameRecord, RecordError, read_records, save_records
+from engine.inputs import InputError, check_text
+from engine.record import GameRecord, RecordError, read_records, save_records, write_record
 
 from ..services import companion
 from ..session import DEMO_FOLDER, outcome_text
 from .errors import ApiError
+from .game_api import json_body
 from .security import require_control
 
 bp = Blueprint("records_api", __name__, url_prefix="/api/records")
@@ -22,6 +29,8 @@ bp = Blueprint("records_api", __name__, url_prefix="/api/records")
 SUFFIX = ".gbn"
 DEMO_PREFIX = "demo-"  # the demo camera's record files, in records/demo
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\Z")
+_DATE = re.compile(r"(\d{4})[-.](\d{2})[-.](\d{2})\Z")  # 2024-05-01 (a date input) or 2024.05.01 (a tag)
+MAX_PLAYER = 40  # as a new game's names (game_api.MAX_NAME)
 _cache: dict[Path, tuple[tuple[float, int], list[GameRecord] | RecordError]] = {}
 _cache_lock = threading.Lock()
 
@@ -63,42 +72,92 @@ def _load(path: Path) -> list[GameRecord]:
     return hit[1]
 
 
-def _summary(name: str, index: int, record: GameRecord) -> dict[str, Any]:
+def _summary(path: Path, index: int, record: GameRecord) -> dict[str, Any]:
     tags = record.tags
     return {
-        "file": name, "index": index, "date": tags.get("Date", ""), "white": tags.get("White", "?"),
+        "file": path.name, "index": index, "date": tags.get("Date", ""), "white": tags.get("White", "?"),
         "black": tags.get("Black", "?"), "variant": tags.get("Variant", "?"), "result": record.result,
         "termination": tags.get("Termination", ""), "moves": len(record.moves),
-        "demo": tags.get("Demo") == "yes",
+        "demo": _is_demo(path, record), "clock": tags.get("TimeControl", ""),
     }
+
+
+def _is_demo(path: Path, record: GameRecord) -> bool:
+    """A demo game: the demo camera's (kept in ``records/demo``) or one a player marked so."""
+    return record.tags.get("Demo") == "yes" or path.parent.name == DEMO_FOLDER
+
+
+def _day(text: str, what: str) -> str | None:
+    """A date as ``YYYY.MM.DD`` (the Date tag's form); None for an empty text.  ``what`` names
+    the query parameter in the error for anything else."""
+    if not text:
+        return None
+    m = _DATE.match(text.strip())
+    if not m:
+        raise ApiError(400, f"{what} must be a date like 2024-05-01, not {text!r}")
+    return f"{m[1]}.{m[2]}.{m[3]}"
+
+
+@dataclass(frozen=True)
+class _Filter:
+    """What the list keeps: a variant, a player's name (part of it, any case), a date range,
+    and which games by their demo flag (``0``: not demo, ``1``: demo only, ``all``)."""
+
+    variant: str | None
+    player: str
+    since: str | None
+    until: str | None
+    demo: str
+
+    def keeps(self, game: dict[str, Any]) -> bool:
+        """True when the summary ``game`` passes every filter."""
+        if self.variant is not None and game["variant"] != self.variant:
+            return False
+        if self.player and not any(self.player in game[side].casefold() for side in ("white", "black")):
+            return False
+        if self.since is not None and not (_DATE.match(game["date"]) and game["date"] >= self.since):
+            return False
+        if self.until is not None and not (_DATE.match(game["date"]) and game["date"] <= self.until):
+            return False
+        return self.demo == "all" or game["demo"] == (self.demo == "1")
 
 
 @bp.get("")
 def list_records():
     """Every game of every record file, newest file first; broken files with their error.
 
-    ``?variant=gobblet-jr`` keeps that variant's games; ``?demo=1`` lists the demo camera's
-    games (kept apart in ``records/demo``) instead of the real ones, ``?demo=all`` both.
-    ``variants`` lists every variant found, for the page's filter."""
+    Filters: ``?variant=gobblet-jr``; ``?player=ann`` (part of either player's name, any case);
+    ``?since=2024-05-01&until=2024-05-31`` (the Date tag, either bound optional); ``?demo=0``
+    (the default) hides demo games (the demo camera's, kept apart in ``records/demo``, and
+    those marked demo), ``?demo=1`` lists only them, ``?demo=all`` both.  ``variants`` lists
+    every variant found, for the page's filter; ``demo_games`` counts the demo games the
+    other filters keep."""
     demo = request.args.get("demo", "0")
     if demo not in ("0", "1", "all"):
         raise ApiError(400, "demo must be 0 (real games), 1 (demo games) or all")
-    wanted = request.args.get("variant") or None
-    folders = {"0": [False], "1": [True], "all": [False, True]}[demo]
-    files = [p for d in folders if _folder(d).is_dir() for p in _folder(d).glob(f"*{SUFFIX}")]
+    since = _day(request.args.get("since", ""), "since")
+    until = _day(request.args.get("until", ""), "until")
+    player = request.args.get("player", "").strip().casefold()
+    wanted = _Filter(request.args.get("variant") or None, player, since, until, demo)
+    others = _Filter(wanted.variant, player, since, until, "1")
+    files = [p for d in (False, True) if _folder(d).is_dir() for p in _folder(d).glob(f"*{SUFFIX}")]
     files.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    games, broken, variants = [], [], set()
+    games, broken, variants, demo_games = [], [], set(), 0
     for path in files:
         try:
-            for i, record in enumerate(_load(path)):
-                summary = _summary(path.name, i, record)
-                variants.add(summary["variant"])
-                if wanted is None or summary["variant"] == wanted:
-                    games.append(summary)
+            records = _load(path)
         except RecordError as e:
             broken.append({"file": path.name, "error": str(e)})
+            continue
+        for i, record in enumerate(records):
+            summary = _summary(path, i, record)
+            variants.add(summary["variant"])
+            demo_games += others.keeps(summary)
+            if wanted.keeps(summary):
+                games.append(summary)
     demo_count = len(list(_folder(True).glob(f"*{SUFFIX}"))) if _folder(True).is_dir() else 0
-    return jsonify(games=games, broken=broken, variants=sorted(variants), demo_files=demo_count)
+    return jsonify(games=games, broken=broken, variants=sorted(variants), demo_files=demo_count,
+                   demo_games=demo_games)
 
 
 @bp.delete("/<name>")
@@ -115,6 +174,98 @@ def delete(name: str):
     return jsonify(deleted=name)
 
 
+@bp.delete("/<name>/<int:index>")
+@require_control
+def delete_game(name: str, index: int):
+    """Delete one game of a record file: the file itself when it is its only game, else the
+    file is rewritten without it (atomically)."""
+    path = _path(name)
+    records = _readable(path)
+    _check_index(name, records, index)
+    if len(records) == 1:
+        return delete(name)
+    _save(path, records[:index] + records[index + 1:])
+    return jsonify(deleted=name, index=index, left=len(records) - 1)
+
+
+@bp.patch("/<name>/<int:index>")
+@require_control
+def change_game(name: str, index: int):
+    """Rename the players of a game and/or mark it a demo game or not:
+    ``{"white": "Ann", "black": "Bob", "demo": false}`` (each field optional).  The file is
+    read whole first (a broken file is refused, 422, naming it and the line) and written
+    atomically.  A demo camera's game marked not demo moves out of ``records/demo`` (whose
+    oldest games are deleted) into the records folder; the answer names its file."""
+    data = json_body()
+    unknown = sorted(set(data) - {"white", "black", "demo", "game"})
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {', '.join(unknown)}: send white, black and/or demo")
+    if not any(key in data for key in ("white", "black", "demo")):
+        raise ApiError(400, "send a new name (white, black) or the demo flag to change")
+    path = _path(name)
+    records = _readable(path)
+    _check_index(name, records, index)
+    record = records[index]
+    tags = dict(record.tags)
+    for key, tag in (("white", "White"), ("black", "Black")):
+        if key in data:
+            tags[tag] = _player_name(data[key], key)
+    if "demo" in data:
+        if not isinstance(data["demo"], bool):
+            raise ApiError(400, "demo must be true or false")
+        if data["demo"]:
+            tags["Demo"] = "yes"
+        else:
+            tags.pop("Demo", None)
+    try:
+        records[index] = GameRecord(tags, record.moves, record.result)
+    except RecordError as e:
+        raise ApiError(422, f"{name}: {e}") from None
+    target = path
+    if "demo" in data and not data["demo"] and path.parent.name == DEMO_FOLDER:
+        target = _free_name(companion().records_dir, path.stem[len(DEMO_PREFIX):] or "game")
+        _save(target, records)
+        path.unlink(missing_ok=True)
+    else:
+        _save(path, records)
+    return jsonify(_summary(target, index, records[index]))
+
+
+def _player_name(value: object, key: str) -> str:
+    """A player's new name: storable text, one line, 1 to ``MAX_PLAYER`` characters."""
+    try:
+        check_text(value, key, 1000)
+    except InputError as e:
+        raise ApiError(400, str(e)) from None
+    text = " ".join(str(value).split())
+    if not text:
+        raise ApiError(400, f"{key} must not be empty")
+    if len(text) > MAX_PLAYER:
+        raise ApiError(400, f"{key} is too long ({len(text)} characters; at most {MAX_PLAYER})")
+    return text
+
+
+def _readable(path: Path) -> list[GameRecord]:
+    """The games of ``path`` for a change: a broken file is a 422 naming it and the line."""
+    try:
+        return list(_load(path))
+    except RecordError as e:
+        raise ApiError(422, f"{e}; fix or delete the file first") from None
+
+
+def _check_index(name: str, records: list[GameRecord], index: int) -> None:
+    if not 0 <= index < len(records):
+        raise ApiError(404, f"{name} has {len(records)} game(s); there is no game {index}")
+
+
+def _save(path: Path, records: list[GameRecord]) -> None:
+    """Write ``records`` to ``path`` atomically: a full or read-only disk raises
+    ``StorageError`` naming the file (a 507), and the old file stays as it was."""
+    save_records(path, records)
+    with _cache_lock:
+        _cache.pop(path, None)
+
+
 @bp.get("/<name>")
 def download(name: str):
     """The record file itself, as a download."""
@@ -126,9 +277,15 @@ def _game(name: str, index: int) -> GameRecord:
         records = _load(_path(name))
     except RecordError as e:
         raise ApiError(422, str(e)) from None
-    if not 0 <= index < len(records):
-        raise ApiError(404, f"{name} has {len(records)} game(s); there is no game {index}")
+    _check_index(name, records, index)
     return records[index]
+
+
+@bp.get("/<name>/<int:index>/text")
+def game_text(name: str, index: int):
+    """One game alone as record text (what the page shares or copies)."""
+    return Response(write_record(_game(name, index)), mimetype="text/plain; charset=utf-8",
+                    headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/<name>/<int:index>")
