@@ -1,15 +1,24 @@
-// The records page: the list of games, downloads, import and a replay viewer with steps.
+// The records page: the list of games (filtered by variant, player, date and demo flag),
+// downloads, import, a replay viewer with steps, and for the game on view: renaming its
+// players, marking it a demo game, sharing or copying its record, and a picture of its end.
 "use strict";
 
 (() => {
   const { api, alert, el } = Cupboard;
   const $ = (id) => document.getElementById(id);
-  let viewing = null;  // {file, index, moves, ply}
+  const DEMO_KEY = "cupboard-records-demo";  // the demo filter, remembered on this device
+  let viewing = null;  // {file, index, moves, ply, game}
   let listed = 0;  // the newest list asked for: an older answer arriving late is dropped
+  let typing = null;  // the player filter waits for a pause in the typing
+
+  function resultWords(g) { return g.result === "*" ? "unfinished" : g.result; }
 
   async function loadList() {
     const query = new URLSearchParams({ demo: $("filter-demo").value });
     if ($("filter-variant").value) query.set("variant", $("filter-variant").value);
+    if ($("filter-player").value.trim()) query.set("player", $("filter-player").value.trim());
+    if ($("filter-since").value) query.set("since", $("filter-since").value);
+    if ($("filter-until").value) query.set("until", $("filter-until").value);
     const asked = ++listed;
     const r = await api("GET", `/api/records?${query}`);
     if (asked !== listed) return;
@@ -23,43 +32,52 @@
     if (chosen && !r.data.variants.includes(chosen)) pick.append(el("option", { value: chosen }, chosen));
     pick.value = chosen;
     const note = $("demo-note");
-    note.hidden = !(r.data.demo_files && $("filter-demo").value === "0");
-    note.textContent = `${r.data.demo_files} demo game(s) kept apart: choose "demo games" to see them.`;
-    if (!r.data.games.length) list.append(el("li", { class: "note" }, "No recorded game yet."));
-    for (const g of r.data.games) {
-      const li = el("li", { "data-file": g.file, "data-index": g.index });
-      const result = g.result === "*" ? "unfinished" : g.result;
-      li.append(el("span", { class: "who" }, `${g.white} – ${g.black}`));
-      const acts = el("span", { class: "acts" });
-      const replay = el("button", { type: "button", class: "replay" }, "Replay");
-      replay.addEventListener("click", () => openGame(g));
-      const download = el("a", { class: "button", href: `/api/records/${encodeURIComponent(g.file)}`, download: g.file }, "Download");
-      const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
-      remove.addEventListener("click", () => deleteFile(g.file));
-      acts.append(replay, download, remove);
-      li.append(acts);
-      li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${result} · ${g.moves} moves`));
-      list.append(li);
-    }
+    const hidden = $("filter-demo").value === "0" ? r.data.demo_games : 0;
+    note.hidden = !hidden;
+    note.textContent = `${hidden} demo game(s) kept apart: choose "demo games" to see them.`;
+    const filtered = query.has("variant") || query.has("player") || query.has("since") || query.has("until");
+    if (!r.data.games.length) list.append(el("li", { class: "note" }, filtered ? "No game fits these filters." : "No recorded game yet."));
+    for (const g of r.data.games) list.append(gameItem(g));
     const broken = $("broken");
-    broken.replaceChildren(...r.data.broken.map((b) => el("li", { class: "alert" }, b.error)));
+    broken.replaceChildren(...r.data.broken.map((b) => el("li", { class: "alert", "data-file": b.file }, b.error)));
   }
 
-  async function deleteFile(file) {
-    if (!window.confirm(`Delete the record file ${file}? This cannot be undone.`)) return;
-    const r = await api("DELETE", `/api/records/${encodeURIComponent(file)}`);
+  function gameItem(g) {
+    const li = el("li", { "data-file": g.file, "data-index": g.index, "data-demo": g.demo ? "1" : "0" });
+    li.append(el("span", { class: "who" }, `${g.white} – ${g.black}`));
+    const acts = el("span", { class: "acts" });
+    const replay = el("button", { type: "button", class: "replay" }, "Replay");
+    replay.addEventListener("click", () => openGame(g));
+    const download = el("a", { class: "button", href: `/api/records/${encodeURIComponent(g.file)}`, download: g.file }, "Download");
+    const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
+    remove.addEventListener("click", () => deleteGame(g));
+    acts.append(replay, download, remove);
+    li.append(acts);
+    const clock = g.clock ? ` · clock ${g.clock}` : "";
+    li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${resultWords(g)} · ${g.moves} moves${clock}`));
+    return li;
+  }
+
+  async function deleteGame(g) {
+    const what = `${g.white} – ${g.black}${g.date ? ` (${g.date})` : ""}`;
+    if (!window.confirm(`Delete the game ${what}? This cannot be undone.`)) return;
+    const r = await api("DELETE", `/api/records/${encodeURIComponent(g.file)}/${g.index}`);
     if (!r.ok) { alert(r.data.error || "not deleted", "alert"); return; }
-    if (viewing && viewing.file === file) { viewing = null; $("viewer").hidden = true; }
-    alert(`Deleted ${file}`, "info", false);
+    if (viewing && viewing.file === g.file) { viewing = null; $("viewer").hidden = true; }
+    alert(`Deleted ${what}`, "info", false);
     loadList();
   }
 
   async function openGame(g) {
     const r = await api("GET", `/api/records/${encodeURIComponent(g.file)}/${g.index}`);
     if (!r.ok) { alert(r.data.error, "warn"); return; }
-    viewing = { file: g.file, index: g.index, moves: r.data.moves, ply: 0 };
+    viewing = { file: g.file, index: g.index, moves: r.data.moves, ply: 0, game: g };
     $("viewer").hidden = false;
-    $("viewer-title").textContent = `${g.white} – ${g.black} · ${g.result}`;
+    showTitle();
+    $("rename-white").value = g.white;
+    $("rename-black").value = g.black;
+    $("mark-demo").checked = g.demo;
+    $("copy-text").hidden = true;
     $("step-range").max = String(viewing.moves.length);
     const list = $("replay-moves");
     list.replaceChildren(...viewing.moves.map((text, i) => {
@@ -69,6 +87,11 @@
     }));
     await show(viewing.moves.length);
     $("viewer").scrollIntoView({ behavior: "smooth" });
+  }
+
+  function showTitle() {
+    const g = viewing.game;
+    $("viewer-title").textContent = `${g.white} – ${g.black} · ${resultWords(g)}`;
   }
 
   async function show(ply) {
@@ -84,6 +107,143 @@
     for (const li of $("replay-moves").children) li.classList.toggle("current", Number(li.dataset.ply) === ply);
   }
 
+  // ------------------------------------------------------------------ changing a game
+  async function change(body) {
+    if (!viewing) return null;
+    const r = await api("PATCH", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}`, body);
+    if (!r.ok) { alert(r.data.error || "not changed", "alert"); return null; }
+    viewing.file = r.data.file;  // a demo game marked as a real one moves out of the demo folder
+    viewing.game = r.data;
+    showTitle();
+    loadList();
+    return r.data;
+  }
+
+  async function rename(event) {
+    event.preventDefault();
+    const done = await change({ white: $("rename-white").value, black: $("rename-black").value });
+    if (done) alert(`Renamed: ${done.white} – ${done.black}`, "info", false);
+  }
+
+  async function markDemo() {
+    const done = await change({ demo: $("mark-demo").checked });
+    if (!done) { $("mark-demo").checked = !$("mark-demo").checked; return; }
+    alert(done.demo ? "Marked as a demo game" : "Marked as a real game", "info", false);
+  }
+
+  // ------------------------------------------------------------------ sharing
+  async function recordText() {
+    const response = await fetch(`/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/text`);
+    if (!response.ok) {
+      let error = "the record cannot be read";
+      try { error = (await response.json()).error || error; } catch (err) { /* not JSON */ }
+      throw new Error(error);
+    }
+    return response.text();
+  }
+
+  function fileName(ext) {
+    return `${viewing.file.replace(/\.gbn$/, "")}${viewing.index ? `-${viewing.index + 1}` : ""}.${ext}`;
+  }
+
+  // The Web Share API where the phone has it (a secure page on most phones): the record as a
+  // file when the phone shares files, else as text.  Cancelling the sheet is not an error.
+  async function share() {
+    if (!viewing) return;
+    let text;
+    try { text = await recordText(); } catch (err) { alert(err.message, "warn"); return; }
+    const g = viewing.game;
+    const title = `${g.white} – ${g.black} · ${resultWords(g)}`;
+    const file = new File([text], fileName("gbn"), { type: "text/plain" });
+    try {
+      if (navigator.canShare && navigator.canShare({ files: [file] })) await navigator.share({ files: [file], title });
+      else await navigator.share({ title, text });
+    } catch (err) {
+      if (err && err.name === "AbortError") return;
+      await copy(text);  // the phone refused the share: the clipboard will do
+    }
+  }
+
+  // The clipboard where the page may use it (a secure page), else the browser's copy command
+  // on the text, else the text shown selected for the player to copy by hand.
+  async function copy(given) {
+    if (!viewing) return;
+    let text = given;
+    if (text === undefined) {
+      try { text = await recordText(); } catch (err) { alert(err.message, "warn"); return; }
+    }
+    const box = $("copy-text");
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      try {
+        await navigator.clipboard.writeText(text);
+        box.hidden = true;
+        alert("The record is copied: paste it in any app", "info", false);
+        return;
+      } catch (err) { /* not allowed here: try the copy command */ }
+    }
+    box.value = text;
+    box.hidden = false;
+    box.focus();
+    box.select();
+    let copied = false;
+    try { copied = document.execCommand("copy"); } catch (err) { copied = false; }
+    alert(copied ? "The record is copied: paste it in any app" : "Select the text below and copy it", "info", false);
+  }
+
+  // ------------------------------------------------------------------ picture
+  // Drawn in the browser: the final position's drawing (the same SVG the replay shows, hidden
+  // pieces left out as on screen) onto a canvas, with the players and the result under it.
+  // The phone does the work, so the Pi needs no SVG renderer and spends nothing on it.
+  async function picture() {
+    if (!viewing) return;
+    const total = viewing.moves.length;
+    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/${total}`);
+    if (!r.ok) { alert(r.data.error || "no picture", "warn"); return; }
+    const doc = new DOMParser().parseFromString(r.data.svg, "image/svg+xml");
+    const svg = doc.documentElement;
+    if (svg.nodeName !== "svg") { alert("the drawing cannot be read", "warn"); return; }
+    for (const node of svg.querySelectorAll(".hidden, .reserve-hidden")) node.remove();
+    const width = Number(svg.getAttribute("width")) || 360;
+    const height = Number(svg.getAttribute("height")) || 360;
+    const blob = new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" });
+    const url = URL.createObjectURL(blob);
+    try {
+      const image = await new Promise((resolve, reject) => {
+        const img = new Image();
+        img.onload = () => resolve(img);
+        img.onerror = () => reject(new Error("the drawing cannot be drawn"));
+        img.src = url;
+      });
+      const scale = 3, caption = 56;
+      const canvas = document.createElement("canvas");
+      canvas.width = width * scale;
+      canvas.height = (height + caption) * scale;
+      const ctx = canvas.getContext("2d");
+      ctx.scale(scale, scale);
+      ctx.fillStyle = "#fbf7ee";
+      ctx.fillRect(0, 0, width, height + caption);
+      ctx.drawImage(image, 0, 0, width, height);
+      const g = viewing.game;
+      ctx.fillStyle = "#2b2118";
+      ctx.font = "600 16px sans-serif";
+      ctx.fillText(`${g.white} – ${g.black} · ${resultWords(g)}`, 10, height + 22, width - 20);
+      ctx.font = "13px sans-serif";
+      ctx.fillText(`${r.data.status} · ${g.variant}${g.date ? ` · ${g.date}` : ""}`, 10, height + 44, width - 20);
+      const png = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+      if (!png) throw new Error("the picture cannot be made");
+      const link = el("a", { href: URL.createObjectURL(png), download: fileName("png") });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    } catch (err) {
+      alert(err.message, "warn");
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }
+
+  // ------------------------------------------------------------------ import
   async function importFile(event) {
     event.preventDefault();
     const file = $("import-file").files[0];
@@ -103,10 +263,25 @@
   $("step-last").addEventListener("click", () => show(viewing.moves.length));
   $("step-range").addEventListener("input", (e) => show(Number(e.target.value)));
   $("import-form").addEventListener("submit", importFile);
+  $("rename-form").addEventListener("submit", rename);
+  $("mark-demo").addEventListener("change", markDemo);
+  // feature detection: the Share button where the browser has the Web Share API, Copy beside it
+  // only where it does not (the clipboard, or the text shown to copy by hand)
+  const canShare = typeof navigator.share === "function";
+  $("btn-share").hidden = !canShare;
+  $("btn-copy").hidden = canShare;
+  $("btn-share").addEventListener("click", share);
+  $("btn-copy").addEventListener("click", () => copy());
+  $("btn-picture").addEventListener("click", picture);
+  const storedDemo = localStorage.getItem(DEMO_KEY);
+  if (["0", "1", "all"].includes(storedDemo)) $("filter-demo").value = storedDemo;
+  $("filter-demo").addEventListener("change", () => { localStorage.setItem(DEMO_KEY, $("filter-demo").value); loadList(); });
   $("filter-variant").addEventListener("change", loadList);
-  $("filter-demo").addEventListener("change", loadList);
+  $("filter-since").addEventListener("change", loadList);
+  $("filter-until").addEventListener("change", loadList);
+  $("filter-player").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadList, 250); });
   document.addEventListener("keydown", (e) => {
-    if (!viewing) return;
+    if (!viewing || e.target.closest("input, textarea, select")) return;
     if (e.key === "ArrowLeft") show(viewing.ply - 1);
     if (e.key === "ArrowRight") show(viewing.ply + 1);
   });
