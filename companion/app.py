@@ -26,6 +26,7 @@ from .web import (
     camera_api,
     game_api,
     hints_api,
+    log_api,
     pages,
     records_api,
     referee_api,
@@ -76,7 +77,8 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
         log.warning("%s", e)
 
     register_error_handlers(app)
-    for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api):
+    for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api,
+                   log_api):
         app.register_blueprint(module.bp)
 
     if config.camera is not None:

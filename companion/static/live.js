@@ -171,16 +171,22 @@
     }
   }
 
+  // Newest first; an entry already shown (the same game and number) is not shown again, and one
+  // read back later (log.js: the past entries, after a reload or a restart) goes in its place.
   function logEvent(event) {
-    const kind = event.kind === "end" ? "end" : ALERT_KINDS.includes(event.kind) ? "alert" : event.kind;
-    const li = el("li", { class: kind, "data-seq": event.seq }, event.text);
+    const game = state ? state.game : "";
     const log = $("log");
-    log.prepend(li);
+    if (log.querySelector(`li[data-game="${game}"][data-seq="${event.seq}"]`)) return false;
+    const kind = event.kind === "end" ? "end" : ALERT_KINDS.includes(event.kind) ? "alert" : event.kind;
+    const li = el("li", { class: kind, "data-seq": event.seq, "data-game": game }, event.text);
+    const older = [...log.children].find((x) => x.dataset.game !== game || Number(x.dataset.seq) < event.seq);
+    log.insertBefore(li, older || null);
     while (log.children.length > 60) log.lastChild.remove();
+    return true;
   }
 
   function announce(event, live) {
-    logEvent(event);
+    if (!logEvent(event)) return;
     document.dispatchEvent(new CustomEvent("cupboard:entry", { detail: { event, live } }));
     if (!live) return;
     if (event.kind === "end") {
@@ -216,6 +222,10 @@
       announce(msg.event, live || msg.event.kind === "end");
     });
     source.addEventListener("camera", (e) => showHealth(JSON.parse(e.data)));
+    // the game's past entries, read back from its journal (log.js), shown as not live
+    document.addEventListener("cupboard:past", (e) => {
+      if (state && e.detail.game === state.game) for (const event of e.detail.events) announce(event, false);
+    });
     source.addEventListener("nogame", () => {
       $("status").textContent = "No game yet: start a new game";
       $("board").replaceChildren();
