@@ -37,6 +37,9 @@ class Outcome:
 # ``pop()`` takes such an ending back (returning None).
 RESIGNATION = "resignation"
 AGREEMENT = "agreement"
+# A game played with clocks ends when a player's time runs out: a game that offers it has
+# ``lose_on_time(player) -> Outcome`` (the other player wins), taken back by ``pop()`` likewise.
+TIME_FORFEIT = "time"
 
 
 class IllegalMove(ValueError):

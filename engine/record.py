@@ -33,7 +33,7 @@ from typing import Any
 
 from .families import FAMILIES, family_of, parse_position, variant
 from .files import write_atomic
-from .game import AGREEMENT, RESIGNATION, Game, GameRules, IllegalMove, Outcome
+from .game import AGREEMENT, RESIGNATION, TIME_FORFEIT, Game, GameRules, IllegalMove, Outcome
 
 FORMAT = "cupboard-record 1"
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -203,7 +203,7 @@ class GameRecord:
 
     def replay(self) -> Game:
         """The board after playing every move from the start, each checked, and the recorded
-        ending (resignation, agreement, touch-move) applied.
+        ending (resignation, agreement, time, touch-move) applied.
 
         Raises ``RecordError`` naming the move number, side and line of the first move that is
         unreadable or illegal, or saying how the recorded result disagrees with the game.
@@ -253,7 +253,7 @@ class GameRecord:
             if self.result != "*":
                 raise self._error(
                     f"the result is {self.result} but the game is not over after the last move; "
-                    f"a Termination tag (resignation, agreement or touch-move) says how it ended",
+                    f"a Termination tag (resignation, agreement, time or touch-move) says how it ended",
                     line,
                 )
             return
@@ -269,6 +269,12 @@ class GameRecord:
                     f"a draw by agreement has result 1/2-1/2, not {self.result}", line
                 )
             board.agree_draw()
+        elif termination == TIME_FORFEIT and hasattr(board, "lose_on_time"):
+            if self.result not in _WINNER_OF_RESULT:
+                raise self._error(
+                    f"a game lost on time has result 1-0 or 0-1, not {self.result}", line
+                )
+            board.lose_on_time(1 - _WINNER_OF_RESULT[self.result])
         elif termination == TOUCH_MOVE and hasattr(board, "forfeit_touch"):
             loser = board.player_name(board.turn)
             if _WINNER_OF_RESULT.get(self.result) != 1 - board.turn:

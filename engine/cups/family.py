@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..game import AGREEMENT, RESIGNATION, Family
+from ..game import AGREEMENT, RESIGNATION, TIME_FORFEIT, Family
 from . import hints as cups_hints
 from . import solve as cups_solve
 from .game import SCORE, parse_position
 from .rules import MAX_BEANS, MAX_CUPS, MIN_CUPS, CupsRules, CupsRulesError, variant
 
-REASONS = (SCORE, RESIGNATION, AGREEMENT)
+REASONS = (SCORE, RESIGNATION, AGREEMENT, TIME_FORFEIT)
 
 
 def prepare(rules: CupsRules) -> str:

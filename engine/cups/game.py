@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from ..game import AGREEMENT, RESIGNATION, GameOver, IllegalMove, Outcome, TapChoice
+from ..game import AGREEMENT, RESIGNATION, TIME_FORFEIT, GameOver, IllegalMove, Outcome, TapChoice
 from .moves import CupsMove, Drop, Pass, Sow
 from .rules import NORTH, PLAYER_NAMES, SOUTH, CupsRules, CupsRulesError
 
@@ -256,6 +256,8 @@ class CupsGame:
             return f"{self.player_name(outcome.winner)} wins: {self.player_name(1 - outcome.winner)} resigned ({score})"
         if outcome.reason == AGREEMENT:
             return f"Draw by agreement ({score})"
+        if outcome.reason == TIME_FORFEIT and outcome.winner is not None:
+            return f"{self.player_name(outcome.winner)} wins on time: {self.player_name(1 - outcome.winner)}'s clock ran out ({score})"
         what = "bowls and cups" if self.rules.count_left else "bowls"
         if outcome.winner is None:
             return f"Draw: equal {what}, {score}"
@@ -275,6 +277,10 @@ class CupsGame:
     def agree_draw(self) -> Outcome:
         """Both players agree to a draw."""
         return self._end(Outcome(None, AGREEMENT))
+
+    def lose_on_time(self, player: int) -> Outcome:
+        """``player``'s clock ran out; the other wins."""
+        return self._end(Outcome(1 - player, TIME_FORFEIT))
 
     # -- texts -----------------------------------------------------------------------------
 

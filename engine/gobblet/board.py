@@ -55,6 +55,7 @@ from .values import (
     REPETITION,
     RESIGNATION,
     REVEAL,
+    TIME_FORFEIT,
     TOUCH_MOVE,
     Move,
     PositionError,
@@ -584,6 +585,10 @@ class Board:
     def agree_draw(self) -> Outcome:
         """Both players agree to a draw."""
         return self._end(Outcome(None, AGREEMENT))
+
+    def lose_on_time(self, colour: int) -> Outcome:
+        """``colour``'s clock ran out; the other player wins."""
+        return self._end(Outcome(other(colour), TIME_FORFEIT))
 
     def touch(self, square: int) -> Touch:
         """The touch-move verdict when the player to move lifts the top piece of ``square``."""

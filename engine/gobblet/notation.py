@@ -274,4 +274,5 @@ def describe_outcome(board: Board, outcome) -> str:
         "no-moves": f"{winner} wins: {loser} has no legal move",
         "resignation": f"{winner} wins: {loser} resigned",
         "touch-move": f"{winner} wins: {loser} lifted a piece that cannot move",
+        "time": f"{winner} wins on time: {loser}'s clock ran out",
     }.get(outcome.reason, f"{winner} wins")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..game import AGREEMENT, RESIGNATION  # the endings every family shares
+from ..game import AGREEMENT, RESIGNATION, TIME_FORFEIT  # the endings every family shares
 
 # Why a game ended.
 LINE = "line"  # the mover shows a line
@@ -15,7 +15,7 @@ REVEAL = "reveal"  # the mover uncovered the opponent's line (the opponent wins)
 REPETITION = "repetition"
 NO_MOVES = "no-moves"  # the player to move has no legal move and loses
 TOUCH_MOVE = "touch-move"  # lifted own piece that has no legal destination
-REASONS = (LINE, REVEAL, REPETITION, NO_MOVES, RESIGNATION, AGREEMENT, TOUCH_MOVE)
+REASONS = (LINE, REVEAL, REPETITION, NO_MOVES, RESIGNATION, AGREEMENT, TOUCH_MOVE, TIME_FORFEIT)
 
 
 class Move(NamedTuple):
