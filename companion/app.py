@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from pathlib import Path
 
 from flask import Flask
@@ -24,6 +25,7 @@ from .jr_prepare import JrTablePreparer
 from .services import CameraService, Companion, CompanionConfig
 from .web import (
     camera_api,
+    clock_api,
     game_api,
     hints_api,
     log_api,
@@ -56,7 +58,7 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     broadcaster = Broadcaster(config.max_streams, config.stream_queue, config.max_streams_per_address)
-    hub = GameHub(config.data_dir, broadcaster)
+    hub = GameHub(config.data_dir, broadcaster, config.clock_time or time.monotonic)
     hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
     token = config.token or load_or_create_token(config.data_dir)
     services = Companion(config, token, hub, broadcaster, config.camera,
@@ -78,7 +80,7 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
 
     register_error_handlers(app)
     for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api,
-                   log_api):
+                   log_api, clock_api):
         app.register_blueprint(module.bp)
 
     if config.camera is not None:

@@ -4,6 +4,7 @@ app), and the app's configuration.  ``companion.app.create_app`` builds them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,6 +60,7 @@ class CompanionConfig:
     prepare_tables: bool = False
     jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
     keep_frames: int = 0  # committed positions the live referee keeps as labelled frames (opt-in)
+    clock_time: Callable[[], float] | None = None  # what game clocks read (None: time.monotonic)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Game, GameRules, IllegalMove, Outcome, parse_position
-from engine.game import AGREEMENT, RESIGNATION
+from engine.game import AGREEMENT, RESIGNATION, TIME_FORFEIT
 from engine.files import (
     TMP_SUFFIX,
     StorageError,
@@ -29,6 +29,7 @@ from engine.files import (
 )
 from engine.record import TOUCH_MOVE, GameRecord, RecordError, save_records
 
+from .clock import GameClock, left_after
 from .journal import Event, Journal, JournalError, JournalHeader
 
 CURRENT = "current.journal"
@@ -58,6 +59,7 @@ class GameSession:
         self._move_notes: list[dict[str, str]] = []
         self._started = journal.events[0].time if journal.events else time.time()
         self.record_error: str | None = None  # why the finished game's record is not written yet
+        self.clock: GameClock | None = None  # the players' clocks, when the game has them (set by the hub)
 
     # ------------------------------------------------------------------ life cycle
     @classmethod
@@ -206,6 +208,11 @@ class GameSession:
         return self._lock
 
     @property
+    def move_notes(self) -> list[dict[str, str]]:
+        """The notes kept with each move played so far, in order (a copy)."""
+        return list(self._move_notes)
+
+    @property
     def started(self) -> float:
         """When the game started (UNIX seconds): the time of its first journal event."""
         return self._started
@@ -223,6 +230,9 @@ class GameSession:
         with self._lock:
             if self.over:
                 raise SessionError("the game is over")
+            if self.clock is not None and self.clock.fallen() == self.board.turn:
+                self.lose_on_time(self.board.turn)  # the flag fell before the move was made
+                raise SessionError(f"the game is over: {self.board.player_name(self.board.turn)}'s time ran out")
             if isinstance(move, str):
                 move = self.board.parse_move(move)
             reason = self.board.illegal_reason(move)
@@ -232,6 +242,8 @@ class GameSession:
             mover = self.board.player_name(self.board.turn)
             number = self.board.ply + 1
             all_notes = {"time": f"{time.time() - self._started:.1f}", "source": source}
+            if self.clock is not None:
+                all_notes.update(self.clock.moved(self.board.turn))
             all_notes.update(notes or {})
             self.board.push(move)
             self._move_notes.append(all_notes)
@@ -269,6 +281,8 @@ class GameSession:
                 raise
             if move is not None:
                 self._move_notes.pop()
+            if self.clock is not None:  # the clocks go back to the position's (its moves' notes)
+                self.clock.set_left(left_after(self.clock.control, self._move_notes, self._first_mover()))
             if was_over:  # the ending no longer stands: neither does the record written for it
                 self.record_error = None
                 try:
@@ -294,6 +308,14 @@ class GameSession:
     def agree_draw(self) -> Event:
         """Both players agree to a draw."""
         return self._action(AGREEMENT)
+
+    def lose_on_time(self, colour: int) -> Event:
+        """Player ``colour``'s clock ran out: they lose."""
+        return self._action(TIME_FORFEIT, colour=colour)
+
+    def _first_mover(self) -> int:
+        """The player who made the game's first move (players alternate)."""
+        return self.board.turn if len(self._move_notes) % 2 == 0 else 1 - self.board.turn
 
     def forfeit_touch(self, square: int) -> Event:
         """The player to move lifted the piece on ``square`` and it cannot move: they lose."""
@@ -329,6 +351,8 @@ class GameSession:
             return board.resign(colour)
         if action == AGREEMENT and hasattr(board, "agree_draw"):
             return board.agree_draw()
+        if action == TIME_FORFEIT and colour is not None and hasattr(board, "lose_on_time"):
+            return board.lose_on_time(int(colour))
         if action == TOUCH_MOVE and square is not None and hasattr(board, "forfeit_touch"):
             return board.forfeit_touch(int(square))
         raise SessionError(f"{board.rules.name} has no ending {action!r}")
@@ -355,9 +379,10 @@ class GameSession:
     def to_record(self) -> GameRecord:
         """The game so far as a record (the live game can be exported at any time)."""
         with self._lock:
-            return GameRecord.from_board(
-                self.board, tags=dict(self.journal.header.tags), annotations=list(self._move_notes)
-            )
+            tags = dict(self.journal.header.tags)
+            if self.clock is not None:
+                tags.update(self.clock.record_tags())
+            return GameRecord.from_board(self.board, tags=tags, annotations=list(self._move_notes))
 
     @property
     def demo(self) -> bool:

@@ -16,6 +16,7 @@ from engine.record import RecordError, write_record
 from engine.files import StorageError
 from engine.inputs import InputError, check_strings, check_text, parse_json
 
+from ..clock import TIME_TAG, ClockError, TimeControl
 from ..services import companion
 from ..journal import JournalError
 from ..session import SessionError
@@ -117,7 +118,8 @@ def new_game():
     ``{"cups": 3, "beans": 6, "count_left": true}``, which make the variant token), ``set``
     (piece set), ``white``/``black`` (the names of the first and second player; in Gobblet White
     plays the light pieces), ``first`` (who starts), ``hint_limit`` (hints per player per turn,
-    0 for no limit)."""
+    0 for no limit), ``clock_minutes`` and ``clock_increment`` (a game clock: minutes per player
+    and seconds added after each move; none without them, see ``companion.clock``)."""
     data = json_body()
     token = _text(data, "variant", "gobblet")
     options = data.get("options")
@@ -152,6 +154,12 @@ def new_game():
         tags["Set"] = piece_set
     if limit:
         tags["HintLimit"] = str(limit)
+    if data.get("clock_minutes"):  # a game clock (off when absent or 0)
+        try:
+            control = TimeControl.from_minutes(data["clock_minutes"], data.get("clock_increment", 0))
+        except ClockError as e:
+            raise ApiError(422, str(e)) from None
+        tags[TIME_TAG] = control.tag
     _check_camera_can_referee(rules, token)
     hub = companion().hub
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -20,9 +21,10 @@ from typing import Any
 from engine import Game, GameRules
 from engine.files import StorageError
 
+from ..clock import ClockWatcher, Now, clock_for, stop_reason
 from ..events import Broadcaster, SseMessage
 from ..journal import Event, JournalError
-from ..session import GameSession, outcome_text
+from ..session import GameSession, SessionError, outcome_text
 
 log = logging.getLogger(__name__)
 
@@ -195,8 +197,10 @@ def build_state(
 class GameHub:
     """Owns the current game session and announces its events to every page."""
 
-    def __init__(self, data_dir: Path, broadcaster: Broadcaster) -> None:
+    def __init__(self, data_dir: Path, broadcaster: Broadcaster, clock_time: Now = time.monotonic) -> None:
         self.data_dir = Path(data_dir)
+        self.clock_time = clock_time  # what the game clocks read the time from (tests drive it)
+        self._clock_watcher: ClockWatcher | None = None
         self.broadcaster = broadcaster
         self.session: GameSession | None = None
         self.camera_info: dict[str, Any] = {"present": False}
@@ -236,6 +240,10 @@ class GameHub:
     def _adopt(self, session: GameSession) -> None:
         with session.lock:
             self.session = session
+            session.clock = clock_for(session.journal.header.tags, session.move_notes, session.board, self.clock_time)
+            if session.clock is not None and self._clock_watcher is None:
+                self._clock_watcher = ClockWatcher(self.check_clock)
+                self._clock_watcher.start()
             session.subscribe(self._on_event)
             snap = self._make_snapshot(session)
             message = SseMessage("state", snap.json, id=f"{snap.game}.{snap.seq}")
@@ -271,8 +279,28 @@ class GameHub:
             log.warning("%s not journalled: %s", kind, e)
             return False
 
+    def check_clock(self) -> bool:
+        """End the game on time when the side to move's clock has run out; True when it did
+        (the end is journalled, announced and recorded like any other)."""
+        with self._lock:
+            session = self.session
+            if session is None or session.clock is None:
+                return False
+            with session.lock:
+                side = session.clock.fallen()
+                if side is None or session.over:
+                    return False
+                try:
+                    session.lose_on_time(side)
+                except (SessionError, StorageError, JournalError) as e:
+                    log.warning("the game could not end on time: %s", e)
+                    return False
+                return True
+
     def close(self) -> None:
         """Close the journal (the game stays resumable) and end every stream."""
+        if self._clock_watcher is not None:
+            self._clock_watcher.stop()
         with self._lock:
             if self.session is not None:
                 self.session.unsubscribe(self._on_event)
@@ -316,6 +344,13 @@ class GameHub:
         pending = self.pending_source(session) if self.pending_source is not None else None
         state = build_state(session, self.camera_info, pending)
         state["problems"] = self.problems(session)
+        clock = session.clock
+        if clock is not None:  # each change of the game may start or stop the clocks
+            why = stop_reason(session.over, bool(self.camera_info.get("paused")), pending is not None, clock.started)
+            clock.run(None if why else session.board.turn, why)
+            state["clock"] = clock.json(PLAYER_KEYS)
+        else:
+            state["clock"] = None
         return Snapshot(state["game"], state["seq"], state, json.dumps(state, separators=(",", ":")))
 
     def _set_snapshot(self, snap: Snapshot) -> None:
