@@ -558,6 +558,10 @@
         hint_limit: Number(f.hint_limit.value || 0),
       };
       if (!$("new-set-label").hidden) body.set = f.set.value;
+      if (Number(f.clock_minutes.value) > 0) {  // a game clock (clock.js draws it)
+        body.clock_minutes = Number(f.clock_minutes.value);
+        body.clock_increment = Number(f.clock_increment.value || 0);
+      }
       const options = familyOptions();
       if (Object.keys(options).length) body.options = options;
       const r = await api("POST", "/api/game/new", body);
