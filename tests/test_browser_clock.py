@@ -74,5 +74,9 @@ def test_the_clocks_are_set_drawn_and_fall(browser, served):
         assert "the game is over" in page.inner_text("#clock-note")
         assert page.locator('#clocks .clock[data-side="black"].out').count() == 1
         shot(page, "clock-flag-fell")
+        page.click("#btn-new")  # the next game is offered the same clock
+        assert page.input_value("#new-form input[name=clock_minutes]") == "1"
+        assert page.input_value("#new-form input[name=clock_increment]") == "2"
+        page.click("#new-form button[value=cancel]")
     (game,) = client.get("/api/records").get_json()["games"]
     assert game["termination"] == "time" and game["result"] == "1-0"

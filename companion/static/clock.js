@@ -10,6 +10,7 @@
   let clock = null;   // the latest clocks from the server
   let at = 0;         // when they arrived (performance.now())
   let game = null;
+  let formGame = null;  // the game whose clock the New game dialog was last set to
 
   function left(side) {
     let seconds = clock[side];
@@ -60,6 +61,13 @@
 
   document.addEventListener("cupboard:state", (e) => {
     const state = e.detail;
+    if (state.game !== formGame) {  // a new game: the New game dialog offers its clock again
+      formGame = state.game;
+      const [seconds, increment] = String(state.tags.TimeControl || "0").split("+");
+      const form = document.getElementById("new-form");
+      form.clock_minutes.value = String(Number(seconds) / 60 || 0);
+      form.clock_increment.value = increment || "0";
+    }
     box.hidden = !state.clock;
     if (!state.clock) { clock = null; return; }
     for (const item of box.querySelectorAll(".clock")) {

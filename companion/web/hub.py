@@ -282,6 +282,9 @@ class GameHub:
     def check_clock(self) -> bool:
         """End the game on time when the side to move's clock has run out; True when it did
         (the end is journalled, announced and recorded like any other)."""
+        quick = self.session  # a look without the locks first: the watcher asks five times a second
+        if quick is None or quick.clock is None or quick.clock.fallen() is None:
+            return False
         with self._lock:
             session = self.session
             if session is None or session.clock is None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, send_file
 
+from engine.files import describe_os_error
 from engine.inputs import InputError, check_text
 from engine.record import GameRecord, RecordError, read_records, save_records, write_record
 
@@ -33,6 +34,7 @@ _DATE = re.compile(r"(\d{4})[-.](\d{2})[-.](\d{2})\Z")  # 2024-05-01 (a date inp
 MAX_PLAYER = 40  # as a new game's names (game_api.MAX_NAME)
 _cache: dict[Path, tuple[tuple[float, int], list[GameRecord] | RecordError]] = {}
 _cache_lock = threading.Lock()
+_change_lock = threading.Lock()  # one change to the record files at a time: no lost update
 
 
 def _folder(demo: bool) -> Path:
@@ -62,6 +64,8 @@ def _load(path: Path) -> list[GameRecord]:
             value: list[GameRecord] | RecordError = read_records(path.read_text(encoding="utf-8-sig"), path.name)
         except UnicodeDecodeError:
             value = RecordError("the file is not UTF-8 text", path.name)
+        except OSError as e:  # unreadable (permissions, an I/O error): named, never a traceback
+            value = RecordError(f"the file cannot be read: {describe_os_error(e)}", path.name)
         except RecordError as e:
             value = e
         with _cache_lock:
@@ -179,12 +183,13 @@ def delete(name: str):
 def delete_game(name: str, index: int):
     """Delete one game of a record file: the file itself when it is its only game, else the
     file is rewritten without it (atomically)."""
-    path = _path(name)
-    records = _readable(path)
-    _check_index(name, records, index)
-    if len(records) == 1:
-        return delete(name)
-    _save(path, records[:index] + records[index + 1:])
+    with _change_lock:
+        path = _path(name)
+        records = _readable(path)
+        _check_index(name, records, index)
+        if len(records) == 1:
+            return delete(name)
+        _save(path, records[:index] + records[index + 1:])
     return jsonify(deleted=name, index=index, left=len(records) - 1)
 
 
@@ -202,6 +207,11 @@ def change_game(name: str, index: int):
         raise ApiError(400, f"unknown field(s) {', '.join(unknown)}: send white, black and/or demo")
     if not any(key in data for key in ("white", "black", "demo")):
         raise ApiError(400, "send a new name (white, black) or the demo flag to change")
+    with _change_lock:
+        return _change(name, index, data)
+
+
+def _change(name: str, index: int, data: dict[str, Any]):
     path = _path(name)
     records = _readable(path)
     _check_index(name, records, index)
