@@ -75,7 +75,7 @@ def test_hint_is_the_shared_hint_in_plain_numbers():
 @pytest.mark.parametrize("text, problem", [
     ('[Variant "cups"]\n\n1. 4c3 *\n', "unknown token '4c3'"),
     ('[Variant "cups"]\n[Termination "line"]\n[Result "1-0"]\n\n1. d1 1-0\n',
-     "Termination 'line' is not one of score, resignation, agreement, unfinished"),
+     "Termination 'line' is not one of score, resignation, agreement, time, unfinished"),
     ('[Variant "gobblet"]\n\n1. pass *\n', "unknown token 'pass'"),
 ])
 def test_records_refuse_what_is_not_the_family_s(text, problem):
