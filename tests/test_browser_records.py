@@ -22,7 +22,7 @@ ANN_BOB = """[Variant "gobblet-jr"]
 [Date "2024.05.01"]
 [Result "1-0"]
 
-1. 3a1 3a2
+1. 3a1 {[%clk 0:04:58.0]} 3a2 {[%clk 1:00:03.5]}
 2. 3b1 3b2
 3. 2c1# 1-0
 """
@@ -97,6 +97,10 @@ def test_rename_demo_filters_and_delete(browser, served):
         page.wait_for_function("() => document.getElementById('games').innerText.includes('Annie – Bob')")
         (record,) = load_records(records / "ann-bob.gbn")
         assert record.tags["White"] == "Annie" and len(record.moves) == 5
+        assert record.moves[1].annotations == {"clk": "1:00:03.5"}  # kept through the rewrite
+        # each move with its mover's clock after it, where the record has one
+        moves = page.eval_on_selector_all("#replay-moves li", "items => items.map((li) => li.textContent)")
+        assert moves[:3] == ["3a1 4:58", "3a2 1:00:03", "3b1"]
         assert page.inner_text("#viewer-title").startswith("Annie – Bob")
 
         # filters: part of a name, a date range

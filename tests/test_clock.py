@@ -173,7 +173,7 @@ def test_a_flag_fall_ends_the_game_on_time_and_is_recorded(app, client, ticking)
     log = client.get("/api/log").get_json()["events"]
     assert log[-1]["kind"] == "end" and log[-1]["data"]["reason"] == "time" and log[-1]["data"]["colour"] == 1
     (game,) = client.get("/api/records").get_json()["games"]
-    assert game["termination"] == "time" and game["result"] == "1-0" and game["clock"] == "60"
+    assert game["termination"] == "time" and game["result"] == "1-0" and game["clock"] == "1 min"
     (record,) = load_records(hub.data_dir / "records" / game["file"])
     assert record.tags["BlackClock"] == "0:00:00.0" and record.tags["WhiteClock"] == "0:01:00.0"
     assert record.moves[0].annotations["clk"] == "0:01:00.0"

@@ -11,6 +11,13 @@
   let listed = 0;  // the newest list asked for: an older answer arriving late is dropped
   let typing = null;  // the player filter waits for a pause in the typing
 
+  // a move's clock note (H:MM:SS.s) as a clock shows it: 4:58, 1:02:05
+  function clockWords(text) {
+    const m = /^(\d+):(\d\d):(\d\d)/.exec(text);
+    if (!m) return text;
+    return Number(m[1]) ? `${Number(m[1])}:${m[2]}:${m[3]}` : `${Number(m[2])}:${m[3]}`;
+  }
+
   function resultWords(g) { return g.result === "*" ? "unfinished" : g.result; }
 
   async function loadList() {
@@ -82,6 +89,8 @@
     const list = $("replay-moves");
     list.replaceChildren(...viewing.moves.map((text, i) => {
       const li = el("li", { class: i % 2 ? "black" : "white", "data-ply": i + 1 }, text);
+      const clk = ((r.data.comments[i] || {}).annotations || {}).clk;  // the mover's clock after it
+      if (clk) li.append(el("small", { class: "clk" }, ` ${clockWords(clk)}`));
       li.addEventListener("click", () => show(i + 1));
       return li;
     }));

@@ -19,6 +19,7 @@ from engine.files import describe_os_error
 from engine.inputs import InputError, check_text
 from engine.record import GameRecord, RecordError, read_records, save_records, write_record
 
+from ..clock import control_of
 from ..services import companion
 from ..session import DEMO_FOLDER, outcome_text
 from .errors import ApiError
@@ -82,8 +83,14 @@ def _summary(path: Path, index: int, record: GameRecord) -> dict[str, Any]:
         "file": path.name, "index": index, "date": tags.get("Date", ""), "white": tags.get("White", "?"),
         "black": tags.get("Black", "?"), "variant": tags.get("Variant", "?"), "result": record.result,
         "termination": tags.get("Termination", ""), "moves": len(record.moves),
-        "demo": _is_demo(path, record), "clock": tags.get("TimeControl", ""),
+        "demo": _is_demo(path, record), "clock": _clock_words(tags),
     }
+
+
+def _clock_words(tags: dict[str, str]) -> str:
+    """The game clock in words (``5 min + 2 s``), or empty for a game without one."""
+    control = control_of(tags)
+    return control.words if control is not None else ""
 
 
 def _is_demo(path: Path, record: GameRecord) -> bool:
