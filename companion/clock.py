@@ -162,6 +162,17 @@ class GameClock:
             self._running = 1 - side
             return {CLOCK_NOTE: clock_text(self._left[side]), SPENT_NOTE: clock_text(spent)}
 
+    def checkpoint(self) -> tuple:
+        """Everything ``moved`` changes, for ``rollback`` when the move is not journalled after all."""
+        with self._lock:
+            return (list(self._left), list(self._spent), self._running, self._since, self.started)
+
+    def rollback(self, saved: tuple) -> None:
+        """Put the clocks back as ``checkpoint`` found them."""
+        with self._lock:
+            left, spent, self._running, self._since, self.started = saved
+            self._left, self._spent = list(left), list(spent)
+
     def set_left(self, remaining: Iterable[float]) -> None:
         """Put the clocks at ``remaining`` (a take-back), the turn's time starting afresh."""
         with self._lock:

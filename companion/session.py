@@ -242,6 +242,7 @@ class GameSession:
             mover = self.board.player_name(self.board.turn)
             number = self.board.ply + 1
             all_notes = {"time": f"{time.time() - self._started:.1f}", "source": source}
+            clock_before = self.clock.checkpoint() if self.clock is not None else None
             if self.clock is not None:
                 all_notes.update(self.clock.moved(self.board.turn))
             all_notes.update(notes or {})
@@ -256,6 +257,8 @@ class GameSession:
             except BaseException:  # not on disk, so it did not happen: keep board and journal equal
                 self.board.pop()
                 self._move_notes.pop()
+                if self.clock is not None and clock_before is not None:
+                    self.clock.rollback(clock_before)
                 raise
             self._check_end()
             return event

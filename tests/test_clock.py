@@ -231,3 +231,21 @@ def test_a_game_lost_on_time_stays_lost_after_a_restart(tmp_path, ticking):
         assert (state["clock"]["white"], state["clock"]["black"], state["clock"]["running"]) == (60, 0, None)
     finally:
         again.extensions["cupboard"].hub.close()
+
+
+def test_a_move_refused_on_a_full_disk_leaves_the_clocks_as_they_were(app, client, ticking):
+    from engine import files
+
+    new_clock_game(client)
+    move(client, "4c3")
+    ticking.wait(5)
+    layer = files.FaultyLayer(partial=7)
+    saved, files.layer = files.layer, layer
+    try:
+        layer.full = True
+        r = client.post("/api/game/move", json={"move": "4b2"}, headers=AUTH)
+        assert r.status_code == 507
+    finally:
+        files.layer = saved
+    ticking.wait(5)
+    assert clocks(client) == (62, 50, "black")  # still Black's turn and time, no increment given

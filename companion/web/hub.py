@@ -201,6 +201,7 @@ class GameHub:
         self.data_dir = Path(data_dir)
         self.clock_time = clock_time  # what the game clocks read the time from (tests drive it)
         self._clock_watcher: ClockWatcher | None = None
+        self._clock_problem: str | None = None  # why the last flag fall could not end the game
         self.broadcaster = broadcaster
         self.session: GameSession | None = None
         self.camera_info: dict[str, Any] = {"present": False}
@@ -296,8 +297,11 @@ class GameHub:
                 try:
                     session.lose_on_time(side)
                 except (SessionError, StorageError, JournalError) as e:
-                    log.warning("the game could not end on time: %s", e)
+                    if str(e) != self._clock_problem:  # said once, not five times a second
+                        log.warning("the game could not end on time: %s", e)
+                    self._clock_problem = str(e)
                     return False
+                self._clock_problem = None
                 return True
 
     def close(self) -> None:
