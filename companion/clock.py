@@ -9,25 +9,35 @@ side to move's time runs out, the game ends on time (``engine.game.TIME_FORFEIT`
 The server's clock is the one that counts; the pages only draw it.  Each move's notes in the
 journal (and so in the record) keep the mover's time left after it (``clk``, ``H:MM:SS.s`` as
 PGN's ``%clk``) and the time the move took (``emt``); a restarted server reads the clocks back
-from them: each player has what they had after their last move (the turn in progress when the
-server stopped is not charged, so a restart never costs a player time).  A take-back sets the
-clocks back likewise, to the position's.
+from them: each player has what they had after their last move.  Besides, whenever the clocks
+stop or start within a turn (the camera paused, a question to the players) both times are saved
+in ``clock.json`` beside the journal, and a restart in the same position takes them from there;
+the running time since the last of those is not charged, so a restart never costs a player
+time.  A take-back sets the clocks back to the position's (its moves' notes).
 
 Time comes from a function passed in (``time.monotonic`` by default), so tests drive it.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from engine.files import write_atomic
 from engine.game import TIME_FORFEIT
+from engine.inputs import InputError, read_json_file
+
+log = logging.getLogger(__name__)
 
 TIME_TAG = "TimeControl"
+CLOCK_FILE = "clock.json"  # beside the journal: the clocks when they last stopped or started
 MAX_MINUTES = 600  # ten hours a player
 MAX_INCREMENT = 600  # seconds added after a move
 CLOCK_NOTE = "clk"  # the mover's time left after the move
@@ -124,13 +134,19 @@ class GameClock:
             self._spent[self._running] += used
         self._since = at
 
-    def run(self, side: int | None, why: str | None = None) -> None:
+    def run(self, side: int | None, why: str | None = None) -> bool:
         """Let ``side``'s clock run (None: stop both, ``why`` says why in words), charging the
-        time so far.  Before the first move nothing runs."""
+        time so far.  Before the first move nothing runs.  True when that changed whose runs."""
         with self._lock:
             self._charge(self._now())
+            before = self._running
             self._running = side if self.started else None
             self.why_stopped = why
+            return before != self._running
+
+    def times(self) -> list[float]:
+        """Each player's seconds left now."""
+        return [self.left(0), self.left(1)]
 
     @property
     def running(self) -> int | None:
@@ -255,6 +271,36 @@ def stop_reason(over: bool, camera_paused: bool, waiting: bool, started: bool) -
     if not started:
         return "starts with the first move"
     return None
+
+
+def save_clocks(path: Path, game: str, ply: int, clock: GameClock) -> None:
+    """Keep the clocks of ``game`` at ``ply`` in ``path`` (atomically); a failure is logged
+    and the game goes on (the moves' notes still hold the clocks)."""
+    data = {"game": game, "ply": ply, "left": [round(t, 2) for t in clock.times()]}
+    try:
+        write_atomic(path, json.dumps(data) + "\n", what="the game clocks")
+    except OSError as e:
+        log.warning("%s", e)
+
+
+def saved_clocks(path: Path, game: str, ply: int) -> list[float] | None:
+    """The clocks kept in ``path`` for ``game`` at ``ply``, or None (no file, another game or
+    position, or a file that cannot be read: the moves' notes then give the clocks)."""
+    if not path.exists():
+        return None
+    try:
+        data = read_json_file(path)
+    except InputError as e:
+        log.warning("%s: the moves' notes give the clocks", e)
+        return None
+    if not isinstance(data, dict) or data.get("game") != game or data.get("ply") != ply:
+        return None
+    left = data.get("left")
+    if (not isinstance(left, list) or len(left) != 2
+            or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t < 1e7 for t in left)):
+        log.warning("%s: the clocks in it cannot be read; the moves' notes give them", path)
+        return None
+    return [float(t) for t in left]
 
 
 class ClockWatcher:

@@ -249,3 +249,28 @@ def test_a_move_refused_on_a_full_disk_leaves_the_clocks_as_they_were(app, clien
         files.layer = saved
     ticking.wait(5)
     assert clocks(client) == (62, 50, "black")  # still Black's turn and time, no increment given
+
+
+def test_time_charged_before_a_pause_survives_a_restart(tmp_path, ticking):
+    first = make_app(tmp_path, ticking)
+    client = first.test_client()
+    hub = first.extensions["cupboard"].hub
+    new_clock_game(client)
+    move(client, "4c3")
+    ticking.wait(10)  # Black thinks, then the camera asks the players something: the clocks stop
+    hub.pending_source = lambda session: {"reason": "?", "squares": [], "candidates": [], "doubts": [{"square": "b2"}]}
+    hub.refresh()
+    assert clocks(client) == (62, 50, None)
+    hub.close()
+    again = make_app(tmp_path, ticking)
+    try:
+        assert clocks(again.test_client()) == (62, 50, "black")  # Black's 10 s stay spent
+    finally:
+        again.extensions["cupboard"].hub.close()
+    # a damaged clock file is set aside: the moves' notes give the clocks
+    (tmp_path / "clock.json").write_text("{not json", encoding="utf-8")
+    third = make_app(tmp_path, ticking)
+    try:
+        assert clocks(third.test_client()) == (62, 60, "black")
+    finally:
+        third.extensions["cupboard"].hub.close()

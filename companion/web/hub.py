@@ -21,7 +21,7 @@ from typing import Any
 from engine import Game, GameRules
 from engine.files import StorageError
 
-from ..clock import ClockWatcher, Now, clock_for, stop_reason
+from ..clock import CLOCK_FILE, ClockWatcher, Now, clock_for, save_clocks, saved_clocks, stop_reason
 from ..events import Broadcaster, SseMessage
 from ..journal import Event, JournalError
 from ..session import GameSession, SessionError, outcome_text
@@ -242,6 +242,10 @@ class GameHub:
         with session.lock:
             self.session = session
             session.clock = clock_for(session.journal.header.tags, session.move_notes, session.board, self.clock_time)
+            if session.clock is not None and not session.over:  # stopped or started within the turn
+                saved = saved_clocks(self.data_dir / CLOCK_FILE, game_id(session), session.board.ply)
+                if saved is not None:
+                    session.clock.set_left(saved)
             if session.clock is not None and self._clock_watcher is None:
                 self._clock_watcher = ClockWatcher(self.check_clock)
                 self._clock_watcher.start()
@@ -354,7 +358,8 @@ class GameHub:
         clock = session.clock
         if clock is not None:  # each change of the game may start or stop the clocks
             why = stop_reason(session.over, bool(self.camera_info.get("paused")), pending is not None, clock.started)
-            clock.run(None if why else session.board.turn, why)
+            if clock.run(None if why else session.board.turn, why) and not session.over:
+                save_clocks(self.data_dir / CLOCK_FILE, game_id(session), session.board.ply, clock)
             state["clock"] = clock.json(PLAYER_KEYS)
         else:
             state["clock"] = None
