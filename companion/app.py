@@ -23,9 +23,11 @@ from .journal import JournalError
 from .jr_prepare import JrTablePreparer
 from .services import CameraService, Companion, CompanionConfig
 from .web import (
+    analysis_api,
     camera_api,
     game_api,
     hints_api,
+    history_api,
     pages,
     records_api,
     referee_api,
@@ -77,6 +79,8 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
 
     register_error_handlers(app)
     for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api):
+        app.register_blueprint(module.bp)
+    for module in (history_api, analysis_api):  # looking back at a game, and its analysis
         app.register_blueprint(module.bp)
 
     if config.camera is not None:

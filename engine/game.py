@@ -106,6 +106,8 @@ class Game(Protocol):
 #                                    board size, reserves, legal moves by square)
 #   tap_choices() -> list[TapChoice] what tapping a part of ``svg()`` offers (Cups: a stock offers
 #                                    drops, a cup its sow; a forced pass offered beside the board)
+#   hidden_pieces() -> list[dict]    the pieces under each stack's top (Gobblet), for a page looking
+#                                    back at a position
 @dataclass(frozen=True)
 class TapChoice:
     """A part of a game's drawing and the moves a tap on it offers, as (move text, label) pairs.
