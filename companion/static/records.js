@@ -36,7 +36,8 @@
       const download = el("a", { class: "button", href: `/api/records/${encodeURIComponent(g.file)}`, download: g.file }, "Download");
       const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
       remove.addEventListener("click", () => deleteFile(g.file));
-      acts.append(replay, download, remove);
+      const analyse = el("a", { class: "button analyse", href: `/analysis?file=${encodeURIComponent(g.file)}&index=${g.index}` }, "Analyse");
+      acts.append(replay, analyse, download, remove);
       li.append(acts);
       li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${result} · ${g.moves} moves`));
       list.append(li);
