@@ -8,6 +8,7 @@
   const { api, el } = Cupboard;
   const $ = (id) => document.getElementById(id);
   const WORDS = { best: "best", fine: "fine", mistake: "mistake", blunder: "blunder" };
+  const SENTENCE = { best: "the best move", fine: "fine", mistake: "a mistake", blunder: "a blunder" };
 
   let job = null;      // the analysis as last read
   let ply = null;      // the position shown
@@ -30,7 +31,7 @@
     if (!m.verdict) return `${fullMove(m)}: not judged (${m.problem})`;
     const best = m.verdict === "best" ? "" : `; best was ${m.best} (${m.before})`;
     const exact = m.exact ? "exact" : m.how;
-    return `${fullMove(m)} is ${WORDS[m.verdict]}: ${job.players[m.colour]} ${m.before} before, ${m.after} after${best} · ${exact}`;
+    return `${fullMove(m)} is ${SENTENCE[m.verdict]}: ${job.players[m.colour]} ${m.before} before, ${m.after} after${best} · ${exact}`;
   }
 
   function renderJob() {

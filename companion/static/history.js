@@ -61,7 +61,7 @@
     } else {
       const movedOn = state.ply !== liveAtLook ? ` · the game has moved on (${state.moves.length} moves)` : "";
       const after = viewing === firstPly() ? "Looking back: the start" : `Looking back: after ${moveText(viewing)}`;
-      label.textContent = `${after} (not the live board)${movedOn}`;
+      label.textContent = `${after} · ${shown ? shown.status : ""} (not the live board)${movedOn}`;
     }
     bar.classList.toggle("moved-on", !live && state.ply !== liveAtLook);
     analyse.hidden = !state.over;
