@@ -79,7 +79,11 @@ def test_a_jr_game_analysed_move_by_move(exact):
     assert [(m.ply, m.player, m.text) for m in moves] == [(1, 0, "2b2"), (2, 1, "3a1"), (3, 0, "3c3")]
     assert moves[0].verdict == "blunder"
     counts = summary(moves)
-    assert counts[0]["blunder"] == 1 and sum(counts[0].values()) == 2 and sum(counts[1].values()) == 1
+    assert sum(counts[0].values()) == 2 and sum(counts[1].values()) == 1
+    for m in moves:  # each verdict is the one judging the move alone gives
+        position = position_after(game, m.ply - 1)
+        assert judge_move(position, position.parse_move(m.text)).verdict == m.verdict
+        assert counts[m.player][m.verdict] == sum(1 for x in moves if x.player == m.player and x.verdict == m.verdict)
     # a record is replayed and analysed the same way; ``stop`` ends the walk
     (record,) = read_records(write_record(GameRecord.from_board(game)))
     assert [m.verdict for m in analyse_game(record)] == [m.verdict for m in moves]

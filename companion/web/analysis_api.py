@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, current_app, jsonify
 
 from engine import Game
 from engine.analysis import MoveAnalysis, analyse_game, summary
@@ -47,6 +47,7 @@ class Analysis:
     title: str
     players: dict[str, str]
     total: int
+    first: int  # the ply the game started from (a game set up mid-way starts later)
     status: str = QUEUED
     moves: list[MoveAnalysis] = field(default_factory=list)
     error: str = ""
@@ -63,7 +64,7 @@ class Analysis:
             "id": self.id, "status": self.status, "title": self.title, "players": self.players,
             "variant": self.game.rules.token, "total": self.total, "done": len(moves),
             "error": self.error, "note": self.note, "seconds": round(self.seconds, 2),
-            "first": moves_played(self.game)[0].ply,
+            "first": self.first,
             "names": {colour_name(p): self.game.player_name(p) for p in (0, 1)},
             "summary": {colour_name(p): counts[p] for p in (0, 1)},
             "moves": [_move_json(m) for m in moves],
@@ -106,8 +107,8 @@ class AnalysisRunner:
             waiting = sum(1 for j in self._jobs.values() if j.status == QUEUED)
             if waiting >= WAITING:
                 raise RuntimeError("the analysis is busy with other games: ask again in a minute")
-            total = len(moves_played(game)[1])
-            job = Analysis(job_id, game.copy(), title, players, total, note=note)
+            start, played = moves_played(game)
+            job = Analysis(job_id, game.copy(), title, players, len(played), start.ply, note=note)
             self._jobs[job_id] = job
             while len(self._jobs) > KEPT:
                 old_id = next((k for k, j in self._jobs.items() if j.status in (DONE, FAILED)), None)
@@ -151,8 +152,6 @@ class AnalysisRunner:
 
 
 def _runner() -> AnalysisRunner:
-    from flask import current_app
-
     return current_app.extensions["cupboard-analysis"]
 
 
