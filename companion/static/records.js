@@ -37,7 +37,7 @@
       const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
       remove.addEventListener("click", () => deleteFile(g.file));
       const analyse = el("a", { class: "button analyse", href: `/analysis?file=${encodeURIComponent(g.file)}&index=${g.index}` }, "Analyse");
-      acts.append(replay, analyse, download, remove);
+      acts.append(replay, download, analyse, remove);
       li.append(acts);
       li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${result} · ${g.moves} moves`));
       list.append(li);
