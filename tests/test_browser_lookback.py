@@ -59,6 +59,14 @@ def svg_pieces(svg):
     return sorted(list(f) for f in found)
 
 
+def same_text(page, svg):
+    """Whether the page's board draws the text (counts, labels) of the drawing ``svg``."""
+    return page.evaluate("""svg => {
+        const drawn = new DOMParser().parseFromString(svg, "image/svg+xml").documentElement.textContent;
+        return document.querySelector("#board svg").textContent === drawn;
+    }""", svg)
+
+
 def test_look_back_step_and_come_back(server, phone):
     page = phone
     page.goto(f"{server.url}?token={TOKEN}")
@@ -184,3 +192,30 @@ def test_the_analysis_of_a_finished_game(server, phone):
     page.wait_for_url("**/analysis?file=*")
     page.wait_for_function("() => document.querySelectorAll('#an-moves li').length === 7")
     assert page.get_attribute('#an-moves li[data-ply="6"]', "data-verdict") == "blunder"
+
+
+def test_looking_back_in_cups(server, phone):
+    page = phone
+    page.goto(f"{server.url}?token={TOKEN}")
+    page.wait_for_selector("#board svg")
+    call(server, "POST", "/api/game/new", {"variant": "cups", "options": {"cups": 3, "beans": 6}})
+    for _ in range(2):
+        state = call(server, "GET", "/api/state")
+        call(server, "POST", "/api/game/move", {"move": state["legal"][0]["text"]})
+    wait_ply(page, 2)
+    live = call(server, "GET", "/api/state")
+    page.click('#moves li[data-ply="1"]')
+    page.wait_for_selector('#board[data-lookback="1"]')
+    want = call(server, "GET", "/api/game/position?ply=1", token=False)
+    assert page.get_attribute("#board", "data-position") == want["position"]
+    assert same_text(page, want["svg"]) and not same_text(page, live["svg"])
+    assert page.is_hidden("#flip")  # a Cups drawing does not turn round
+    # a tap on a part of the drawing offers no move while looking back
+    part = next(c["selector"] for c in live["taps"] if c["selector"])
+    page.locator(f"#board {part}").first.click()
+    page.wait_for_timeout(300)
+    assert page.is_hidden("#offer") or not page.locator("#offer button").count()
+    assert page.locator("#moves li").count() == 2
+    page.click("#look-back")
+    page.wait_for_function("() => !('lookback' in document.querySelector('#board').dataset)")
+    assert same_text(page, live["svg"])

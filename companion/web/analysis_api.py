@@ -166,7 +166,10 @@ def _table_note(game: Game) -> str:
     if not table.covers(game):
         return ""
     answer = table.answer()
-    return "" if answer["table"] == "ready" else f"{answer['table_note']}: values proved by search meanwhile"
+    if answer["table"] == "ready":
+        return ""
+    return (f"{answer['table_note']}. Until it is there, this analysis proves values by search: slower, "
+            "and a draw it cannot prove is not called a blunder")
 
 
 @bp.post("")
