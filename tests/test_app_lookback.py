@@ -179,6 +179,8 @@ def test_the_server_answers_while_a_game_is_analysed(client):
     name = client.post("/api/records?name=long", data=write_record(GameRecord.from_board(game)).encode(),
                        headers=AUTH).get_json()["file"]
     job = client.post("/api/analysis", json={"file": name, "index": 0}).get_json()
-    assert client.get("/api/state").status_code == 200  # answered before the analysis ends
+    assert client.get("/api/state").status_code == 200
+    during = client.get(f"/api/analysis/{job['id']}").get_json()
+    assert during["status"] in ("queued", "running") and during["done"] < during["total"]  # still thinking
     job = finish(client, job)
     assert job["status"] == "done" and job["done"] == job["total"] == len(game.move_stack)
