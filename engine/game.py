@@ -277,8 +277,9 @@ class Judgement:
     """The engine's verdict on one move: its player's value before it (with the best move,
     ``best``) and after it (the move played), in words, and the ``verdict`` (``VERDICTS``).
     ``exact`` is True when both values are proved; ``drop`` is how much the value fell, in the
-    family's units (``units``: "plies", "beans", "points"), 0 for a best move; ``how`` says how
-    the values were found."""
+    family's units (``units``: "results" — win, draw, loss steps —, "beans", "points"), 0 for a
+    best move and where a forced win or loss makes points meaningless; ``how`` says how the
+    values were found."""
 
     best: Any
     best_text: str
