@@ -188,6 +188,7 @@ def test_the_analysis_of_a_finished_game(server, phone):
     # the same game from the records page
     page.goto(f"{server.url}records")
     page.wait_for_selector("#games a.analyse")
+    shot(page, "analysis-02-records-page")
     page.click("#games a.analyse")
     page.wait_for_url("**/analysis?file=*")
     page.wait_for_function("() => document.querySelectorAll('#an-moves li').length === 7")
