@@ -112,7 +112,7 @@
       $("an-note").hidden = false;
       $("an-note").textContent = r.data.error || "the analysis cannot be started";
       // a live game replaced by a new one is kept in the records, where it can be analysed
-      if (from.game && r.status === 409) $("an-note").append(" · ", el("a", { href: "/records" }, "find it in the records"));
+      if (from.game && /replaced/.test(r.data.error || "")) $("an-note").append(" · ", el("a", { href: "/records" }, "find it in the records"));
       return;
     }
     job = r.data;
