@@ -220,3 +220,11 @@ def test_looking_back_in_cups(server, phone):
     page.click("#look-back")
     page.wait_for_function("() => !('lookback' in document.querySelector('#board').dataset)")
     assert same_text(page, live["svg"])
+
+
+def test_the_analysis_of_a_replaced_game_points_to_the_records(server, phone):
+    page = phone
+    page.goto(f"{server.url}analysis?game=0123abc")
+    page.wait_for_selector("#an-note:not([hidden]) a[href='/records']")
+    assert page.inner_text("#an-title") == "Analysis not available"
+    assert "was replaced" in page.inner_text("#an-note")
