@@ -24,10 +24,12 @@ from .journal import JournalError
 from .jr_prepare import JrTablePreparer
 from .services import CameraService, Companion, CompanionConfig
 from .web import (
+    analysis_api,
     camera_api,
     clock_api,
     game_api,
     hints_api,
+    history_api,
     log_api,
     pages,
     records_api,
@@ -80,7 +82,7 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
 
     register_error_handlers(app)
     for module in (pages, game_api, stream, hints_api, records_api, camera_api, referee_api, wizard_api,
-                   log_api, clock_api):
+                   log_api, clock_api, history_api, analysis_api):
         app.register_blueprint(module.bp)
 
     if config.camera is not None:

@@ -109,6 +109,8 @@ class Game(Protocol):
 #                                    board size, reserves, legal moves by square)
 #   tap_choices() -> list[TapChoice] what tapping a part of ``svg()`` offers (Cups: a stock offers
 #                                    drops, a cup its sow; a forced pass offered beside the board)
+#   hidden_pieces() -> list[dict]    the pieces under each stack's top (Gobblet), for a page looking
+#                                    back at a position
 @dataclass(frozen=True)
 class TapChoice:
     """A part of a game's drawing and the moves a tap on it offers, as (move text, label) pairs.
@@ -223,8 +225,71 @@ class Family:
     engine_player: Callable[[str], Callable[..., Any]] | None = None
     # (game, rng, plies) -> None: varied opening moves for self-play; None: random legal moves
     opening: Callable[..., Any] | None = None
+    # (game, move, **options) -> Judgement: the engine's verdict on ``move`` played in ``game``
+    # (``engine.analysis``); raises ``AnalysisUnavailable``; None: the family has no analysis
+    judge: Callable[..., Any] | None = None
 
     def owns(self, token: str) -> bool:
         """True when ``token`` (a variant token or a position text's first word) is this family's."""
         head = token.strip().split(None, 1)[0] if token.strip() else ""
         return head.partition("[")[0] in self.presets
+
+
+# ------------------------------------------------------------------ looking back
+def moves_played(game: Game) -> tuple[Game, list]:
+    """The position ``game`` started from and the moves played since, in order (an ending
+    such as a resignation is not a move and is left out).  ``game`` is not changed."""
+    start = game.copy()
+    played = []
+    while start.can_pop:
+        played.append(start.pop())
+    return start, [move for move in reversed(played) if move is not None]
+
+
+def position_after(game: Game, ply: int) -> Game:
+    """A copy of ``game`` as it stood after its ``ply``-th ply (``Game.ply`` numbering, so a
+    game set up mid-way counts from its set-up ply).  The last ply gives the game as it is,
+    its ending (a resignation, an agreed draw) included.  ValueError names the plies there are."""
+    start, played = moves_played(game)
+    first, last = start.ply, start.ply + len(played)
+    if isinstance(ply, bool) or not isinstance(ply, int) or not first <= ply <= last:
+        raise ValueError(f"there is no position after ply {ply!r}: the game has plies {first} to {last}")
+    if ply == last:
+        return game.copy()
+    for move in played[: ply - first]:
+        start.push(move)
+    return start
+
+
+# ------------------------------------------------------------------ judging a move
+# Verdicts on a move, from the engine's value of the position before it (best play) and of
+# the move played, for its player.
+BEST = "best"  # keeps the value (one of the best moves)
+FINE = "fine"  # a little worse, or the same result reached more slowly
+MISTAKE = "mistake"  # clearly worse, the result unchanged
+BLUNDER = "blunder"  # turns a win into a draw or loss, or a draw into a loss (or a very large drop)
+VERDICTS = (BEST, FINE, MISTAKE, BLUNDER)
+
+
+class AnalysisUnavailable(ValueError):
+    """A move the family cannot judge (no exact solver for it, nor a search): the message says why."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The engine's verdict on one move: its player's value before it (with the best move,
+    ``best``) and after it (the move played), in words, and the ``verdict`` (``VERDICTS``).
+    ``exact`` is True when both values are proved; ``drop`` is how much the value fell, in the
+    family's units (``units``: "results" — win, draw, loss steps —, "beans", "points"), 0 for a
+    best move and where a forced win or loss makes points meaningless; ``how`` says how the
+    values were found."""
+
+    best: Any
+    best_text: str
+    before: str
+    after: str
+    verdict: str
+    exact: bool
+    drop: float = 0.0
+    units: str = ""
+    how: str = ""

@@ -530,6 +530,8 @@
       localStorage.setItem("cupboard-flip", flipped ? "1" : "0");
       if (state) render(state);
     });
+    // another module (looking back) asks for the live board to be drawn again
+    document.addEventListener("cupboard:redraw", () => { if (state) render(state); });
     $("pending-dismiss").addEventListener("click", () => post("/api/camera/dismiss"));
     $("hint-white").addEventListener("click", () => askHint("white"));
     $("hint-black").addEventListener("click", () => askHint("black"));

@@ -58,7 +58,8 @@
     const download = el("a", { class: "button", href: `/api/records/${encodeURIComponent(g.file)}`, download: g.file }, "Download");
     const remove = el("button", { type: "button", class: "delete control-only" }, "Delete");
     remove.addEventListener("click", () => deleteGame(g));
-    acts.append(replay, download, remove);
+    const analyse = el("a", { class: "button analyse", href: `/analysis?file=${encodeURIComponent(g.file)}&index=${g.index}` }, "Analyse");
+    acts.append(replay, download, analyse, remove);
     li.append(acts);
     const clock = g.clock ? ` · clock ${g.clock}` : "";
     li.append(el("span", { class: "meta" }, `${g.demo ? "demo · " : ""}${g.date} · ${g.variant} · ${resultWords(g)} · ${g.moves} moves${clock}`));

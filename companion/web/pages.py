@@ -53,3 +53,10 @@ def qr():
     out = io.BytesIO()
     segno.make(page_url(has_control()), error="m").save(out, kind="svg", scale=5, border=2, dark="#2b2118")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/analysis")
+def analysis():
+    """The analysis of a finished game (``?game=ID``, the live game once over, or
+    ``?file=NAME&index=N``, a recorded game): every move replayed with the engine's verdict."""
+    return render_template("analysis.html")

@@ -383,3 +383,9 @@ def import_records():
     path = _free_name(companion().records_dir, Path(filename).stem)
     save_records(path, records)
     return jsonify(file=path.name, games=len(records)), 201
+
+
+def recorded_game(name: str, index: int) -> GameRecord:
+    """Game ``index`` of the record file ``name`` (for the other read-only views of records:
+    looking back, analysis); ``ApiError`` 404/422 naming what is missing or broken."""
+    return _game(name, index)

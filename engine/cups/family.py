@@ -8,6 +8,7 @@ from typing import Any
 
 from ..game import AGREEMENT, RESIGNATION, TIME_FORFEIT, Family
 from . import hints as cups_hints
+from .analysis import judge
 from . import solve as cups_solve
 from .game import SCORE, parse_position
 from .rules import MAX_BEANS, MAX_CUPS, MIN_CUPS, CupsRules, CupsRulesError, variant
@@ -74,4 +75,5 @@ FAMILY = Family(
     prepare=prepare,
     wants_table=wants_table,
     perft=cups_solve.perft,
+    judge=judge,
 )

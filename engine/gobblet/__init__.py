@@ -7,6 +7,7 @@ search (``search/``) or, for Gobblet Jr., the exact 3x3 table (``jr/``).
 
 from ..game import Family, GameOver, IllegalMove, Outcome
 from .board import Board, parse_position, perft, replay
+from .analysis import judge
 from .hints import engine_player, hint
 from .tactics import play_safe_random
 from .notation import NotationError
@@ -39,6 +40,7 @@ FAMILY = Family(
     perft=lambda board, depth: perft(board, depth),
     engine_player=engine_player,
     opening=play_safe_random,
+    judge=judge,
 )
 
 __all__ = [

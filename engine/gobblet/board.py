@@ -669,6 +669,17 @@ class Board:
         ``frm`` (None: the reserve), as a page sends it; ValueError naming a bad square."""
         return Move(size, self.geo.square(to), None if frm is None else self.geo.square(frm))
 
+    def hidden_pieces(self) -> list[dict[str, Any]]:
+        """The pieces under the top of each stack, as a page lists them: per square (by name)
+        the hidden pieces, bottom first, each with its colour ("white"/"black") and size."""
+        out = []
+        for sq in range(self.rules.squares):
+            below = self.stack(sq)[:-1]
+            if below:
+                out.append({"square": self.geo.names[sq],
+                            "pieces": [{"colour": COLOUR_NAMES[c].lower(), "size": size} for c, size in below]})
+        return out
+
     def page_details(self, lifted: int | None = None, highlight: Iterable[int | str] = ()) -> dict[str, Any]:
         """What a page needs beyond the contract to let a player pick a piece and a square:
         the board's shape, the reserves, the legal moves and the last move by square, the
