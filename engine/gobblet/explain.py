@@ -96,7 +96,7 @@ def line_name(board: Board, line: int, article: bool = True) -> str:
 
 def square_list(board: Board, squares: Sequence[int]) -> str:
     """Square names joined as players say them: ``d1``, ``d1 and d4``, ``a1, b2 and c3``."""
-    names = [board.geo.names[s] for s in sorted(set(squares))]
+    names = sorted({board.geo.names[s] for s in squares})
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + f" and {names[-1]}"
@@ -323,8 +323,8 @@ def explain(board: Board, move: Move, names: Sequence[str] | None = None,
     text = "; ".join(parts)
     if alternative is not None and alternative.move != move:
         warning = refutation(board, alternative, names)
-        text = f"{text}. {_capital(warning)}" if text else _capital(warning)
-    return _capital(text)
+        text = f"{text}. {_capital(warning)}" if text else warning
+    return text  # lower case first, as the page shows it after the value: "wins in 3 · blocks ..."
 
 
 def _capital(text: str) -> str:
