@@ -220,6 +220,9 @@ class Family:
     engine_player: Callable[[str], Callable[..., Any]] | None = None
     # (game, rng, plies) -> None: varied opening moves for self-play; None: random legal moves
     opening: Callable[..., Any] | None = None
+    # (game, move, names) -> the move as said aloud ("Ann, large to c3, gobbles Ben's small"),
+    # for a page that speaks the game; None: the mover's name and the move text
+    spoken_move: Callable[..., str] | None = None
 
     def owns(self, token: str) -> bool:
         """True when ``token`` (a variant token or a position text's first word) is this family's."""

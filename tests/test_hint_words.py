@@ -170,3 +170,30 @@ def test_every_level_gives_a_reason(text):
     for level in ("beginner", "club"):
         h = hint(board, level, 0.3)
         assert h.reason and h.value
+
+
+# ------------------------------------------------------------------ Cups
+CUPS_CAPTURE = "cups[cups=3,beans=12] S 1 0 0 | 0 | 11 / N 0 2 0 | 0 | 10 ; S to move"
+
+
+def test_cups_hint_says_what_the_move_does_with_the_players_names():
+    from engine.cups.hints import hint as cups_hint
+
+    game = parse_position(CUPS_CAPTURE)
+    h = cups_hint(game, "full", seconds=5, names=("Ann", "Ben"))
+    assert h.text == "d2x"
+    assert h.reason.startswith("Captures the 2 beans opposite: the last bean lands in your empty cup 2 "
+                               "and takes Ben's cup 2")
+    assert "Ben can then take 2 beans with d3x" in h.reason
+    # a sow says where its last bean goes
+    sow = parse_position("cups[cups=3,beans=12] S 0 2 0 | 0 | 10 / N 0 0 0 | 0 | 12 ; S to move")
+    h = cups_hint(sow, "club", names=("Ann", "Ben"))
+    if h.text == "s2":
+        assert h.reason.startswith("Sows cup 2: its last bean lands in your bowl")
+
+
+def test_the_generic_hint_passes_the_names_to_either_family():
+    from engine import hint as any_hint
+
+    assert "Ben's a-file" in any_hint(parse_position(BLOCK), "club", 0.5, names=("Ann", "Ben")).reason
+    assert "Ben's cup 2" in any_hint(parse_position(CUPS_CAPTURE), "full", 5, names=("Ann", "Ben")).reason

@@ -9,6 +9,7 @@ from typing import Any
 from ..game import AGREEMENT, RESIGNATION, Family
 from . import hints as cups_hints
 from . import solve as cups_solve
+from .spoken import spoken_move
 from .game import SCORE, parse_position
 from .rules import MAX_BEANS, MAX_CUPS, MIN_CUPS, CupsRules, CupsRulesError, variant
 
@@ -74,4 +75,5 @@ FAMILY = Family(
     prepare=prepare,
     wants_table=wants_table,
     perft=cups_solve.perft,
+    spoken_move=spoken_move,
 )

@@ -8,6 +8,7 @@ search (``search/``) or, for Gobblet Jr., the exact 3x3 table (``jr/``).
 from ..game import Family, GameOver, IllegalMove, Outcome
 from .board import Board, parse_position, perft, replay
 from .hints import engine_player, hint
+from .spoken import spoken_move
 from .tactics import play_safe_random
 from .notation import NotationError
 from .rules import (
@@ -39,6 +40,7 @@ FAMILY = Family(
     perft=lambda board, depth: perft(board, depth),
     engine_player=engine_player,
     opening=play_safe_random,
+    spoken_move=spoken_move,
 )
 
 __all__ = [
