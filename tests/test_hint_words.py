@@ -201,3 +201,14 @@ def test_the_generic_hint_passes_the_names_to_either_family():
 
     assert "Ben's a-file" in any_hint(parse_position(BLOCK), "club", 0.5, names=("Ann", "Ben")).reason
     assert "Ben's cup 2" in any_hint(parse_position(CUPS_CAPTURE), "full", 5, names=("Ann", "Ben")).reason
+
+
+def test_the_command_line_shows_the_words_and_the_number(capsys):
+    import re
+
+    from companion.cli import main
+
+    assert main(["hint", "--position", BLOCK, "--level", "club", "--time", "0.5"]) == 0
+    first, why = capsys.readouterr().out.splitlines()[:2]
+    assert re.fullmatch(r"\S+  \((about even|a bit better|clearly better|winning), [+-]\d+\)", first), first
+    assert why.startswith("why: blocks Black's a-file (3 shown)")
