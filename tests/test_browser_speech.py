@@ -134,6 +134,12 @@ def test_moves_alerts_and_the_result_are_spoken(served, phone):
     assert said[1] == page.inner_text("#log li.end") and "wins" in said[1]
     shot(page, "speech-result-spoken")
 
+    # taking the winning move back is said too
+    forget(page)
+    page.click("#banner-close")
+    page.click("#btn-takeback")
+    assert wait_spoken(page, 1) == ["Took back 2c1"]
+
 
 def test_nothing_is_spoken_with_the_option_off(served, phone):
     _, running = served

@@ -1,5 +1,5 @@
-// Spoken moves and alerts: with the option on (kept on this phone), every move, alert and
-// result is read aloud with the browser's speech synthesis (it works offline on phones), so
+// Spoken moves and alerts: with the option on (kept on this phone), every move, take-back,
+// alert and result is read aloud with the browser's speech synthesis (it works offline on phones), so
 // the players can keep their eyes on the table.  A move is read as players say it
 // ("Ann, large to c3, gobbles Ben's small"): the server sends those words with each move
 // (``spoken`` in the state's moves).  The hint panel gets a "Speak hint" button, and the
@@ -26,7 +26,8 @@
   // follows it in order.
   function say(text) {
     if (!synth || !text) return;
-    const utterance = new SpeechSynthesisUtterance(text);
+    // a move text's end marks ("2c1#", "3b2?#") would be read out as signs: the words say it
+    const utterance = new SpeechSynthesisUtterance(text.replace(/\?#|#/g, ""));
     utterance.lang = document.documentElement.lang || "en";
     synth.speak(utterance);
   }
@@ -64,7 +65,7 @@
       const move = state && state.moves ? state.moves.find((m) => m.ply === ply) : null;
       return move && move.spoken ? move.spoken : event.text;
     }
-    if (event.kind === "end") return event.text;
+    if (event.kind === "end" || event.kind === "takeback") return event.text;
     const alerts = Cupboard.alertKinds || [];
     return alerts.includes(event.kind) ? event.text : "";
   }
