@@ -256,8 +256,8 @@ def looks_tempting(board: Board, move: Move) -> bool:
 
 
 def pick_tempting(board: Board, best: Move, ranked: Sequence[tuple[Move, int | None, bool]]) -> Move | None:
-    """The alternative to warn about, from ``ranked`` (move, score for the mover or None when
-    only a forced loss is known, whether it is clearly worse than ``best``): the first clearly
+    """The alternative to warn about, from ``ranked`` (move, score for the mover or None for an
+    exact value, whether it is clearly worse than ``best``), best first: the first clearly
     worse move that catches the eye, else the first clearly worse move among the two next
     best; None when the next moves are about as good."""
     worse = [move for move, _, bad in ranked if bad and move != best]
@@ -272,9 +272,11 @@ def pick_tempting(board: Board, best: Move, ranked: Sequence[tuple[Move, int | N
 
 
 def refutation(board: Board, alt: Alternative, names: Sequence[str] | None = None) -> str:
-    """What goes wrong after the alternative ``alt``: ``not 3a1-b2: it uncovers a1 and gives
-    Black row 1``, ``not 4c3: Black answers 3d2 and then cannot be stopped on d1 and d4``,
-    ``not 2c1: after Black's 4xb2 White is clearly worse``."""
+    """What goes wrong after the alternative ``alt``, from the first reply of its line:
+    ``not 4b2-b3: uncovering b2 would give Black row 2``, ``not 4a2: Black answers 4d4 and
+    wins: 4 in row 4``, ``not 4c3: Black answers 4d4, and White cannot stop c4 and d1``,
+    ``not 3d1: Black answers 4c1xd1 (gobbles ...) and White is a bit worse``, ``not 2c1:
+    after Black's 4b2 White is clearly worse``."""
     who = names_of(board, names)
     me = board.turn
     opp = 1 - me
