@@ -86,6 +86,14 @@ def test_what_goes_wrong_after_the_tempting_alternative():
     alt = board.parse_move("4b2-b3")
     assert refutation(board, Alternative(alt, (alt,), "loses in 1"), ("Ann", "Ben")) == \
         "not 4b2-b3: uncovering b2 would give Ben row 2"
+    # the answer sets up two threats at once
+    board = parse_position("gobblet B4,B3,.,./.,.,.,B3/.,W4,.,B4/W4,B4,W4,. w 3,3,3 3,2,2 6")
+    alt = board.parse_move("3a3")
+    after = board.copy()
+    after.push(alt)
+    line = (alt, after.parse_move("4b1-d4"))
+    assert refutation(board, Alternative(alt, line, "loses in 4"), ("Ann", "Ben")) == \
+        "not 3a3: Ben answers 4b1-d4, and Ann cannot stop c4 and d1"
     # an answer without a tactic is said with the value in words
     board = parse_position(THREAT)
     alt = board.parse_move("4d4")
