@@ -181,3 +181,19 @@ def test_the_hint_panel_explains_and_speaks_the_hint_on_request(served, phone):
     said = wait_spoken(page, 1)
     assert said[0].startswith("Bob, large to a2, gobbles Ann's medium. about even. gobbles the 2 on a2 that Ann needs")
     shot(page, "speech-hint-explained")
+
+
+def test_cups_moves_are_spoken_in_cups_words(served, phone):
+    from test_browser_cups import start_small_cups
+
+    _, running = served
+    page = phone
+    open_page(page, running)
+    start_small_cups(page)  # Ann (South) against Bob (North), 3 cups, 6 beans each
+    set_speech(page, True)
+    forget(page)
+    for player, move, ply in (("south", "d2", 1), ("north", "d2x", 2)):
+        page.locator(f'#board [data-stock="{player}"]').click()
+        page.click(f'#offer button[data-move="{move}"]')
+        wait_ply(page, ply)
+    assert wait_spoken(page, 2) == ["Ann drops 2", "Bob drops 2 and takes 1 bean"]
