@@ -115,6 +115,20 @@ def test_the_whole_reason_joins_the_facts_and_the_warning():
                     "Not 4a2: Black answers 4d4 and wins: 4 in row 4")
 
 
+def test_a_quiet_move_is_explained_by_the_plan_the_search_found():
+    board = parse_position(THREAT)
+    line = []
+    for text in ("3d4", "3d3", "4c2"):  # White's quiet move, Black's answer, White's threat
+        line.append(board.parse_move(text))
+        board.push(line[-1])
+    for _ in line:
+        board.pop()
+    assert facts(board, line[0]) == []
+    assert explain(board, line[0], ("Ann", "Ben"), line=line) == \
+        "the plan: after Ben's 3d3, 4c2 threatens 4 in row 2 next move"
+    assert explain(board, line[0], line=line[:2]) == ""  # too short a line: nothing to say
+
+
 def test_lines_are_named_as_players_say_them():
     board = parse_position(WIN)
     geo = board.geo

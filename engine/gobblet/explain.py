@@ -4,8 +4,9 @@ A hint's search (or the exact Gobblet Jr. table) says *which* move is best and b
 module says *why*, from the tactical facts of the position (``tactics``): the line the move
 completes, the opponent's line it blocks, the piece it gobbles that the opponent needs, the two
 threats the opponent cannot both stop, the threat it makes, the piece that must stay where it
-is because lifting it would uncover the opponent's line, and what goes wrong after the most
-tempting alternative (from the line the search or the table found against it).
+is because lifting it would uncover the opponent's line; for a quiet move, the plan the search
+expects (its next move's tactic); and what goes wrong after the most tempting alternative
+(from the line the search or the table found against it).
 
 Everything here is pure: the board is left as it was (moves are pushed and popped), nothing is
 searched, and the players are named as the caller says (``names``: the players' names, or the
@@ -246,6 +247,42 @@ def facts(board: Board, move: Move, names: Sequence[str] | None = None) -> list[
     return out
 
 
+def plan(board: Board, line: Sequence[Move], names: Sequence[str] | None = None) -> str | None:
+    """What the search expects to follow ``line`` (the suggested move, the opponent's answer,
+    the mover's next move), said when that next move has a tactic: ``the plan: after Black's
+    3b2, 4c3 threatens 4 in row 3 next move``; None when it has none or the line is short."""
+    if len(line) < 3:
+        return None
+    who = names_of(board, names)
+    opp = 1 - board.turn
+    pushed = 0
+    try:
+        for move in line[:2]:
+            if board.decided is not None or not board.is_legal(move):
+                return None
+            if pushed == 1:
+                reply = board.move_text(move).rstrip("#?=")
+            board.push(move)
+            pushed += 1
+        nxt = line[2]
+        if board.decided is not None or not board.is_legal(nxt):
+            return None
+        text = board.move_text(nxt).rstrip("#?=")
+        win = wins_now(board, nxt, who)
+        trap = None if win else unstoppable(board, nxt, who)
+        if trap:
+            what = f"{text}, and {trap.replace('after this ', '')}"
+        else:
+            fact = win or threatens(board, nxt, who) or gobbles(board, nxt, who)
+            if not fact:
+                return None
+            what = f"{text} {fact}"
+        return f"the plan: after {who[opp]}'s {reply}, {what}"
+    finally:
+        for _ in range(pushed):
+            board.pop()
+
+
 # ------------------------------------------------------------------ the tempting alternative
 def looks_tempting(board: Board, move: Move) -> bool:
     """Whether ``move`` catches the eye: it gobbles an opponent piece or makes a threat."""
@@ -316,12 +353,17 @@ def _is_words(value: str) -> bool:
 
 
 def explain(board: Board, move: Move, names: Sequence[str] | None = None,
-            alternative: Alternative | None = None, lead: str = "") -> str:
+            alternative: Alternative | None = None, lead: str = "", line: Sequence[Move] = ()) -> str:
     """The whole reason for suggesting ``move``: ``lead`` (a value sentence the caller makes,
-    e.g. ``the only move that wins``) and the move's facts joined with ``; ``, then what goes
-    wrong after ``alternative`` as its own sentence."""
+    e.g. ``the only move that wins``) and the move's facts joined with ``; `` (for a quiet move,
+    the plan the search's expected ``line`` shows), then what goes wrong after ``alternative``
+    as its own sentence."""
     parts = [lead] if lead else []
-    parts += facts(board, move, names)
+    said = facts(board, move, names)
+    if not said and line and line[0] == move:
+        planned = plan(board, line, names)
+        said = [planned] if planned else []
+    parts += said
     text = "; ".join(parts)
     if alternative is not None and alternative.move != move:
         warning = refutation(board, alternative, names)

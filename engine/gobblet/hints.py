@@ -165,7 +165,8 @@ def _search_hint(board: Board, lvl: Level, seconds: float, rng: random.Random, s
         alternatives = tuple(a for a in alternatives if a.move == move) + tuple(a for a in alternatives if a.move != move)
     lead = _search_lead(chosen, ranked, names_of(board, names)[1 - board.turn])
     tempting = _search_tempting(board, chosen, ranked)
-    reason = explain(board, move, names, tempting, lead)
+    line = result.pv if chosen is ranked[0] else ()
+    reason = explain(board, move, names, tempting, lead, line)
     if not reason:
         reason = f"no tactic to point at: the best move found looking {result.depth} plies ahead"
     exact = mate_distance(chosen.score) is not None and chosen.exact
