@@ -6,8 +6,8 @@ of the search.
 For each variant (Gobblet 4x4, Goblet 5, Gobblet Jr.), positions from seeded quiet play
 (``play_safe_random``, the plies given): the time of ``facts`` for every legal move (the
 median and the slowest), and for the suggested move of a depth-3 search the whole reason with
-the tempting alternative and the short search against it (``hints._search_tempting`` plus
-``explain``): median and slowest, in milliseconds.
+the plan the search found, the tempting alternative and the short search against it
+(``hints._search_tempting`` plus ``explain``): median and slowest, in milliseconds.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             ranked = list(result.ranked)
             start = time.perf_counter()
             tempting = hints._search_tempting(board, ranked[0], ranked)
-            explain(board, ranked[0].move, None, tempting)
+            explain(board, ranked[0].move, None, tempting, line=result.pv)
             reasons.append(time.perf_counter() - start)
         ms = lambda xs: f"median {1000 * statistics.median(xs):.1f} ms, slowest {1000 * max(xs):.1f} ms"  # noqa: E731
         print(f"{token:11} facts of one move ({len(per_move)} moves): {ms(per_move)}; "
