@@ -12,7 +12,7 @@ Everything here is pure: the board is left as it was (moves are pushed and poppe
 searched, and the players are named as the caller says (``names``: the players' names, or the
 colours ``White``/``Black`` by default).  Lines are named as players say them: ``row 2``,
 ``the a-file``, ``the a1-d4 diagonal`` (with the squares when a line is shorter than the board,
-as in Goblet 5: ``row 2 (b2-e2)``).
+as on a 5x5 board with lines of 4: ``row 2 (b2-e2)``).
 """
 
 from __future__ import annotations
