@@ -27,9 +27,11 @@ from .values import Move
 
 
 _SOLVERS: dict[int, JrSolver] = {}
-# how deep the search looks for the answer to the tempting alternative (a few ms to a few
-# tens of ms: a hint's reason names the answer's tactic, found within a few plies)
+# how far the search looks for the answer to the tempting alternative: a hint's reason names
+# the answer's tactic, found within a few plies (``bench/hint_words.py``: tens of ms, a few
+# hundred at most on 5x5 boards)
 REFUTATION_DEPTH = 3
+REFUTATION_NODES = 20_000
 
 
 def jr_solver(build_if_missing: bool = False) -> JrSolver:
@@ -224,7 +226,8 @@ def _search_tempting(board: Board, chosen: ScoredMove, ranked: list[ScoredMove])
     try:
         if board.decided is not None:
             return Explained(alt, (alt,), value)
-        answer = Searcher().search(board, SearchLimits(time=None, depth=REFUTATION_DEPTH, deterministic=True))
+        answer = Searcher().search(board, SearchLimits(time=None, nodes=REFUTATION_NODES, depth=REFUTATION_DEPTH,
+                                                 deterministic=True))
     finally:
         board.pop()
     return Explained(alt, (alt, *answer.pv), value)
