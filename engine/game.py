@@ -228,6 +228,9 @@ class Family:
     # (game, move, **options) -> Judgement: the engine's verdict on ``move`` played in ``game``
     # (``engine.analysis``); raises ``AnalysisUnavailable``; None: the family has no analysis
     judge: Callable[..., Any] | None = None
+    # (game, move, names) -> the move as said aloud ("Ann, large to c3, gobbles Ben's small"),
+    # for a page that speaks the game; None: the mover's name and the move text
+    spoken_move: Callable[..., str] | None = None
 
     def owns(self, token: str) -> bool:
         """True when ``token`` (a variant token or a position text's first word) is this family's."""

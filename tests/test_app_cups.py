@@ -99,7 +99,7 @@ def test_moves_and_illegal_moves_answered_with_the_rule(client):
     new_cups(client)
     s = play(client, ["d2"])  # South: one bean each into cups 1 and 2
     assert s["position"].startswith("cups[cups=3,beans=6] S 1 1 0 | 0 | 4 / N 0 0 0 | 0 | 6 ; N to move")
-    assert s["moves"] == [{"ply": 1, "colour": "white", "text": "d2"}]
+    assert s["moves"] == [{"ply": 1, "colour": "white", "text": "d2", "spoken": "Ann drops 2"}]
     # North sows cup 1 without the exact count (it needs 3 beans, it holds none)
     r = post(client, "/api/game/move", {"move": "s1"})
     assert r.status_code == 422

@@ -70,7 +70,7 @@ def test_moves_by_text_and_by_tap(client):
     r = post(client, "/api/game/move", {"move": "4c3"})
     assert r.status_code == 200
     body = r.get_json()
-    assert body["state"]["moves"] == [{"ply": 1, "colour": "white", "text": "4c3"}]
+    assert body["state"]["moves"] == [{"ply": 1, "colour": "white", "text": "4c3", "spoken": "White, large to c3"}]
     assert body["state"]["last_move"] == {"size": 4, "from": None, "to": "c3"}
     r = post(client, "/api/game/move", {"size": 4, "from": None, "to": "b2"})
     assert r.status_code == 200

@@ -162,7 +162,7 @@ def test_hint_reason_names_the_capture_and_the_threat():
     h = hint(game, "full", seconds=5)
     assert reference(game) == 1
     assert h.text == "d2x" and h.value == "wins by 1 bean with perfect play"
-    assert "takes the 2 beans of North's cup 2" in h.reason
+    assert "Captures the 2 beans opposite: the last bean lands in your empty cup 2 and takes North's cup 2" in h.reason
     assert "North can then take 2 beans with d3x (from your cup 1)" in h.reason
     # leaving a blocked cup to be taken later can be worth more than taking it now
     blocked = parse_position("cups[cups=3,beans=12] S 1 0 0 | 0 | 11 / N 0 5 0 | 0 | 7 ; S to move")

@@ -51,14 +51,21 @@ def cmd_hint(args: argparse.Namespace) -> int:
     if is_jr_game(board) and level(args.level).depth is None:
         _load_jr_table()
     h = hint(board, args.level, args.time)
-    print(f"{h.text}  ({h.value})")
+    # the number behind a value said in words only ("clearly better"; Cups' values are in beans)
+    number = f", {h.score:+d}" if h.score is not None and not _has_digit(h.value) else ""
+    print(f"{h.text}  ({h.value}{number})")
     print(f"why: {h.reason}")
     kind = "exact" if h.exact else f"search depth {h.depth}"
     print(f"level {h.level}, {kind}, {h.nodes} nodes in {h.seconds:.2f} s")
     print("alternatives:")
     for alt in h.alternatives[:8]:
-        print(f"  {alt.text:10} {alt.value}")
+        number = f" ({alt.score:+d})" if alt.score is not None and not _has_digit(alt.value) else ""
+        print(f"  {alt.text:10} {alt.value}{number}")
     return 0
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:

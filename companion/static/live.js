@@ -8,6 +8,7 @@
   // journal kinds that raise the banner (and sound and vibration when they are on)
   const ALERT_KINDS = ["illegal", "disagrees", "hidden-mismatch", "pending", "ambiguous", "touch-move",
     "touch-opponent", "board-moved", "camera-lost", "mismatch", "touch", "alert", "doubt"];
+  Cupboard.alertKinds = ALERT_KINDS;  // speech.js reads these aloud
   const PENDING_KINDS = ["pending", "ambiguous", "hidden-mismatch"];
   // shown for a moment, silently: "behind" is the board still showing an earlier position,
   // as it does while a move entered by tapping is being made on the board

@@ -10,6 +10,7 @@ from flask import Blueprint, jsonify
 
 from engine import Game, hints
 from engine.files import StorageError
+from engine.spoken import spoken_move
 
 from ..services import companion
 from .errors import ApiError
@@ -43,8 +44,9 @@ def _current(hub, game: str | None, attempt: int) -> tuple[Game, dict[str, Any],
     return board, state, demo
 
 
-def describe_hint(board: Game, result: hints.Hint) -> dict[str, Any]:
-    """The engine's hint as JSON for the page: the move, its value and reason, whether the value
+def describe_hint(board: Game, result: hints.Hint, names: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The engine's hint as JSON for the page: the move (with its words said aloud), its value
+    in words and reason, the search's number behind the value (``detail``), whether the value
     is exact, and the ranked alternatives after the suggested move, each with its value."""
     best = move_json(board, result.move)
     alternatives = []
@@ -53,8 +55,18 @@ def describe_hint(board: Game, result: hints.Hint) -> dict[str, Any]:
         if item != best:  # the engine ranks the suggested move first
             item["value"] = alt.value
             alternatives.append(item)
+    best["spoken"] = spoken_move(board, result.move, names)
     return {"move": best, "value": result.value, "reason": result.reason, "exact": result.exact,
-            "alternatives": alternatives}
+            "score": result.score, "detail": _detail(result), "alternatives": alternatives}
+
+
+def _detail(result: hints.Hint) -> str:
+    """The number behind a searched value, for players who want it: ``+16 after looking 5
+    plies ahead``; empty for exact values (their words are the whole story)."""
+    if result.exact or result.score is None:
+        return ""
+    plies = f" after looking {result.depth} pl{'y' if result.depth == 1 else 'ies'} ahead" if result.depth else ""
+    return f"{result.score:+d}{plies}"
 
 
 @bp.post("/hint")
@@ -90,8 +102,9 @@ def ask_hint():
 
         # in Gobblet Jr. say whether the exact table is there yet (switching to it once it is)
         table = services.jr_table.answer() if services.jr_table.covers(board) else {}
-        result = hints.hint(board.copy(), level, services.config.hint_seconds)
-        answer = describe_hint(board, result)
+        names = (state["players"]["white"], state["players"]["black"])
+        result = hints.hint(board.copy(), level, services.config.hint_seconds, names=names)
+        answer = describe_hint(board, result, names)
         answer.update(table)
         try:
             with hub.acting(state["game"]) as session:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Game, GameRules
+from engine.spoken import spoken_move
 from engine.files import StorageError
 
 from ..clock import CLOCK_FILE, ClockWatcher, Now, clock_for, save_clocks, saved_clocks, stop_reason
@@ -129,12 +130,14 @@ def build_state(
     while start.can_pop:
         played.append(start.pop())
     played = [m for m in reversed(played) if m is not None]  # not the endings
+    tags = dict(session.journal.header.tags)
+    names = (tags.get("White", ""), tags.get("Black", ""))
     moves = []
     for move in played:
-        moves.append({"ply": start.ply + 1, "colour": colour_name(start.turn), "text": start.move_text(move)})
+        moves.append({"ply": start.ply + 1, "colour": colour_name(start.turn), "text": start.move_text(move),
+                      "spoken": spoken_move(start, move, names)})  # read aloud by the page (speech.js)
         start.push(move)
     outcome = board.outcome()
-    tags = dict(session.journal.header.tags)
     events = session.journal.events
     hints_used = {"white": 0, "black": 0}
     for event in reversed(events):

@@ -10,6 +10,7 @@ from ..game import AGREEMENT, RESIGNATION, TIME_FORFEIT, Family
 from . import hints as cups_hints
 from .analysis import judge
 from . import solve as cups_solve
+from .spoken import spoken_move
 from .game import SCORE, parse_position
 from .rules import MAX_BEANS, MAX_CUPS, MIN_CUPS, CupsRules, CupsRulesError, variant
 
@@ -76,4 +77,5 @@ FAMILY = Family(
     wants_table=wants_table,
     perft=cups_solve.perft,
     judge=judge,
+    spoken_move=spoken_move,
 )

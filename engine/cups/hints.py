@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,9 +97,10 @@ def prepare(rules: CupsRules, path: Path | None = None) -> ExactSolver:
 
 
 def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0,
-         rng: random.Random | None = None) -> Hint:
+         rng: random.Random | None = None, names: Sequence[str] | None = None) -> Hint:
     """The suggested move for the side to move of ``game`` at ``strength`` within about
-    ``seconds``; raises ValueError when the game is over."""
+    ``seconds``; ``names`` are the players' names for the reason's words (default: South and
+    North).  Raises ValueError when the game is over."""
     lvl = level(strength)
     game = game.copy()  # the search plays moves on it: the caller's game stays untouched
     moves = game.legal_moves()
@@ -138,7 +140,7 @@ def hint(game: CupsGame, strength: str | int = "full", seconds: float = 1.0,
         move=chosen.move,
         text=game.move_text(chosen.move),
         value=value_words(chosen, depth),
-        reason=reason(game, chosen, ranked),
+        reason=reason(game, chosen, ranked, names),
         alternatives=alternatives,
         level=lvl.name,
         exact=bool(exact),
@@ -174,12 +176,16 @@ def value_words(mv: MoveValue, depth: int = 0) -> str:
     return f"{where} (searched {depth} pl{'y' if depth == 1 else 'ies'}, not proven)"
 
 
-def reason(game: CupsGame, chosen: MoveValue, ranked: list[MoveValue]) -> str:
+def reason(game: CupsGame, chosen: MoveValue, ranked: list[MoveValue],
+           names: Sequence[str] | None = None) -> str:
     """Why ``chosen``, in words: what it takes or sows, the cups it blocks or readies, what the
-    opponent can take next, and how it compares with the next best move."""
+    opponent can take next, and how it compares with the next best move; the opponent is
+    called by ``names`` when given."""
     me = game.turn
     x = game.rules.cups
     opp_name = game.player_name(1 - me)
+    if names and len(names) == 2 and isinstance(names[1 - me], str) and names[1 - me].strip():
+        opp_name = names[1 - me].strip()
     move = chosen.move
     parts = []
     if isinstance(move, Pass):
@@ -187,13 +193,13 @@ def reason(game: CupsGame, chosen: MoveValue, ranked: list[MoveValue]) -> str:
     if isinstance(move, Drop):
         taken = game.captures(move)
         if taken:
-            parts.append(f"the last bean lands in your empty cup {move.k} and takes the {_beans(taken)} "
-                         f"of {opp_name}'s cup {x + 1 - move.k}")
+            parts.append(f"captures the {_beans(taken)} opposite: the last bean lands in your empty cup "
+                         f"{move.k} and takes {opp_name}'s cup {x + 1 - move.k}")
         else:
             parts.append(f"drops {_beans(move.k)} into your cups 1-{move.k}" if move.k > 1
                          else "drops 1 bean into your cup 1")
     elif isinstance(move, Sow):
-        parts.append(f"sows cup {move.cup}: its last bean goes into your bowl")
+        parts.append(f"sows cup {move.cup}: its last bean lands in your bowl, one more for you")
     blocked_before = _blocked(game, me)
     game._play(move)
     try:

@@ -9,6 +9,7 @@ from ..game import Family, GameOver, IllegalMove, Outcome
 from .board import Board, parse_position, perft, replay
 from .analysis import judge
 from .hints import engine_player, hint
+from .spoken import spoken_move
 from .tactics import play_safe_random
 from .notation import NotationError
 from .rules import (
@@ -41,6 +42,7 @@ FAMILY = Family(
     engine_player=engine_player,
     opening=play_safe_random,
     judge=judge,
+    spoken_move=spoken_move,
 )
 
 __all__ = [
