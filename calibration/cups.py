@@ -56,6 +56,7 @@ from hardware.cups.layout import (
 from hardware.pieces import DataFileError, check_header
 from vision.cups.calibration import CupsCalibration, from_pose
 
+from .calibrate import AUTO_CAMERA, CLEARLY_BETTER, STANDARD_CAMERA
 from .canvas import Canvas, canvas_maps, rectify
 from .corners import check_corner_points, fit_plane_pose
 from .model import CalibrationError
@@ -187,30 +188,49 @@ def play_area_corners(layout: CupsLayout) -> np.ndarray:
 def camera_intrinsics(camera_model: str, width: int, height: int) -> CameraIntrinsics:
     """The nominal lens of ``camera_model`` (``CAMERA_MODULES``) at the still's size."""
     if camera_model not in CAMERA_MODULES:
-        raise CupsSetupError(f"unknown camera module {camera_model!r}; known: {', '.join(CAMERA_MODULES)}")
+        raise CupsSetupError(f"unknown camera module {camera_model!r}; known: {AUTO_CAMERA}, "
+                             f"{', '.join(CAMERA_MODULES)}")
     return nominal_intrinsics(camera_model, width, height)
 
 
 def fix_from_corners(points: Sequence[Sequence[float]], layout: CupsLayout, width: int, height: int,
                      camera_model: str = "pi3") -> TableFix:
     """The camera over the play area from its four corners tapped on a ``width`` × ``height``
-    still, in ``play_area_corners``' order; CupsSetupError says what is wrong with the taps."""
-    intr = camera_intrinsics(camera_model, width, height)
+    still, in ``play_area_corners``' order, through the lens of ``camera_model``; with
+    ``auto``, the module whose lens the corners fit plainly best, else the standard one (as
+    the Gobblet calibration picks it from the markers: a camera looking nearly straight down
+    sees the same rectangle through any lens, at another height).  CupsSetupError says what
+    is wrong with the taps."""
+    models = CAMERA_MODULES if camera_model == AUTO_CAMERA else (camera_model,)
+    intrs = [camera_intrinsics(m, width, height) for m in models]
     try:
         pts = check_corner_points(points, width, height, "play area", CORNER_ORDER)
-        fix = fit_plane_pose(play_area_corners(layout), pts, intr, f"a play area of {layout.width_mm:g} x "
-                             f"{layout.depth_mm:g} mm")
+        what = f"a play area of {layout.width_mm:g} x {layout.depth_mm:g} mm"
+        fits, failed = [], None
+        for intr in intrs:
+            try:
+                fits.append((intr, fit_plane_pose(play_area_corners(layout), pts, intr, what)))
+            except CalibrationError as e:
+                failed = e
+        if not fits:
+            raise failed or CupsSetupError("no camera position fits these four corners")
     except CupsSetupError:
         raise
     except CalibrationError as e:
         raise CupsSetupError(str(e)) from None
+    best = min(fits, key=lambda f: f[1].error_px)
+    standard = next((f for f in fits if f[0].model == STANDARD_CAMERA), best)
+    intr, fix = best if best[1].error_px < CLEARLY_BETTER * standard[1].error_px else standard
     return TableFix(intr, fix.pose, fix.error_px)
 
 
-def rim_pixels(layout: CupsLayout, fix: TableFix) -> np.ndarray:
-    """Where each container's opening's centre (its rim's height) appears in the frame, px (N, 2)."""
-    pts = np.array([[c.x_mm, c.y_mm, c.height_mm] for c in layout.containers])
-    return project(pts, fix.intrinsics, fix.pose)
+def rim_pixels(layout: CupsLayout, fix: TableFix, centres: Sequence[Sequence[float]] | None = None) -> np.ndarray:
+    """Where each container's opening's centre (its rim's height) appears in the frame, px
+    (N, 2): the first ``len(centres)`` containers at ``centres`` (mm), else where ``layout``
+    puts them."""
+    where = [(c.x_mm, c.y_mm) for c in layout.containers] if centres is None else list(centres)
+    pts = np.array([[x, y, c.height_mm] for (x, y), c in zip(where, layout.containers)], np.float64).reshape(-1, 3)
+    return project(pts, fix.intrinsics, fix.pose) if len(pts) else np.zeros((0, 2))
 
 
 def taps_to_table(points: Sequence[Sequence[float]], layout: CupsLayout, fix: TableFix) -> np.ndarray:
