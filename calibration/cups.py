@@ -100,6 +100,9 @@ class TableFix:
     intrinsics: CameraIntrinsics
     pose: CameraPose
     error_px: float
+    # how the lens was chosen: ``named`` (the module given), ``corners`` (``auto``: the corners
+    # fit it plainly best) or ``assumed`` (``auto``: no lens stood out, the standard one)
+    lens: str = "named"
 
 
 # -- layouts ----------------------------------------------------------------------------------
@@ -220,8 +223,11 @@ def fix_from_corners(points: Sequence[Sequence[float]], layout: CupsLayout, widt
         raise CupsSetupError(str(e)) from None
     best = min(fits, key=lambda f: f[1].error_px)
     standard = next((f for f in fits if f[0].model == STANDARD_CAMERA), best)
-    intr, fix = best if best[1].error_px < CLEARLY_BETTER * standard[1].error_px else standard
-    return TableFix(intr, fix.pose, fix.error_px)
+    if len(fits) == 1:
+        return TableFix(fits[0][0], fits[0][1].pose, fits[0][1].error_px)
+    if best[1].error_px < CLEARLY_BETTER * standard[1].error_px:
+        return TableFix(best[0], best[1].pose, best[1].error_px, "corners")
+    return TableFix(standard[0], standard[1].pose, standard[1].error_px, "assumed")
 
 
 def rim_pixels(layout: CupsLayout, fix: TableFix, centres: Sequence[Sequence[float]] | None = None) -> np.ndarray:

@@ -89,7 +89,7 @@ def test_tapped_corners_give_the_camera_and_tapped_containers_land_where_they_st
         rng = np.random.default_rng(k)
         fix = fix_from_corners(tapped_corners(layout, truth, rng), layout, image.shape[1], image.shape[0],
                                truth.intrinsics.model)
-        assert fix.error_px < 6
+        assert fix.error_px < 6 and fix.lens == "named"
         assert abs(fix.pose.height - truth.pose.height) < 0.03 * truth.pose.height
         # the table plane: a grid over the play area lands within a few pixels of the truth
         grid = np.array([[x, y, 0.0] for x in np.linspace(0, layout.width_mm, 6) for y in np.linspace(0, layout.depth_mm, 5)])
@@ -109,6 +109,7 @@ def test_the_lens_is_told_by_the_corners_where_they_can_tell_it():
     for k, (layout, scene, image, truth, _) in enumerate(tables("cups-6", 6, 0)):
         fix = fix_from_corners(tapped_corners(layout, truth, np.random.default_rng(k)), layout, 1280, 720, "auto")
         picked.append((fix.intrinsics.model, truth.intrinsics.model))
+        assert fix.lens == ("assumed" if fix.intrinsics.model == "pi3" else "corners")
         if fix.intrinsics.model == truth.intrinsics.model:
             assert abs(fix.pose.height - truth.pose.height) < 0.03 * truth.pose.height
     assert sum(a == b for a, b in picked) >= 4, picked

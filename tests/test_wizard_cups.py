@@ -120,6 +120,7 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
     assert code == 200, d
     truth = table.scene.pose.height
     assert abs(d["table"]["camera_height_mm"] - truth) < 0.03 * truth and d["next"] == status["order"][0]
+    assert d["table"]["lens"] == "sensor" and d["table"]["camera_model"] == table.scene.intrinsics.model
     # the guides: where the layout expects each opening, near where the renderer put it (a few mm off)
     assert np.abs(np.array(d["table"]["expected"]) - table.rims()).max() < 15
 

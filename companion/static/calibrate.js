@@ -289,11 +289,20 @@
     b.disabled = true;
     const r = await api("POST", "/api/calibration/cups/corners",
       { points: cups.corners, frame: cups.frame, layout: layoutChoice(), camera: $("cups-camera").value });
-    if (!r.ok) { result("cups-corners-result", r.data.error || "refused", false); draw(); return; }
+    if (!r.ok) {  // the corners stay, to find the table again with another layout or module
+      Object.assign(cups, { mode: "corners", taps: [], draft: null });
+      result("cups-corners-result", r.data.error || "refused", false);
+      draw();
+      return;
+    }
     Object.assign(cups, { mode: "containers", order: r.data.order, taps: [], table: r.data.table });
     const t = r.data.table;
+    // where nothing told the lens, say so: through another module's lens the height is far off
+    const assumed = t.lens === "assumed"
+      ? `\nTaken as a ${$("cups-camera").querySelector("option[value=pi3]").textContent}: the corners cannot tell ` +
+        "the lens of a camera looking nearly straight down. If yours is another, choose it above." : "";
     result("cups-corners-result", `Table found: camera ${t.camera_height_mm} mm above it (${t.camera_model}), ` +
-      `corners within ${t.error_px} px.`, true);
+      `corners within ${t.error_px} px.` + assumed, true);
     draw();
   }
 
@@ -339,7 +348,14 @@
 
   function bind() {
     document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", () => chooseGame(r.value)));
-    $("cups-layout").addEventListener("change", () => { $("cups-own").hidden = $("cups-layout").value !== "own"; });
+    // another layout or camera module: the table is found again from the same four corners
+    const again = () => { if (cups.frame !== null && cups.corners.length === 4) findTable(); };
+    $("cups-layout").addEventListener("change", () => {
+      $("cups-own").hidden = $("cups-layout").value !== "own";
+      again();
+    });
+    $("cups-camera").addEventListener("change", again);
+    ["cups-own-x", "cups-own-w", "cups-own-d"].forEach((id) => $(id).addEventListener("change", again));
     $("btn-cups-still").addEventListener("click", takeStill);
     $("cups-still").addEventListener("click", tap);
     $("btn-cups-undo").addEventListener("click", () => {

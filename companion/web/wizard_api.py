@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import count as counter
 from typing import Any
 
@@ -519,6 +519,8 @@ def _cups_fix(c: CupsSteps) -> dict[str, Any] | None:
         return None
     return {"camera_height_mm": round(c.fix.pose.height, 1), "error_px": round(c.fix.error_px, 2),
             "camera_model": c.fix.intrinsics.model,
+            # named, told by the sensor, fitted plainly best by the corners, or assumed
+            "lens": c.fix.lens,
             # where the layout expects each container's opening: guides for the taps
             "expected": [[round(float(x), 1), round(float(y), 1)] for x, y in rim_pixels(c.layout, c.fix)]}
 
@@ -604,14 +606,16 @@ def cups_corners():
             c.camera_model = data["camera"]
         # a module named is used as named; else the one the Pi camera's sensor says, else the
         # corners tell it where they can
-        model = c.camera_model
+        model = sensor = c.camera_model
         if model == AUTO_CAMERA:
             source = getattr(companion().camera, "source", None)
-            model = SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+            model = sensor = SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
         try:
             fix = fix_from_corners(points, c.layout, image.shape[1], image.shape[0], model)
         except CupsSetupError as e:
             raise ApiError(422, f"the play area was not found: {e}") from None
+        if c.camera_model == AUTO_CAMERA and sensor != AUTO_CAMERA:
+            fix = replace(fix, lens="sensor")
         c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
         return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
                        next=tap_order(c.layout)[0])
