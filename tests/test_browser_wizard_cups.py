@@ -75,7 +75,7 @@ def test_the_wizard_sets_a_cups_table_up(served, tmp_path):
         assert "done" in page.get_attribute("#cups-step-area", "class")
         assert page.text_content("#cups-prompt") == "Every container is placed."
         assert page.locator("#cups-still-box .cups-dot").count() == 4 + 2 * 12  # corners; containers' points and names
-        shot(page, "wizard-cups-containers")
+        shot(page, "wizard-cups-containers", keep_as="wizard-cups-containers.png")
 
         empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
         table.show(empty)
