@@ -220,3 +220,28 @@ def test_cups_is_chosen_in_the_wizard_when_the_game_is_gobblet(tmp_path, table_c
         assert status["layout"]["name"] == "cups-6" and len(status["order"]) == 16 and status["table"] is None
     finally:
         app.extensions["cupboard"].hub.close()
+
+
+def test_the_cups_steps_never_answer_a_server_error(cups_app, table_camera):
+    """Every field of every Cups step given values of the wrong kind: a 4xx with a sentence."""
+    table, _ = table_camera
+    client = cups_app.test_client()
+    frame = post(client, "/still", {})[1]["frame"]
+    odd = [None, True, -1, 1e308, "x", "", [], {}, [[1, 2]] * 4, [["a", "b"]] * 4, [[1e308, -1e308]] * 4]
+    fields = {"/cups/corners": ("points", "frame", "layout", "camera"), "/cups/containers": ("points",),
+              "/cups/find": (), "/cups/empty": ("beans", "bean_mm"), "/cups/save": ()}
+    good = {"points": table.corners(), "frame": frame}
+    for path, names in fields.items():
+        for name in names:
+            for value in odd:
+                body = {**good, name: value} if path == "/cups/corners" else {name: value}
+                code, d = post(client, path, body)
+                assert code < 500 and isinstance(d.get("error", ""), str), (path, name, value, code, d)
+                assert code == 200 or d["error"], (path, name, value)
+        if names:  # the steps that read a body (find and save take none)
+            r = client.post(f"/api/calibration{path}", data="[1]", headers={**AUTH, "Content-Type": "application/json"})
+            assert r.status_code == 400 and "JSON object" in r.get_json()["error"]
+    for layout in ({"cups_per_row": "4", "width_mm": 750, "depth_mm": 565}, {"cups_per_row": 4}, [4],
+                   {"cups_per_row": 4, "width_mm": True, "depth_mm": 565}):
+        code, d = post(client, "/cups/corners", {**good, "layout": layout})
+        assert code in (400, 422) and d["error"], (layout, d)

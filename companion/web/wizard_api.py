@@ -600,7 +600,7 @@ def cups_corners():
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
         if "camera" in data:
-            if data["camera"] not in (AUTO_CAMERA, *CAMERA_MODULES):
+            if not isinstance(data["camera"], str) or data["camera"] not in (AUTO_CAMERA, *CAMERA_MODULES):
                 raise ApiError(422, f"unknown camera module {data['camera']!r}; known: {AUTO_CAMERA}, "
                                     f"{', '.join(CAMERA_MODULES)}")
             c.camera_model = data["camera"]
@@ -683,7 +683,7 @@ def _bean_mm(data: dict[str, Any]) -> float:
             raise ApiError(400, "bean_mm must be a bean's size in mm, from 2 to 60")
         return float(v)
     kind = data.get("beans", "bean")
-    if kind not in BEAN_MM:
+    if not isinstance(kind, str) or kind not in BEAN_MM:
         raise ApiError(422, f"unknown kind of beans {kind!r}; known: {', '.join(BEAN_MM)}, or give bean_mm")
     return BEAN_MM[kind]
 
