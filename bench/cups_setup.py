@@ -51,17 +51,19 @@ def run(name: str, tables: int, seed0: int, tap_px: float) -> dict:
             fix = fix_from_corners((truth_uv + rng.normal(0, tap_px, (4, 2))).tolist(), layout,
                                    scene.intrinsics.width, scene.intrinsics.height, "auto")
         except CupsSetupError:
-            skipped += 1  # a corner outside the picture
+            skipped += 1  # a corner outside the picture, mostly
             continue
         done += 1
         image, _ = render_cups(scene, seed)
         lens_right += fix.intrinsics.model == scene.intrinsics.model
         heights.append(abs(fix.pose.height - scene.pose.height) / scene.pose.height)
-        grid = np.array([[x, y, 0.0] for x in np.linspace(0, layout.width_mm, 6) for y in np.linspace(0, layout.depth_mm, 5)])
+        grid = np.array([[x, y, 0.0] for x in np.linspace(0, layout.width_mm, 6)
+                         for y in np.linspace(0, layout.depth_mm, 5)])
         drifts.append(float(np.linalg.norm(project(grid, fix.intrinsics, fix.pose)
                                            - project(grid, scene.intrinsics, scene.pose), axis=1).max()))
         centres = np.array([scene.centre(i) for i in range(len(layout.containers))])
-        rims = project(np.column_stack([centres, [c.height_mm for c in layout.containers]]), scene.intrinsics, scene.pose)
+        rim_z = [c.height_mm for c in layout.containers]
+        rims = project(np.column_stack([centres, rim_z]), scene.intrinsics, scene.pose)
         placed = taps_to_table((rims + rng.normal(0, tap_px, rims.shape)).tolist(), layout, fix)
         tapped += list(np.hypot(*(placed - centres).T))
         t = time.perf_counter()

@@ -151,7 +151,8 @@ def template_layout(cups_per_row: int, width_mm: float, depth_mm: float) -> Cups
     def at(x: float, y: float, d: float, h: float) -> dict[str, float]:
         return {"x_mm": x, "y_mm": y, "diameter_mm": d, "height_mm": h}
 
-    data = {"name": f"own-{cups_per_row}", "description": f"{cups_per_row} cups a side on {width_mm:g} x {depth_mm:g} mm",
+    data = {"name": f"own-{cups_per_row}",
+            "description": f"{cups_per_row} cups a side on {width_mm:g} x {depth_mm:g} mm",
             "cups_per_row": cups_per_row, "width_mm": float(width_mm), "depth_mm": float(depth_mm),
             "cups": {"south": [at(x, depth_mm / 2 - gap, cup, 65) for x in xs],
                      "north": [at(x, depth_mm / 2 + gap, cup, 65) for x in reversed(xs)]},
