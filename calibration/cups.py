@@ -125,19 +125,35 @@ def layout_to_dict(layout: CupsLayout) -> dict[str, Any]:
     }
 
 
-def template_layout(cups_per_row: int, width_mm: float, depth_mm: float) -> CupsLayout:
+def _size(v: Any, what: str, low: float, high: float) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not low <= v <= high:
+        raise CupsSetupError(f"{what} must be from {low:g} to {high:g} mm, got {v!r}")
+    return float(v)
+
+
+def template_layout(cups_per_row: int, width_mm: float, depth_mm: float, cup_mm: float | None = None,
+                    cup_height_mm: float = 65.0) -> CupsLayout:
     """A layout for the user's own play area of ``width_mm`` × ``depth_mm`` with
     ``cups_per_row`` cups a side, set out like the shipped ``cups-4``: the rows facing across
-    the middle, a bowl at each row's right end, the stocks in front of the players.  Only the
-    sizes are kept from it; where each container stands comes from the taps."""
+    the middle, a bowl at each row's right end, the stocks in front of the players.  Where
+    each container stands comes from the taps; its sizes are kept: the cups ``cup_mm`` across
+    the rim (None: as wide as fits, at most 75) and ``cup_height_mm`` high."""
     if isinstance(cups_per_row, bool) or not isinstance(cups_per_row, int) or not 3 <= cups_per_row <= 10:
         raise CupsSetupError(f"cups a side must be a whole number from 3 to 10, got {cups_per_row!r}")
-    for name, v in (("width", width_mm), ("depth", depth_mm)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 200 <= v <= 3000:
-            raise CupsSetupError(f"the play area's {name} must be from 200 to 3000 mm, got {v!r}")
+    width_mm = _size(width_mm, "the play area's width", 200, 3000)
+    depth_mm = _size(depth_mm, "the play area's depth", 200, 3000)
+    cup_height_mm = _size(cup_height_mm, "a cup's height", 0, 300)
     bowl = min(130.0, depth_mm / 4)
-    pitch = min(95.0, (width_mm - 2 * bowl - 40) / cups_per_row)
-    cup = min(75.0, pitch - 12)
+    room = (width_mm - 2 * bowl - 40) / cups_per_row  # each cup's share of the row
+    if cup_mm is None:
+        pitch = min(95.0, room)
+        cup = min(75.0, pitch - 12)
+    else:
+        cup = _size(cup_mm, "a cup's rim", 20, 300)
+        if cup + 5 > room:
+            raise CupsSetupError(f"{cups_per_row} cups {cup:g} mm across and two bowls do not fit in a row "
+                                 f"{width_mm:g} mm wide")
+        pitch = min(cup + 20, room)
     if cup < 30:
         raise CupsSetupError(f"a play area {width_mm:g} mm wide is too narrow for {cups_per_row} cups a side "
                              "and two bowls")
@@ -154,8 +170,8 @@ def template_layout(cups_per_row: int, width_mm: float, depth_mm: float) -> Cups
     data = {"name": f"own-{cups_per_row}",
             "description": f"{cups_per_row} cups a side on {width_mm:g} x {depth_mm:g} mm",
             "cups_per_row": cups_per_row, "width_mm": float(width_mm), "depth_mm": float(depth_mm),
-            "cups": {"south": [at(x, depth_mm / 2 - gap, cup, 65) for x in xs],
-                     "north": [at(x, depth_mm / 2 + gap, cup, 65) for x in reversed(xs)]},
+            "cups": {"south": [at(x, depth_mm / 2 - gap, cup, cup_height_mm) for x in xs],
+                     "north": [at(x, depth_mm / 2 + gap, cup, cup_height_mm) for x in reversed(xs)]},
             "bowls": {"south": at(width_mm - bowl / 2 - 15, depth_mm / 2, bowl, 55),
                       "north": at(bowl / 2 + 15, depth_mm / 2, bowl, 55)},
             "stocks": {"south": at(width_mm / 2, stock / 2 + 15, stock, 18),

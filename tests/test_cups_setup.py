@@ -178,6 +178,12 @@ def test_a_layout_for_the_users_own_play_area():
     own = template_layout(5, 800, 560)
     assert own.cups_per_row == 5 and (own.width_mm, own.depth_mm) == (800, 560)
     assert len(own.containers) == 14
+    big = template_layout(4, 800, 560, cup_mm=90, cup_height_mm=40)
+    assert {(c.diameter_mm, c.height_mm) for c in big.cups("south") + big.cups("north")} == {(90, 40)}
+    with pytest.raises(CupsSetupError, match="4 cups 130 mm across and two bowls do not fit in a row 800 mm wide"):
+        template_layout(4, 800, 560, cup_mm=130)
+    with pytest.raises(CupsSetupError, match="a cup's height must be from 0 to 300 mm"):
+        template_layout(4, 800, 560, cup_height_mm=-5)
     with pytest.raises(CupsSetupError, match="too narrow for 10 cups"):
         template_layout(10, 400, 560)
     with pytest.raises(CupsSetupError, match="cups a side"):

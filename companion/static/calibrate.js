@@ -244,7 +244,8 @@
     const v = $("cups-layout").value;
     if (v !== "own") return v;
     return { cups_per_row: Number($("cups-own-x").value), width_mm: Number($("cups-own-w").value),
-      depth_mm: Number($("cups-own-d").value) };
+      depth_mm: Number($("cups-own-d").value), cup_mm: Number($("cups-own-cup").value),
+      cup_height_mm: Number($("cups-own-h").value) };
   }
 
   async function sendTaps(taps) {
@@ -335,6 +336,8 @@
       $("cups-own-x").value = s.layout.cups_per_row;
       $("cups-own-w").value = s.layout.width_mm;
       $("cups-own-d").value = s.layout.depth_mm;
+      $("cups-own-cup").value = s.layout.cup_mm;
+      $("cups-own-h").value = s.layout.cup_height_mm;
     }
     const cam = $("cups-camera");
     if (!cam.options.length) cam.replaceChildren(...s.cameras.map((c) => el("option", { value: c.id }, c.name)));
@@ -355,7 +358,7 @@
       again();
     });
     $("cups-camera").addEventListener("change", again);
-    ["cups-own-x", "cups-own-w", "cups-own-d"].forEach((id) => $(id).addEventListener("change", again));
+    ["cups-own-x", "cups-own-w", "cups-own-d", "cups-own-cup", "cups-own-h"].forEach((id) => $(id).addEventListener("change", again));
     $("btn-cups-still").addEventListener("click", takeStill);
     $("cups-still").addEventListener("click", tap);
     $("btn-cups-undo").addEventListener("click", () => {

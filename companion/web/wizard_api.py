@@ -500,8 +500,9 @@ def cups_steps(services: Companion | None = None) -> CupsSteps:
 
 
 def _layout_json(layout: CupsLayout) -> dict[str, Any]:
+    cup = layout.cups("south")[0]
     return {"name": layout.name, "cups_per_row": layout.cups_per_row, "width_mm": layout.width_mm,
-            "depth_mm": layout.depth_mm}
+            "depth_mm": layout.depth_mm, "cup_mm": cup.diameter_mm, "cup_height_mm": cup.height_mm}
 
 
 def _cups_draft(draft: CupsSetup | None) -> dict[str, Any] | None:
@@ -552,8 +553,8 @@ def cups_status():
 
 
 def _choose_layout(c: CupsSteps, data: dict[str, Any]) -> None:
-    """A shipped layout by name, or ``{"cups_per_row", "width_mm", "depth_mm"}`` for the
-    user's own play area."""
+    """A shipped layout by name, or ``{"cups_per_row", "width_mm", "depth_mm"}`` (and
+    optionally ``cup_mm``, ``cup_height_mm``) for the user's own play area and cups."""
     raw = data.get("layout")
     if raw is None:
         return
@@ -564,7 +565,8 @@ def _choose_layout(c: CupsSteps, data: dict[str, Any]) -> None:
                                     "or give cups_per_row, width_mm and depth_mm")
             layout = load_layout(raw)
         elif isinstance(raw, dict):
-            layout = template_layout(raw.get("cups_per_row"), raw.get("width_mm"), raw.get("depth_mm"))
+            layout = template_layout(raw.get("cups_per_row"), raw.get("width_mm"), raw.get("depth_mm"),
+                                     raw.get("cup_mm"), raw.get("cup_height_mm", 65.0))
         else:
             raise ApiError(400, "layout must be a layout's name or {cups_per_row, width_mm, depth_mm}")
     except (CupsSetupError, DataFileError) as e:
