@@ -53,12 +53,13 @@ from hardware.cups.layout import (
     CupsLayout,
     layout_from_dict,
 )
-from hardware.pieces import DataFileError, check_header
+from hardware.pieces import BoardSpec, DataFileError, MarkerLayout, check_header
 from vision.cups.calibration import CupsCalibration, from_pose
 
 from .calibrate import AUTO_CAMERA, CLEARLY_BETTER, STANDARD_CAMERA
 from .canvas import Canvas, canvas_maps, rectify
 from .corners import check_corner_points, fit_plane_pose
+from .locate import BoardFix, detect_markers, estimate_pose
 from .model import CalibrationError
 
 SETUP_FORMAT = "cupboard-cups-setup"
@@ -101,7 +102,7 @@ class TableFix:
     pose: CameraPose
     error_px: float
     # how the lens was chosen: ``named`` (the module given), ``corners`` (``auto``: the corners
-    # fit it plainly best) or ``assumed`` (``auto``: no lens stood out, the standard one)
+    # or markers fit it plainly best) or ``assumed`` (``auto``: none stood out, the standard one)
     lens: str = "named"
 
 
@@ -238,10 +239,47 @@ def fix_from_corners(points: Sequence[Sequence[float]], layout: CupsLayout, widt
         raise
     except CalibrationError as e:
         raise CupsSetupError(str(e)) from None
+    return _clearest(fits, camera_model != AUTO_CAMERA)
+
+
+def play_area_board(layout: CupsLayout, markers: MarkerLayout) -> BoardSpec:
+    """The play area as a board for the marker code (``calibration.locate``,
+    ``hardware.markers``): its outer edge is the play area's (to half a millimetre), with
+    ``markers`` (a printed marker sheet's) on tiles just outside its four corners, ids[0] at
+    South's left going round as the corners are tapped.  It has no squares of its own."""
+    cols, rows = max(1, round(layout.width_mm * 2)), max(1, round(layout.depth_mm * 2))
+    return BoardSpec(f"{layout.name} play area", "", rows, cols, 0.5, 0.0, 0.0, (0, 0, 0), (0, 0, 0), markers)
+
+
+def fix_from_markers(image: np.ndarray, layout: CupsLayout, markers: MarkerLayout,
+                     camera_model: str = AUTO_CAMERA) -> TableFix:
+    """The camera over the play area from the marker sheet's four tiles laid at its corners
+    (each tile's inner corner on the play area's corner, as the sheet lays them at a board's),
+    found in ``image`` as the Gobblet calibration finds them (``calibration.locate``); at least
+    three must be seen.  The lens as ``fix_from_corners`` chooses it, from the markers' corners."""
+    board = play_area_board(layout, markers)
+    found = detect_markers(image, board, thorough=True)
+    if len(found) < 3:
+        seen = f"only {sorted(found)}" if found else "none"
+        raise CupsSetupError(f"the marker sheet's markers {list(markers.ids)} ({markers.dictionary}) must lie at the "
+                             f"play area's corners, at least 3 in view; {seen} seen: tap the corners instead")
+    h, w = image.shape[:2]
+    models = CAMERA_MODULES if camera_model == AUTO_CAMERA else (camera_model,)
+    fits = [(intr, fix) for intr in (camera_intrinsics(m, w, h) for m in models)
+            if (fix := estimate_pose(found, board, intr)) is not None]
+    if not fits:
+        raise CupsSetupError("no camera position fits the markers seen")
+    return _clearest(fits, camera_model != AUTO_CAMERA)
+
+
+def _clearest(fits: list[tuple[CameraIntrinsics, BoardFix]], named: bool) -> TableFix:
+    """Of the fits through several lenses, the one plainly best, else the standard lens's."""
     best = min(fits, key=lambda f: f[1].error_px)
+    if named:
+        return TableFix(best[0], best[1].pose, best[1].error_px)
+    if len(fits) == 1:  # the only lens that fits at all
+        return TableFix(best[0], best[1].pose, best[1].error_px, "corners")
     standard = next((f for f in fits if f[0].model == STANDARD_CAMERA), best)
-    if len(fits) == 1:
-        return TableFix(fits[0][0], fits[0][1].pose, fits[0][1].error_px)
     if best[1].error_px < CLEARLY_BETTER * standard[1].error_px:
         return TableFix(best[0], best[1].pose, best[1].error_px, "corners")
     return TableFix(standard[0], standard[1].pose, standard[1].error_px, "assumed")

@@ -22,8 +22,10 @@ from calibration.cups import (
     container_label,
     find_containers,
     fix_from_corners,
+    fix_from_markers,
     load_cups_setup,
     make_setup,
+    play_area_board,
     play_area_corners,
     save_cups_setup,
     taps_to_table,
@@ -32,6 +34,8 @@ from calibration.cups import (
 )
 from engine.files import TMP_SUFFIX
 from hardware.camera_model import project
+from hardware.markers import marker_corners_world, marker_image, tile_side
+from hardware.pieces import load_board
 from hardware.cups.layout import load_layout
 from hardware.cups.state import TableState, start_state
 from hardware.render.cups import arrange, random_cups_scene, render_cups
@@ -99,6 +103,69 @@ def test_tapped_corners_give_the_camera_and_tapped_containers_land_where_they_st
         offs += list(np.hypot(*(centres - true_centres(scene)).T))
     assert max(worst_px) < 8, worst_px
     assert np.median(offs) < 4 and max(offs) < 12, (np.median(offs), max(offs))
+
+
+def lay_markers(image: np.ndarray, layout, truth, markers) -> np.ndarray:
+    """``image`` with the marker sheet's four tiles laid at the play area's corners (drawn over
+    the rendered frame through the true camera, lens included)."""
+    out = image.copy()
+    board = play_area_board(layout, markers)
+    grow = tile_side(board) / markers.size_mm
+    for mid, corners in marker_corners_world(board).items():
+        centre = corners.mean(axis=0)
+        tile = project(centre + (corners - centre) * grow, truth.intrinsics, truth.pose)
+        cv2.fillConvexPoly(out, np.round(tile).astype(np.int32), (235, 238, 240))
+        side = 120
+        mark = cv2.cvtColor(marker_image(markers.dictionary, mid, side), cv2.COLOR_GRAY2BGR)
+        uv = project(corners, truth.intrinsics, truth.pose).astype(np.float32)
+        square = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+        H = cv2.getPerspectiveTransform(square, uv)
+        size = (image.shape[1], image.shape[0])
+        warped = cv2.warpPerspective(mark, H, size, flags=cv2.INTER_AREA)
+        inside = cv2.warpPerspective(np.full((side, side), 255, np.uint8), H, size) > 127
+        out[inside] = (warped[inside] * 0.85 + 20).astype(np.uint8)  # printed black is not black
+    return out
+
+
+def markers_in_view(layout, seed: int, markers) -> bool:
+    """Whether the rendered camera of ``seed`` sees the four marker tiles at the play area's corners."""
+    scene = random_cups_scene(layout, start_state(layout.cups_per_row), seed)
+    corners = np.concatenate(list(marker_corners_world(play_area_board(layout, markers)).values()))
+    uv = project(corners, scene.intrinsics, scene.pose)
+    w, h = scene.intrinsics.width, scene.intrinsics.height
+    return bool((uv > 5).all() and (uv[:, 0] < w - 5).all() and (uv[:, 1] < h - 5).all())
+
+
+def marked_tables(name: str, count: int, start: int = 100):
+    """Rendered tables whose camera sees the four marker tiles at the play area's corners."""
+    layout = load_layout(name)
+    markers = load_board("gobblet-4x4").markers
+    out, seed = [], start
+    while len(out) < count:
+        if markers_in_view(layout, seed, markers):
+            scene = random_cups_scene(layout, start_state(layout.cups_per_row), seed)
+            image, truth = render_cups(scene, seed)
+            out.append((layout, scene, lay_markers(image, layout, truth, markers), truth, markers))
+        seed += 1
+    return out
+
+
+def test_the_marker_sheets_tiles_at_the_corners_give_the_camera():
+    """The markers give 16 corners instead of four taps: the camera within a per cent through
+    the right lens; ``auto`` picks it or says it assumed the standard one (as from a board's
+    markers, a camera looking nearly straight down cannot tell it)."""
+    for layout, scene, image, truth, markers in marked_tables("cups-4", 2) + marked_tables("cups-6", 2):
+        found = fix_from_markers(image, layout, markers)
+        assert found.intrinsics.model == truth.intrinsics.model or found.lens == "assumed"
+        fix = fix_from_markers(image, layout, markers, truth.intrinsics.model)
+        assert fix.lens == "named" and fix.error_px < 2
+        assert abs(fix.pose.height - truth.pose.height) < 0.01 * truth.pose.height
+        grid = np.array([[x, y, 0.0] for x in np.linspace(0, layout.width_mm, 6) for y in np.linspace(0, layout.depth_mm, 5)])
+        drift = np.linalg.norm(project(grid, fix.intrinsics, fix.pose) - project(grid, truth.intrinsics, truth.pose), axis=1)
+        assert drift.max() < 3, drift.max()
+        # without the tiles: refused, saying to tap the corners
+        with pytest.raises(CupsSetupError, match=r"markers \[0, 1, 2, 3\] .* none seen: tap the corners instead"):
+            fix_from_markers(render_cups(scene, 1)[0], layout, markers)
 
 
 def test_the_lens_is_told_by_the_corners_where_they_can_tell_it():

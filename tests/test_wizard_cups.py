@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from conftest import AUTH, TOKEN, started_camera
-from test_cups_setup import in_view, play_area_corners
+from test_cups_setup import in_view, lay_markers, markers_in_view, play_area_corners
 
 from calibration.cups import SETUP_FILE, load_cups_setup
 from companion.app import create_app
@@ -19,6 +19,7 @@ from hardware.camera_model import project
 from hardware.cups.layout import load_layout
 from hardware.cups.state import TableState, start_state
 from hardware.frames import Frame, FrameSource
+from hardware.pieces import load_board
 from hardware.render.cups import arrange, random_cups_scene, render_cups
 
 
@@ -29,9 +30,11 @@ class CupsTable(FrameSource):
 
     name = "synthetic"
 
-    def __init__(self, layout: str = "cups-4", seed: int | None = None) -> None:
+    def __init__(self, layout: str = "cups-4", seed: int | None = None, markers=None) -> None:
         self.layout = load_layout(layout)
-        self.seed = seed if seed is not None else next(s for s in range(200, 400) if in_view(self.layout, s))
+        self.markers = markers  # the marker sheet's tiles laid at the play area's corners, if given
+        seen = (lambda s: markers_in_view(self.layout, s, markers)) if markers else (lambda s: in_view(self.layout, s))
+        self.seed = seed if seed is not None else next(s for s in range(200, 400) if seen(s))
         self.index = 0
         self.rendered: dict[TableState, np.ndarray] = {}
         self.shown: dict[int, TableState] = {}
@@ -52,7 +55,9 @@ class CupsTable(FrameSource):
     def read(self) -> Frame:
         state = self.state
         if state not in self.rendered:
-            self.rendered[state] = render_cups(self.scene, self.seed)[0]
+            image, truth = render_cups(self.scene, self.seed)
+            self.rendered[state] = image if self.markers is None else lay_markers(image, self.layout, truth,
+                                                                                  self.markers)
         self.index += 1
         self.shown[self.index] = state
         time.sleep(0.05)
@@ -154,7 +159,7 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
 def test_the_cups_steps_answer_clear_errors(cups_app, table_camera):
     table, _ = table_camera
     client = cups_app.test_client()
-    for step in ("corners", "containers", "find", "empty", "save"):
+    for step in ("corners", "markers", "containers", "find", "empty", "save"):
         assert client.post(f"/api/calibration/cups/{step}", json={}).status_code == 401
     assert post(client, "/cups/containers", {"points": []})[0] == 409
     assert post(client, "/cups/find", {})[0] == 409
@@ -228,13 +233,14 @@ def test_the_cups_steps_never_answer_a_server_error(cups_app, table_camera):
     client = cups_app.test_client()
     frame = post(client, "/still", {})[1]["frame"]
     odd = [None, True, -1, 1e308, "x", "", [], {}, [[1, 2]] * 4, [["a", "b"]] * 4, [[1e308, -1e308]] * 4]
-    fields = {"/cups/corners": ("points", "frame", "layout", "camera"), "/cups/containers": ("points",),
+    fields = {"/cups/corners": ("points", "frame", "layout", "camera"), "/cups/markers": ("frame", "layout", "camera"),
+              "/cups/containers": ("points",),
               "/cups/find": (), "/cups/empty": ("beans", "bean_mm"), "/cups/save": ()}
     good = {"points": table.corners(), "frame": frame}
     for path, names in fields.items():
         for name in names:
             for value in odd:
-                body = {**good, name: value} if path == "/cups/corners" else {name: value}
+                body = {**good, name: value} if path in ("/cups/corners", "/cups/markers") else {name: value}
                 code, d = post(client, path, body)
                 assert code < 500 and isinstance(d.get("error", ""), str), (path, name, value, code, d)
                 assert code == 200 or d["error"], (path, name, value)
@@ -245,3 +251,34 @@ def test_the_cups_steps_never_answer_a_server_error(cups_app, table_camera):
                    {"cups_per_row": 4, "width_mm": True, "depth_mm": 565}):
         code, d = post(client, "/cups/corners", {**good, "layout": layout})
         assert code in (400, 422) and d["error"], (layout, d)
+
+
+def test_the_marker_sheets_tiles_find_the_table_without_taps(tmp_path, table_camera):
+    table = CupsTable(markers=load_board("gobblet-4x4").markers)
+    camera = started_camera(table)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="cups"))
+    try:
+        client = app.test_client()
+        assert client.get("/api/calibration/cups").get_json()["marker_sheet"] == "gobblet-4x4"
+        frame = post(client, "/still", {})[1]["frame"]
+        code, d = post(client, "/cups/markers", {"frame": frame})
+        assert code == 200, d
+        truth = table.scene.pose.height
+        assert d["method"] == "markers" and d["table"]["lens"] == "sensor"
+        assert abs(d["table"]["camera_height_mm"] - truth) < 0.01 * truth
+        code, found = post(client, "/cups/find", {})
+        assert code == 200 and found["found"] == 12
+        assert np.hypot(*(np.array(found["taps"]) - table.rims()).T).max() < 6
+    finally:
+        camera.stop()
+        app.extensions["cupboard"].hub.close()
+    # the table without tiles: refused, saying what to do
+    other = table_camera[1]
+    app = create_app(CompanionConfig(tmp_path / "plain", token=TOKEN, camera=other, default_variant="cups"))
+    try:
+        client = app.test_client()
+        frame = post(client, "/still", {})[1]["frame"]
+        code, d = post(client, "/cups/markers", {"frame": frame})
+        assert code == 422 and "none seen: tap the corners instead" in d["error"]
+    finally:
+        app.extensions["cupboard"].hub.close()

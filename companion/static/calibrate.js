@@ -181,7 +181,8 @@
   function done(stepId, yes) { $(stepId).classList.toggle("done", Boolean(yes)); }
 
   // frame: the still's id; corners and taps in the still's pixels; mode: which taps the still takes
-  const cups = { frame: null, corners: [], taps: [], order: [], mode: "corners", table: null, draft: null };
+  const cups = { frame: null, corners: [], taps: [], order: [], mode: "corners", method: "corners", table: null,
+    draft: null };
 
   function chooseGame(game) {
     $("gobblet-steps").hidden = game !== "gobblet";
@@ -227,6 +228,7 @@
     const corners = cups.mode === "corners";
     $("btn-cups-undo").disabled = corners ? !cups.corners.length : !cups.taps.length;
     $("btn-cups-corners").disabled = !corners || cups.corners.length !== 4;
+    $("btn-cups-markers").disabled = cups.frame === null;
     $("btn-cups-find").disabled = corners;
     const complete = !corners && cups.order.length && cups.taps.length === cups.order.length;
     $("btn-cups-empty").disabled = !complete;
@@ -276,7 +278,7 @@
   async function takeStill() {
     const r = await api("POST", "/api/calibration/still", {});
     if (!r.ok) { result("cups-corners-result", r.data.error || "refused", false); return; }
-    Object.assign(cups, { frame: r.data.frame, corners: [], taps: [], mode: "corners", draft: null });
+    Object.assign(cups, { frame: r.data.frame, corners: [], taps: [], mode: "corners", method: "corners", draft: null });
     const img = $("cups-still");
     img.onload = draw;
     img.src = r.data.url;
@@ -285,11 +287,14 @@
     $("cups-containers-result").textContent = "";
   }
 
-  async function findTable() {
-    const b = $("btn-cups-corners");
-    b.disabled = true;
-    const r = await api("POST", "/api/calibration/cups/corners",
-      { points: cups.corners, frame: cups.frame, layout: layoutChoice(), camera: $("cups-camera").value });
+  // the table found from the four corners tapped, or (markers) from the marker sheet's tiles
+  async function findTable(how) {
+    const markers = how === "markers" || (how === undefined && cups.method === "markers");
+    $(markers ? "btn-cups-markers" : "btn-cups-corners").disabled = true;
+    const body = { frame: cups.frame, layout: layoutChoice(), camera: $("cups-camera").value };
+    const r = markers ? await api("POST", "/api/calibration/cups/markers", body)
+      : await api("POST", "/api/calibration/cups/corners", { ...body, points: cups.corners });
+    cups.method = markers ? "markers" : "corners";
     if (!r.ok) {  // the corners stay, to find the table again with another layout or module
       Object.assign(cups, { mode: "corners", taps: [], draft: null });
       result("cups-corners-result", r.data.error || "refused", false);
@@ -302,8 +307,9 @@
     const assumed = t.lens === "assumed"
       ? `\nTaken as a ${$("cups-camera").querySelector("option[value=pi3]").textContent}: the corners cannot tell ` +
         "the lens of a camera looking nearly straight down. If yours is another, choose it above." : "";
+    if (markers) cups.corners = [];
     result("cups-corners-result", `Table found: camera ${t.camera_height_mm} mm above it (${t.camera_model}), ` +
-      `corners within ${t.error_px} px.` + assumed, true);
+      `${markers ? "markers" : "corners"} within ${t.error_px} px.` + assumed, true);
     draw();
   }
 
@@ -346,13 +352,18 @@
     if (!beans.options.length) {
       beans.replaceChildren(...Object.entries(s.beans).map(([k, mm]) => el("option", { value: k }, `${k}s (${mm} mm)`)));
     }
+    $("cups-sheet").textContent = s.marker_sheet;
     done("cups-step-save", s.saved);
   }
 
   function bind() {
     document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", () => chooseGame(r.value)));
     // another layout or camera module: the table is found again from the same four corners
-    const again = () => { if (cups.frame !== null && cups.corners.length === 4) findTable(); };
+    const again = () => {
+      if (cups.frame !== null && (cups.corners.length === 4 || (cups.method === "markers" && cups.mode !== "corners"))) {
+        findTable();
+      }
+    };
     $("cups-layout").addEventListener("change", () => {
       $("cups-own").hidden = $("cups-layout").value !== "own";
       again();
@@ -364,7 +375,8 @@
     $("btn-cups-undo").addEventListener("click", () => {
       if (cups.mode === "corners") { cups.corners.pop(); draw(); } else sendTaps(cups.taps.slice(0, -1));
     });
-    $("btn-cups-corners").addEventListener("click", findTable);
+    $("btn-cups-corners").addEventListener("click", () => findTable("corners"));
+    $("btn-cups-markers").addEventListener("click", () => findTable("markers"));
     $("btn-cups-find").addEventListener("click", find);
     $("btn-cups-empty").addEventListener("click", async () => {
       const r = await api("POST", "/api/calibration/cups/empty", { beans: $("cups-beans").value });

@@ -10,7 +10,8 @@ by ``GET /still/<id>.jpg``), the user taps the board's four outer corners on it,
 ``POST /corners`` calibrates from them (``calibration.corners``).
 
 A Cups table has its own steps under ``/cups`` (``calibration.cups``): on the same still, the
-play area's four corners (``POST /cups/corners``, which also chooses the layout), then each
+play area's four corners (``POST /cups/corners``, which also chooses the layout; or the marker
+sheet's tiles laid at them, ``POST /cups/markers``), then each
 container tapped in a named order (``POST /cups/containers`` with the taps so far, checked at
 each tap; ``POST /cups/find`` proposes them), the empty table (``POST /cups/empty``) and save
 (``POST /cups/save``, ``cups-setup.json`` in the data folder).
@@ -42,6 +43,7 @@ from calibration.cups import (
     check_taps,
     find_containers,
     fix_from_corners,
+    fix_from_markers,
     make_setup,
     rim_pixels,
     save_cups_setup,
@@ -542,6 +544,8 @@ def cups_status():
         + [{"id": k, "name": CAMERA_NAMES[k]} for k in CAMERA_MODULES],
         camera=c.camera_model,
         beans=BEAN_MM,
+        # the marker sheet whose four tiles may mark the play area's corners instead of taps
+        marker_sheet=w.board.name,
         order=order,
         still=None if w.still is None else w.still_id,
         table=_cups_fix(c),
@@ -601,26 +605,57 @@ def cups_corners():
         c = cups_steps(services)
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
-        if "camera" in data:
-            if not isinstance(data["camera"], str) or data["camera"] not in (AUTO_CAMERA, *CAMERA_MODULES):
-                raise ApiError(422, f"unknown camera module {data['camera']!r}; known: {AUTO_CAMERA}, "
-                                    f"{', '.join(CAMERA_MODULES)}")
-            c.camera_model = data["camera"]
-        # a module named is used as named; else the one the Pi camera's sensor says, else the
-        # corners tell it where they can
-        model = sensor = c.camera_model
-        if model == AUTO_CAMERA:
-            source = getattr(companion().camera, "source", None)
-            model = sensor = SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+        model = _cups_camera(c, data)
         try:
             fix = fix_from_corners(points, c.layout, image.shape[1], image.shape[0], model)
         except CupsSetupError as e:
             raise ApiError(422, f"the play area was not found: {e}") from None
-        if c.camera_model == AUTO_CAMERA and sensor != AUTO_CAMERA:
+        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
             fix = replace(fix, lens="sensor")
         c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
         return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
                        next=tap_order(c.layout)[0])
+
+
+@bp.post("/cups/markers")
+@require_control
+def cups_markers():
+    """``{"frame": id, "layout": …, "camera": …}``: find the play area by the marker sheet's
+    four tiles laid at its corners (``cupboard marker-sheet``'s, of the piece set's board: each
+    tile's inner corner on a corner, the first at South's left going round), on the still."""
+    services = companion()
+    _camera()
+    data = json_body()
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        image = _still_for(w, data.get("frame"))
+        _choose_layout(c, data)
+        model = _cups_camera(c, data)
+        try:
+            fix = fix_from_markers(image, c.layout, w.board.markers, model)
+        except CupsSetupError as e:
+            raise ApiError(422, f"the play area was not found: {e}") from None
+        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
+            fix = replace(fix, lens="sensor")
+        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
+        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
+                       next=tap_order(c.layout)[0], method="markers")
+
+
+def _cups_camera(c: CupsSteps, data: dict[str, Any]) -> str:
+    """The module to fit the table with: the one named (kept for the next steps), else the
+    one the Pi camera's sensor says, else ``auto`` (the corners or markers tell it where they
+    can)."""
+    if "camera" in data:
+        if not isinstance(data["camera"], str) or data["camera"] not in (AUTO_CAMERA, *CAMERA_MODULES):
+            raise ApiError(422, f"unknown camera module {data['camera']!r}; known: {AUTO_CAMERA}, "
+                                f"{', '.join(CAMERA_MODULES)}")
+        c.camera_model = data["camera"]
+    if c.camera_model != AUTO_CAMERA:
+        return c.camera_model
+    source = getattr(companion().camera, "source", None)
+    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
 
 
 def _need_table(w: Wizard, c: CupsSteps) -> np.ndarray:
