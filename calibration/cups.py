@@ -9,7 +9,9 @@ Finding the table (pure functions, tested on rendered tables):
    right.  Their size is the chosen layout's (``cups-4``, ``cups-6``, or ``template_layout``
    for the user's own width × depth), and with the camera module's nominal lens they give the
    camera pose (``calibration.corners.fit_plane_pose``, as for a Gobblet board without
-   markers).  Cups has no marker sheet of its own yet, so there is no marker path here.
+   markers).  Or, without taps, a board's marker sheet with its four tiles laid at the play
+   area's corners (``fix_from_markers``: the Gobblet marker search and pose fit, the play
+   area taken as a board of its size).
 2. Each container tapped once at the centre of its opening, in ``tap_order`` (South's cups
    from South's left, North's from North's left, the bowls, the stocks).  A tap is on the
    rim, ``height_mm`` above the table: the ray through it is cut at that height
