@@ -108,6 +108,15 @@ class TableFix:
     lens: str = "named"
 
 
+def _is_number(v: Any) -> bool:
+    """Whether ``v`` is a finite JSON number (a whole number too large for a float is not)."""
+    try:
+        finite_number(v, "")
+    except InputError:
+        return False
+    return True
+
+
 # -- layouts ----------------------------------------------------------------------------------
 
 def _where(c: Container) -> dict[str, float]:
@@ -129,7 +138,7 @@ def layout_to_dict(layout: CupsLayout) -> dict[str, Any]:
 
 
 def _size(v: Any, what: str, low: float, high: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not low <= v <= high:
+    if not _is_number(v) or not low <= v <= high:
         raise CupsSetupError(f"{what} must be from {low:g} to {high:g} mm, got {v!r}")
     return float(v)
 
@@ -320,8 +329,7 @@ def check_taps(points: Any, layout: CupsLayout, width: int, height: int) -> list
     ``width`` × ``height`` picture; CupsSetupError names the tap and its container."""
     n = len(layout.containers)
     if not isinstance(points, list) or not all(
-            isinstance(p, (list, tuple)) and len(p) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in p)
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(_is_number(v) for v in p)
             for p in points):
         raise CupsSetupError("taps must be a list of [x, y] pixel positions")
     if len(points) > n:
@@ -491,7 +499,7 @@ def _intrinsics(raw: Any, where: str) -> CameraIntrinsics:
         size.append(v)
     dist = raw.get("dist")
     if (not isinstance(dist, list) or len(dist) not in (4, 5, 8)
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in dist)):
+            or not all(_is_number(v) for v in dist)):
         raise CupsSetupError(f"{where}.dist: must be 4, 5 or 8 distortion coefficients")
     fx, fy = _num(raw, "fx", where), _num(raw, "fy", where)
     if fx <= 0 or fy <= 0:
@@ -515,8 +523,7 @@ def setup_from_json(data: Any, folder: Path, where: str) -> CupsSetup:
         raise CupsSetupError(str(e)) from None
     H = data.get("homography")
     if (not isinstance(H, list) or len(H) != 3 or not all(isinstance(r, list) and len(r) == 3 for r in H)
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                       for r in H for v in r)):
+            or not all(_is_number(v) for r in H for v in r)):
         raise CupsSetupError(f"{where}.homography: must be 3 rows of 3 numbers")
     intr = _intrinsics(data.get("intrinsics"), f"{where}.intrinsics")
     bean = _num(data, "bean_mm", where)

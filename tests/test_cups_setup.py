@@ -316,6 +316,8 @@ def _write(tmp_path, made, edit):
     (lambda d: d.update(homography=[[1, 2, 3], [2, 4, 6], [0, 0, 1]]), r"\.homography: the table homography must be an invertible"),
     (lambda d: d.update(bean_mm=200), r"\.bean_mm: a bean must be 2-60 mm"),
     (lambda d: d.update(bean_mm="big"), r"bean_mm"),
+    (lambda d: d["homography"][0].__setitem__(0, 10 ** 400), r"\.homography: must be 3 rows of 3 numbers"),
+    (lambda d: d["intrinsics"]["dist"].__setitem__(0, 10 ** 400), r"\.intrinsics\.dist: must be 4, 5 or 8"),
     (lambda d: d["intrinsics"].update(width=640), r"the empty-table frame is 1280x720, .*intrinsics says 640x720"),
     (lambda d: d["intrinsics"].update(dist=[1, 2]), r"\.intrinsics\.dist: must be 4, 5 or 8"),
     (lambda d: d.update(empty_frame="../../etc/passwd"), r"\.empty_frame: must name a cups-empty-"),

@@ -232,7 +232,8 @@ def test_the_cups_steps_never_answer_a_server_error(cups_app, table_camera):
     table, _ = table_camera
     client = cups_app.test_client()
     frame = post(client, "/still", {})[1]["frame"]
-    odd = [None, True, -1, 1e308, "x", "", [], {}, [[1, 2]] * 4, [["a", "b"]] * 4, [[1e308, -1e308]] * 4]
+    odd = [None, True, -1, 1e308, 10 ** 400, "x", "", [], {}, [[1, 2]] * 4, [["a", "b"]] * 4, [[1e308, -1e308]] * 4,
+           [[10 ** 400, 1]] * 4]
     fields = {"/cups/corners": ("points", "frame", "layout", "camera"), "/cups/markers": ("frame", "layout", "camera"),
               "/cups/containers": ("points",),
               "/cups/find": (), "/cups/empty": ("beans", "bean_mm"), "/cups/save": ()}

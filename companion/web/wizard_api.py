@@ -54,6 +54,7 @@ from calibration.cups import (
 )
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
+from engine.inputs import InputError, finite_number
 from hardware.cups.layout import CupsLayout, layout_names, load_layout
 from hardware.pieces import (
     BoardSpec,
@@ -347,11 +348,20 @@ def still_jpeg(frame_id: int):
 def _corner_points(raw: Any) -> list[list[float]]:
     if not isinstance(raw, list) or not all(
             isinstance(p, list) and len(p) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in raw):
+            # finite_number: a whole number too large for a float is no position either
+            and all(_is_position(v) for v in p) for p in raw):
         raise ApiError(400, "points must be a list of [x, y] pixel positions")
     if len(raw) != 4:
         raise ApiError(400, f"points must be the board's four corners, got {len(raw)}")
     return [[float(x), float(y)] for x, y in raw]
+
+
+def _is_position(v: Any) -> bool:
+    try:
+        finite_number(v, "a position")
+    except InputError:
+        return False
+    return True
 
 
 @bp.post("/corners")
