@@ -39,10 +39,15 @@ def board_corners_world(board: BoardSpec) -> np.ndarray:
     return np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])
 
 
-def check_corner_points(points: Sequence[Sequence[float]], width: int, height: int) -> np.ndarray:
+BOARD_ORDER = "start at a1, then the other end of White's first row, then the far corner, then the last one"
+
+
+def check_corner_points(points: Sequence[Sequence[float]], width: int, height: int, what: str = "board",
+                        order: str = BOARD_ORDER) -> np.ndarray:
     """``points`` as a (4, 2) array, or CalibrationError saying what is wrong with them: not
     four points, outside the ``width`` x ``height`` picture, or not a convex quadrilateral
-    of a useful size going round the board the right way."""
+    of a useful size going round the ``what`` (``board``, ``play area``) the right way
+    (``order`` says which way, for the error)."""
     try:
         pts = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError):
@@ -61,21 +66,25 @@ def check_corner_points(points: Sequence[Sequence[float]], width: int, height: i
     cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
     area = 0.5 * float(np.sum(pts[:, 0] * np.roll(pts[:, 1], -1) - np.roll(pts[:, 0], -1) * pts[:, 1]))
     if np.abs(cross).max() < MIN_AREA_FRACTION * width * height:
-        raise CalibrationError("the four corners are too close together: tap the board's outer corners")
+        raise CalibrationError(f"the four corners are too close together: tap the {what}'s outer corners")
     if not ((cross > 0).all() or (cross < 0).all()):
         raise CalibrationError("the four corners do not make a convex shape: tap them in order, going round "
-                               "the board")
+                               f"the {what}")
     if abs(area) < MIN_AREA_FRACTION * width * height:
-        raise CalibrationError("the four corners are too close together: tap the board's outer corners")
+        raise CalibrationError(f"the four corners are too close together: tap the {what}'s outer corners")
     if area > 0:
-        raise CalibrationError("the corners go round the wrong way: start at a1, then the other end of "
-                               "White's first row, then the far corner, then the last one")
+        raise CalibrationError(f"the corners go round the wrong way: {order}")
     return pts
 
 
 def pose_from_corners(points: np.ndarray, board: BoardSpec, intr: CameraIntrinsics) -> BoardFix:
     """The camera pose from the four tapped corners (checked by ``check_corner_points``)."""
-    obj = board_corners_world(board)
+    return fit_plane_pose(board_corners_world(board), points, intr, f"the {board.name} board")
+
+
+def fit_plane_pose(obj: np.ndarray, points: np.ndarray, intr: CameraIntrinsics, what: str) -> BoardFix:
+    """The camera pose from four tapped corners ``points`` (pixels) of a rectangle on the
+    table whose corners are ``obj`` (4, 3) mm; ``what`` names the rectangle in errors."""
     img = np.asarray(points, np.float64).reshape(4, 2)
     ok, rvec, tvec = cv2.solvePnP(obj, img, intr.K, intr.D, flags=cv2.SOLVEPNP_IPPE)
     if ok:
@@ -84,11 +93,11 @@ def pose_from_corners(points: np.ndarray, board: BoardSpec, intr: CameraIntrinsi
         raise CalibrationError("no camera position fits these four corners")
     pose = CameraPose(tuple(float(v) for v in rvec.ravel()), tuple(float(v) for v in tvec.ravel()))
     if pose.height <= 0:
-        raise CalibrationError("these corners put the camera below the board: tap them in order")
+        raise CalibrationError(f"these corners put the camera below {what}: tap them in order")
     err = float(np.sqrt(np.mean(np.sum((project(obj, intr, pose) - img) ** 2, axis=1))))
     if err > MAX_CORNER_ERROR_PX:
-        raise CalibrationError(f"the four corners do not fit the {board.name} board (off by {err:.0f} px): "
-                               "tap the outer corners of the board, in order")
+        raise CalibrationError(f"the four corners do not fit {what} (off by {err:.0f} px): "
+                               "tap its outer corners, in order")
     return BoardFix(pose, (), err)
 
 

@@ -152,6 +152,7 @@ def test_corner_taps_answer_clear_json_errors(app, camera):
         ({"points": good[:3]}, 400, "four corners, got 3"),
         ({"points": "corners"}, 400, "[x, y]"),
         ({"points": [[1, 2, 3]] * 4}, 400, "[x, y]"),
+        ({"points": [[10 ** 400, 2]] * 4}, 400, "[x, y]"),  # too large for a float: no position
         ({"points": good, "frame": "x"}, 400, "frame"),
         ({"points": good, "frame": frame + 100}, 409, "take a new one"),
         ({"points": [[x + 5000, y] for x, y in good]}, 422, "outside"),

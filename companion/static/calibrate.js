@@ -164,3 +164,239 @@
 
   start();
 })();
+
+// The Cups steps: a still, the play area's four corners, each container tapped in its named
+// order (or found and confirmed), the empty table, save (``/api/calibration/cups``).
+(() => {
+  const { api, el } = Cupboard;
+  const $ = (id) => document.getElementById(id);
+  if (!$("cups-steps")) return;  // no camera
+
+  function result(id, text, good) {
+    const box = $(id);
+    box.textContent = text;
+    box.className = "result " + (good ? "good" : "bad");
+  }
+
+  function done(stepId, yes) { $(stepId).classList.toggle("done", Boolean(yes)); }
+
+  // frame: the still's id; corners and taps in the still's pixels; mode: which taps the still takes
+  const cups = { frame: null, corners: [], taps: [], order: [], mode: "corners", method: "corners", table: null,
+    draft: null };
+
+  function chooseGame(game) {
+    $("gobblet-steps").hidden = game !== "gobblet";
+    $("cups-steps").hidden = game !== "cups";
+    $(game === "cups" ? "game-cups" : "game-gobblet").checked = true;
+  }
+
+  function shortName(name) {  // "South's cup 2 (from South's left)" -> "S2", "North's bowl" -> "N bowl"
+    const m = name.match(/^(South|North)'s (cup (\d+)|bowl|stock)/);
+    return m ? m[1][0] + (m[3] || " " + m[2]) : "?";
+  }
+
+  function dot(x, y, text, colour) {
+    const img = $("cups-still");
+    const d = el("span", { class: "cups-dot" }, text);
+    d.style.cssText = "position:absolute;min-width:20px;height:20px;margin:-10px 0 0 -10px;padding:0 3px;" +
+      `border-radius:10px;background:${colour};color:#fff;font:bold 11px/20px sans-serif;text-align:center;` +
+      `pointer-events:none;left:${(x / img.naturalWidth) * 100}%;top:${(y / img.naturalHeight) * 100}%`;
+    return d;
+  }
+
+  // a container's tap: a small point (the opening must show round it) and its name above
+  function mark(x, y, text) {
+    const img = $("cups-still");
+    const d = el("span", { class: "cups-dot" });
+    const at = `left:${(x / img.naturalWidth) * 100}%;top:${(y / img.naturalHeight) * 100}%`;
+    d.style.cssText = "position:absolute;width:8px;height:8px;margin:-5px 0 0 -5px;border-radius:50%;" +
+      `background:#36c;border:1px solid #fff;pointer-events:none;${at}`;
+    const label = el("span", { class: "cups-dot" }, text);
+    label.style.cssText = "position:absolute;transform:translate(-50%,-130%);padding:0 2px;border-radius:3px;" +
+      `background:rgba(30,60,150,.75);color:#fff;font:bold 9px/12px sans-serif;pointer-events:none;${at}`;
+    const both = document.createDocumentFragment();
+    both.append(d, label);
+    return both;
+  }
+
+  function draw() {
+    const box = $("cups-still-box");
+    box.querySelectorAll(".cups-dot").forEach((d) => d.remove());
+    if (!$("cups-still").naturalWidth) return;
+    cups.corners.forEach(([x, y], k) => box.append(dot(x, y, String(k + 1), "#2a7")));
+    cups.taps.forEach(([x, y], k) => box.append(mark(x, y, shortName(cups.order[k] || ""))));
+    const corners = cups.mode === "corners";
+    $("btn-cups-undo").disabled = corners ? !cups.corners.length : !cups.taps.length;
+    $("btn-cups-corners").disabled = !corners || cups.corners.length !== 4;
+    $("btn-cups-markers").disabled = cups.frame === null;
+    $("btn-cups-find").disabled = corners;
+    const complete = !corners && cups.order.length && cups.taps.length === cups.order.length;
+    $("btn-cups-empty").disabled = !complete;
+    $("btn-cups-save").disabled = !cups.draft;
+    done("cups-step-area", complete);
+    const names = ["South's left", "South's right", "the far corner on South's right", "the far corner on South's left"];
+    $("cups-prompt").textContent = corners
+      ? (cups.corners.length < 4 ? `Tap corner ${cups.corners.length + 1}: ${names[cups.corners.length]}.`
+        : "Now find the table.")
+      : (complete ? "Every container is placed." : `Tap ${cups.order[cups.taps.length]}.`);
+    $("cups-prompt").className = "result " + (complete ? "good" : "");
+  }
+
+  function layoutChoice() {
+    const v = $("cups-layout").value;
+    if (v !== "own") return v;
+    return { cups_per_row: Number($("cups-own-x").value), width_mm: Number($("cups-own-w").value),
+      depth_mm: Number($("cups-own-d").value), cup_mm: Number($("cups-own-cup").value),
+      cup_height_mm: Number($("cups-own-h").value) };
+  }
+
+  async function sendTaps(taps) {
+    const r = await api("POST", "/api/calibration/cups/containers", { points: taps });
+    if (!r.ok) { result("cups-containers-result", r.data.error || "refused", false); return false; }
+    cups.taps = taps;
+    cups.draft = null;
+    result("cups-containers-result", r.data.complete ? "Every container is placed: now empty the table."
+      : `${r.data.placed} of ${r.data.of} placed.`, true);
+    draw();
+    return true;
+  }
+
+  function tap(event) {
+    const img = $("cups-still");
+    if (!img.naturalWidth) return;
+    const rect = img.getBoundingClientRect();
+    const p = [Math.round(((event.clientX - rect.left) / rect.width) * img.naturalWidth * 10) / 10,
+      Math.round(((event.clientY - rect.top) / rect.height) * img.naturalHeight * 10) / 10];
+    if (cups.mode === "corners") {
+      if (cups.corners.length < 4) cups.corners.push(p);
+      draw();
+    } else if (cups.taps.length < cups.order.length) {
+      sendTaps([...cups.taps, p]);
+    }
+  }
+
+  async function takeStill() {
+    const r = await api("POST", "/api/calibration/still", {});
+    if (!r.ok) { result("cups-corners-result", r.data.error || "refused", false); return; }
+    Object.assign(cups, { frame: r.data.frame, corners: [], taps: [], mode: "corners", method: "corners", draft: null });
+    const img = $("cups-still");
+    img.onload = draw;
+    img.src = r.data.url;
+    $("cups-still-box").hidden = false;
+    $("cups-corners-result").textContent = "";
+    $("cups-containers-result").textContent = "";
+  }
+
+  // the table found from the four corners tapped, or (markers) from the marker sheet's tiles
+  async function findTable(how) {
+    const markers = how === "markers" || (how === undefined && cups.method === "markers");
+    $(markers ? "btn-cups-markers" : "btn-cups-corners").disabled = true;
+    const body = { frame: cups.frame, layout: layoutChoice(), camera: $("cups-camera").value };
+    const r = markers ? await api("POST", "/api/calibration/cups/markers", body)
+      : await api("POST", "/api/calibration/cups/corners", { ...body, points: cups.corners });
+    cups.method = markers ? "markers" : "corners";
+    if (!r.ok) {  // the corners stay, to find the table again with another layout or module
+      Object.assign(cups, { mode: "corners", taps: [], draft: null });
+      result("cups-corners-result", r.data.error || "refused", false);
+      draw();
+      return;
+    }
+    Object.assign(cups, { mode: "containers", order: r.data.order, taps: [], table: r.data.table });
+    const t = r.data.table;
+    // where nothing told the lens, say so: through another module's lens the height is far off
+    const assumed = t.lens === "assumed"
+      ? `\nTaken as a ${$("cups-camera").querySelector("option[value=pi3]").textContent}: the corners cannot tell ` +
+        "the lens of a camera looking nearly straight down. If yours is another, choose it above." : "";
+    if (markers) cups.corners = [];
+    result("cups-corners-result", `Table found: camera ${t.camera_height_mm} mm above it (${t.camera_model}), ` +
+      `${markers ? "markers" : "corners"} within ${t.error_px} px.` + assumed, true);
+    draw();
+  }
+
+  async function find() {
+    const b = $("btn-cups-find");
+    b.disabled = true;
+    b.textContent = "Looking…";
+    const r = await api("POST", "/api/calibration/cups/find", {});
+    b.textContent = "Find the containers for me";
+    if (!r.ok) { result("cups-containers-result", r.data.error || "refused", false); draw(); return; }
+    const first = r.data.taps.indexOf(null);
+    const found = r.data.taps.slice(0, first < 0 ? r.data.taps.length : first);
+    if (await sendTaps(found)) {
+      result("cups-containers-result", (first < 0 ? `All ${found.length} found` : `Found the first ${found.length}`) +
+        ": check that each dot sits in its container's opening; undo and tap again where one does not.", true);
+    }
+  }
+
+  async function refresh() {
+    const r = await api("GET", "/api/calibration/cups");
+    if (!r.ok) return;
+    const s = r.data;
+    chooseGame(s.game_is_cups ? "cups" : ($("game-cups").checked ? "cups" : "gobblet"));
+    const sel = $("cups-layout");
+    if (!sel.options.length) {
+      sel.replaceChildren(...s.layouts.map((n) => el("option", { value: n }, n)),
+        el("option", { value: "own" }, "my own size"));
+      sel.value = s.layouts.includes(s.layout.name) ? s.layout.name : "own";
+      $("cups-own").hidden = sel.value !== "own";
+      $("cups-own-x").value = s.layout.cups_per_row;
+      $("cups-own-w").value = s.layout.width_mm;
+      $("cups-own-d").value = s.layout.depth_mm;
+      $("cups-own-cup").value = s.layout.cup_mm;
+      $("cups-own-h").value = s.layout.cup_height_mm;
+    }
+    const cam = $("cups-camera");
+    if (!cam.options.length) cam.replaceChildren(...s.cameras.map((c) => el("option", { value: c.id }, c.name)));
+    cam.value = s.camera;
+    const beans = $("cups-beans");
+    if (!beans.options.length) {
+      beans.replaceChildren(...Object.entries(s.beans).map(([k, mm]) => el("option", { value: k }, `${k}s (${mm} mm)`)));
+    }
+    $("cups-sheet").textContent = s.marker_sheet;
+    done("cups-step-save", s.saved);
+  }
+
+  function bind() {
+    document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", () => chooseGame(r.value)));
+    // another layout or camera module: the table is found again from the same four corners
+    const again = () => {
+      if (cups.frame !== null && (cups.corners.length === 4 || (cups.method === "markers" && cups.mode !== "corners"))) {
+        findTable();
+      }
+    };
+    $("cups-layout").addEventListener("change", () => {
+      $("cups-own").hidden = $("cups-layout").value !== "own";
+      again();
+    });
+    $("cups-camera").addEventListener("change", again);
+    ["cups-own-x", "cups-own-w", "cups-own-d", "cups-own-cup", "cups-own-h"].forEach((id) => $(id).addEventListener("change", again));
+    $("btn-cups-still").addEventListener("click", takeStill);
+    $("cups-still").addEventListener("click", tap);
+    $("btn-cups-undo").addEventListener("click", () => {
+      if (cups.mode === "corners") { cups.corners.pop(); draw(); } else sendTaps(cups.taps.slice(0, -1));
+    });
+    $("btn-cups-corners").addEventListener("click", () => findTable("corners"));
+    $("btn-cups-markers").addEventListener("click", () => findTable("markers"));
+    $("btn-cups-find").addEventListener("click", find);
+    $("btn-cups-empty").addEventListener("click", async () => {
+      const r = await api("POST", "/api/calibration/cups/empty", { beans: $("cups-beans").value });
+      if (!r.ok) { result("cups-empty-result", r.data.error || "refused", false); return; }
+      cups.draft = r.data.draft;
+      const d = r.data.draft;
+      result("cups-empty-result", `The empty table is captured: ${d.containers.length} containers on a ` +
+        `${Math.round(d.layout.width_mm)} × ${Math.round(d.layout.depth_mm)} mm play area, camera ` +
+        `${d.camera_height_mm} mm above it, beans ${d.bean_mm} mm.`, true);
+      done("cups-step-empty", true);
+      draw();
+    });
+    $("btn-cups-save").addEventListener("click", async () => {
+      const r = await api("POST", "/api/calibration/cups/save", {});
+      if (!r.ok) { result("cups-save-result", r.data.error || "refused", false); return; }
+      result("cups-save-result", `Saved as ${r.data.saved}.`, true);
+      done("cups-step-save", true);
+    });
+  }
+
+  bind();
+  refresh();
+})();

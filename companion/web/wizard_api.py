@@ -9,6 +9,13 @@ Without markers, step (b) is done by hand instead: ``POST /still`` keeps a still
 by ``GET /still/<id>.jpg``), the user taps the board's four outer corners on it, and
 ``POST /corners`` calibrates from them (``calibration.corners``).
 
+A Cups table has its own steps under ``/cups`` (``calibration.cups``): on the same still, the
+play area's four corners (``POST /cups/corners``, which also chooses the layout; or the marker
+sheet's tiles laid at them, ``POST /cups/markers``), then each
+container tapped in a named order (``POST /cups/containers`` with the taps so far, checked at
+each tap; ``POST /cups/find`` proposes them), the empty table (``POST /cups/empty``) and save
+(``POST /cups/save``, ``cups-setup.json`` in the data folder).
+
 The captures live in ``Companion.wizard`` (one wizard at a time: the board is one).  Every
 step that changes anything needs the token."""
 
@@ -16,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import count as counter
 from typing import Any
 
@@ -26,8 +33,29 @@ from flask import Blueprint, Response, jsonify
 
 from calibration.calibrate import AUTO_CAMERA, STANDARD_CAMERA, calibrate
 from calibration.corners import calibrate_from_corners
+from calibration.cups import (
+    BEAN_MM,
+    CAMERA_MODULES,
+    CupsSetup,
+    CupsSetupError,
+    TableFix,
+    check_placed,
+    check_taps,
+    find_containers,
+    fix_from_corners,
+    fix_from_markers,
+    make_setup,
+    rim_pixels,
+    save_cups_setup,
+    setup_path,
+    tap_order,
+    taps_to_table,
+    template_layout,
+)
 from calibration.locate import detect_markers
 from calibration.model import Calibration, CalibrationError, save_calibration
+from engine.inputs import InputError, finite_number
+from hardware.cups.layout import CupsLayout, layout_names, load_layout
 from hardware.pieces import (
     BoardSpec,
     DataFileError,
@@ -74,6 +102,21 @@ class Wizard:
     # the last marker search for the status: (monotonic time, frame index, ids seen)
     markers: tuple[float, int, tuple[int, ...]] | None = None
     search_lock: threading.Lock = field(default_factory=threading.Lock)
+    cups: "CupsSteps | None" = None  # the Cups steps, started on first use
+
+
+@dataclass
+class CupsSteps:
+    """What the wizard's Cups steps have so far: the layout chosen (its sizes; the taps say
+    where each container stands), the camera module, the play area found on the still
+    ``still_id``, the containers tapped (px, in ``tap_order``), the empty table, the draft."""
+
+    layout: CupsLayout
+    camera_model: str = AUTO_CAMERA
+    fix: TableFix | None = None
+    still_id: int = 0
+    taps: list[list[float]] = field(default_factory=list)
+    draft: CupsSetup | None = None
 
 
 _STILL_IDS = counter(1)
@@ -305,11 +348,20 @@ def still_jpeg(frame_id: int):
 def _corner_points(raw: Any) -> list[list[float]]:
     if not isinstance(raw, list) or not all(
             isinstance(p, list) and len(p) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in raw):
+            # finite_number: a whole number too large for a float is no position either
+            and all(_is_position(v) for v in p) for p in raw):
         raise ApiError(400, "points must be a list of [x, y] pixel positions")
     if len(raw) != 4:
         raise ApiError(400, f"points must be the board's four corners, got {len(raw)}")
     return [[float(x), float(y)] for x, y in raw]
+
+
+def _is_position(v: Any) -> bool:
+    try:
+        finite_number(v, "a position")
+    except InputError:
+        return False
+    return True
 
 
 @bp.post("/corners")
@@ -430,3 +482,296 @@ def save():
     hub.camera_info = {**hub.camera_info, "present": True, "referee": True}
     hub.refresh()
     return jsonify(saved=path.name, active=summary(cal))
+
+
+# -- Cups ---------------------------------------------------------------------------------------
+
+def _game_cups(services: Companion) -> int | None:
+    """The cups a side of the current game when it is Cups, else None."""
+    session = services.hub.session
+    board = None if session is None else session.board
+    if board is None or board.family != "cups":
+        return None
+    return int(getattr(board.rules, "cups", 4))
+
+
+def _default_layout(cups: int | None) -> CupsLayout:
+    """The shipped layout with the game's cups a side, else one of the standard size."""
+    if cups is None or f"cups-{cups}" in layout_names():
+        return load_layout(f"cups-{cups or 4}")
+    return template_layout(cups, 340.0 + 95.0 * cups, 565.0)
+
+
+def cups_steps(services: Companion | None = None) -> CupsSteps:
+    """The wizard's Cups steps, started on first use with the current game's layout."""
+    services = services or companion()
+    w = wizard(services)
+    if w.cups is None:
+        w.cups = CupsSteps(_default_layout(_game_cups(services)))
+    return w.cups
+
+
+def _layout_json(layout: CupsLayout) -> dict[str, Any]:
+    cup = layout.cups("south")[0]
+    return {"name": layout.name, "cups_per_row": layout.cups_per_row, "width_mm": layout.width_mm,
+            "depth_mm": layout.depth_mm, "cup_mm": cup.diameter_mm, "cup_height_mm": cup.height_mm}
+
+
+def _cups_draft(draft: CupsSetup | None) -> dict[str, Any] | None:
+    if draft is None:
+        return None
+    cal = draft.calibration
+    return {"layout": _layout_json(draft.layout), "bean_mm": cal.bean_mm,
+            "camera_height_mm": round(cal.pose().height, 1), "camera_model": cal.intrinsics.model,
+            "containers": [{"name": name, "x_mm": round(c.x_mm, 1), "y_mm": round(c.y_mm, 1)}
+                           for name, c in zip(tap_order(draft.layout), draft.layout.containers)]}
+
+
+def _cups_fix(c: CupsSteps) -> dict[str, Any] | None:
+    if c.fix is None:
+        return None
+    return {"camera_height_mm": round(c.fix.pose.height, 1), "error_px": round(c.fix.error_px, 2),
+            "camera_model": c.fix.intrinsics.model,
+            # named, told by the sensor, fitted plainly best by the corners, or assumed
+            "lens": c.fix.lens,
+            # where the layout expects each container's opening: guides for the taps
+            "expected": [[round(float(x), 1), round(float(y), 1)] for x, y in rim_pixels(c.layout, c.fix)]}
+
+
+@bp.get("/cups")
+def cups_status():
+    """The Cups steps: the layout and its tap order, what is done, the choices offered."""
+    services = companion()
+    _camera()
+    c = cups_steps(services)
+    w = wizard(services)
+    order = tap_order(c.layout)
+    return jsonify(
+        game_is_cups=_game_cups(services) is not None,
+        layouts=layout_names(),
+        layout=_layout_json(c.layout),
+        cameras=[{"id": AUTO_CAMERA, "name": "find it from the corners"}]
+        + [{"id": k, "name": CAMERA_NAMES[k]} for k in CAMERA_MODULES],
+        camera=c.camera_model,
+        beans=BEAN_MM,
+        # the marker sheet whose four tiles may mark the play area's corners instead of taps
+        marker_sheet=w.board.name,
+        order=order,
+        still=None if w.still is None else w.still_id,
+        table=_cups_fix(c),
+        taps=c.taps,
+        next=order[len(c.taps)] if c.fix is not None and len(c.taps) < len(order) else None,
+        draft=_cups_draft(c.draft),
+        saved=setup_path(services.config.data_dir).exists(),
+    )
+
+
+def _choose_layout(c: CupsSteps, data: dict[str, Any]) -> None:
+    """A shipped layout by name, or ``{"cups_per_row", "width_mm", "depth_mm"}`` (and
+    optionally ``cup_mm``, ``cup_height_mm``) for the user's own play area and cups."""
+    raw = data.get("layout")
+    if raw is None:
+        return
+    try:
+        if isinstance(raw, str):
+            if raw not in layout_names():
+                raise ApiError(422, f"unknown Cups layout {raw!r}; known: {', '.join(layout_names())}, "
+                                    "or give cups_per_row, width_mm and depth_mm")
+            layout = load_layout(raw)
+        elif isinstance(raw, dict):
+            layout = template_layout(raw.get("cups_per_row"), raw.get("width_mm"), raw.get("depth_mm"),
+                                     raw.get("cup_mm"), raw.get("cup_height_mm", 65.0))
+        else:
+            raise ApiError(400, "layout must be a layout's name or {cups_per_row, width_mm, depth_mm}")
+    except (CupsSetupError, DataFileError) as e:
+        raise ApiError(422, str(e)) from None
+    if layout != c.layout:
+        c.layout, c.fix, c.taps, c.draft = layout, None, [], None
+
+
+def _still_for(w: Wizard, frame_id: Any) -> np.ndarray:
+    if frame_id is not None and (not isinstance(frame_id, int) or isinstance(frame_id, bool)):
+        raise ApiError(400, "frame must be the id of a still frame")
+    if w.still is None:
+        raise ApiError(409, "take a still picture of the table first")
+    if frame_id is not None and frame_id != w.still_id:
+        raise ApiError(409, "that still frame is gone: take a new one and tap again")
+    return w.still
+
+
+@bp.post("/cups/corners")
+@require_control
+def cups_corners():
+    """``{"points": [[x, y] × 4], "frame": id, "layout": "cups-4" | {...}, "camera": "pi3"}``:
+    the play area's four corners tapped on the still, from South's left going round (South's
+    right, the far corner on that side, the last one).  Finds the camera over the table and
+    answers where each container is expected (the guides for tapping them)."""
+    services = companion()
+    _camera()
+    data = json_body()
+    points = _corner_points(data.get("points"))
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        image = _still_for(w, data.get("frame"))
+        _choose_layout(c, data)
+        model = _cups_camera(c, data)
+        try:
+            fix = fix_from_corners(points, c.layout, image.shape[1], image.shape[0], model)
+        except CupsSetupError as e:
+            raise ApiError(422, f"the play area was not found: {e}") from None
+        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
+            fix = replace(fix, lens="sensor")
+        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
+        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
+                       next=tap_order(c.layout)[0])
+
+
+@bp.post("/cups/markers")
+@require_control
+def cups_markers():
+    """``{"frame": id, "layout": …, "camera": …}``: find the play area by the marker sheet's
+    four tiles laid at its corners (``cupboard marker-sheet``'s, of the piece set's board: each
+    tile's inner corner on a corner, the first at South's left going round), on the still."""
+    services = companion()
+    _camera()
+    data = json_body()
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        image = _still_for(w, data.get("frame"))
+        _choose_layout(c, data)
+        model = _cups_camera(c, data)
+        try:
+            fix = fix_from_markers(image, c.layout, w.board.markers, model)
+        except CupsSetupError as e:
+            raise ApiError(422, f"the play area was not found: {e}") from None
+        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
+            fix = replace(fix, lens="sensor")
+        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
+        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
+                       next=tap_order(c.layout)[0], method="markers")
+
+
+def _cups_camera(c: CupsSteps, data: dict[str, Any]) -> str:
+    """The module to fit the table with: the one named (kept for the next steps), else the
+    one the Pi camera's sensor says, else ``auto`` (the corners or markers tell it where they
+    can)."""
+    if "camera" in data:
+        if not isinstance(data["camera"], str) or data["camera"] not in (AUTO_CAMERA, *CAMERA_MODULES):
+            raise ApiError(422, f"unknown camera module {data['camera']!r}; known: {AUTO_CAMERA}, "
+                                f"{', '.join(CAMERA_MODULES)}")
+        c.camera_model = data["camera"]
+    if c.camera_model != AUTO_CAMERA:
+        return c.camera_model
+    source = getattr(companion().camera, "source", None)
+    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+
+
+def _need_table(w: Wizard, c: CupsSteps) -> np.ndarray:
+    if c.fix is None:
+        raise ApiError(409, "tap the play area's four corners first")
+    if w.still is None or w.still_id != c.still_id:
+        raise ApiError(409, "the still the corners were tapped on is gone: take a new one and tap again")
+    return w.still
+
+
+@bp.post("/cups/containers")
+@require_control
+def cups_containers():
+    """``{"points": [[x, y], …]}``: the containers tapped so far on the still, in the order
+    ``GET /cups`` gives (South's cups from South's left, North's from North's left, the
+    bowls, the stocks).  Each is checked (inside the picture, inside the play area, clear of
+    the others); answers where they stand on the table (mm) and the next one to tap."""
+    services = companion()
+    _camera()
+    data = json_body()
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        image = _need_table(w, c)
+        try:
+            taps = check_taps(data.get("points"), c.layout, image.shape[1], image.shape[0])
+            centres = taps_to_table(taps, c.layout, c.fix)
+            check_placed(c.layout, centres)
+        except CupsSetupError as e:
+            raise ApiError(422 if isinstance(data.get("points"), list) else 400, str(e)) from None
+        c.taps, c.draft = taps, None
+        order = tap_order(c.layout)
+        return jsonify(placed=len(taps), of=len(order), complete=len(taps) == len(order),
+                       next=order[len(taps)] if len(taps) < len(order) else None,
+                       centres_mm=[[round(float(x), 1), round(float(y), 1)] for x, y in centres])
+
+
+@bp.post("/cups/find")
+@require_control
+def cups_find():
+    """Look for every container's rim near where the layout expects it, on the still; answers
+    the taps it proposes (px, null where none was found) for the user to confirm or redo.
+    Nothing is kept: the page sends the confirmed taps to ``/cups/containers``."""
+    services = companion()
+    _camera()
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        image = _need_table(w, c)
+        fix, layout = c.fix, c.layout
+    found = find_containers(image, layout, fix)
+    # a tap proposed where the found rim's opening appears (its centre at the rim's height)
+    rims = rim_pixels(layout, fix, [f if f is not None else (k.x_mm, k.y_mm) for f, k in zip(found, layout.containers)])
+    taps = [None if f is None else [round(float(u), 1), round(float(v), 1)] for f, (u, v) in zip(found, rims)]
+    return jsonify(taps=taps, found=sum(t is not None for t in taps), of=len(taps), order=tap_order(layout))
+
+
+def _bean_mm(data: dict[str, Any]) -> float:
+    if "bean_mm" in data:
+        v = data["bean_mm"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 2 <= v <= 60:
+            raise ApiError(400, "bean_mm must be a bean's size in mm, from 2 to 60")
+        return float(v)
+    kind = data.get("beans", "bean")
+    if not isinstance(kind, str) or kind not in BEAN_MM:
+        raise ApiError(422, f"unknown kind of beans {kind!r}; known: {', '.join(BEAN_MM)}, or give bean_mm")
+    return BEAN_MM[kind]
+
+
+@bp.post("/cups/empty")
+@require_control
+def cups_empty():
+    """``{"beans": "bean" | "bead" | "coin" | "stone"}`` or ``{"bean_mm": 12}``: with every
+    cup, bowl and stock empty and no hand over the table, capture the empty table and make
+    the set-up (not saved yet)."""
+    services = companion()
+    camera = _camera()
+    data = json_body()
+    bean = _bean_mm(data)
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        still = _need_table(w, c)
+        if len(c.taps) != len(c.layout.containers):
+            raise ApiError(409, f"tap every container first ({len(c.taps)} of {len(c.layout.containers)} so far)")
+        frame = capture(camera, 1)[0]
+        if frame.shape != still.shape:
+            raise ApiError(409, "the camera's pictures changed size since the still: take a new still")
+        try:
+            c.draft = make_setup(c.layout, c.fix, taps_to_table(c.taps, c.layout, c.fix), frame, bean)
+        except CupsSetupError as e:
+            raise ApiError(422, str(e)) from None
+        return jsonify(draft=_cups_draft(c.draft))
+
+
+@bp.post("/cups/save")
+@require_control
+def cups_save():
+    """Save the Cups set-up into the data folder (``cups-setup.json`` and its empty-table
+    frame, atomically)."""
+    services = companion()
+    _camera()
+    w = wizard(services)
+    with w.lock:
+        c = cups_steps(services)
+        if c.draft is None:
+            raise ApiError(409, "there is no Cups set-up to save: capture the empty table first")
+        path = save_cups_setup(services.config.data_dir, c.draft)  # a full disk: 507 (web.errors)
+        return jsonify(saved=path.name, draft=_cups_draft(c.draft))
