@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -414,6 +414,28 @@ def outcome_text(game: Game, outcome: Outcome) -> str:
     """A sentence saying how ``game`` ended: the game's own words when it has them."""
     words = getattr(game, "outcome_text", None)
     return words(outcome) if words is not None else f"{outcome.result}: {outcome.reason}"
+
+
+def status_text(
+    game: Game, outcome: Outcome | None, names: Sequence[str] = (), sides: Sequence[str] = ()
+) -> str:
+    """The line saying whose move it is or how ``game`` ended, in the players' ``names`` (by
+    player index), the side as a second word where it tells more than the name: "Ann (light)
+    to move", "Ann wins with the line a1-c3".  Without names, the game's own words."""
+    roles = [game.player_name(i) for i in range(2)]
+    names = [n or r for n, r in zip(list(names) + ["", ""], roles)]
+    sides = [s or r.lower() for s, r in zip(list(sides) + ["", ""], roles)]
+    if outcome is None:
+        i = game.turn
+        extra = "" if names[i].lower() in (sides[i].lower(), roles[i].lower()) else f" ({sides[i]})"
+        return f"{names[i]}{extra} to move"
+    text = outcome_text(game, outcome)
+    swap = {r: n for r, n in zip(roles, names) if n != r}
+    if not swap:
+        return text
+    # one pass, so that a player named as the other side ("Black" playing White) stays right
+    pattern = re.compile(r"\b(" + "|".join(re.escape(r) for r in swap) + r")\b")
+    return pattern.sub(lambda m: swap[m.group(1)], text)
 
 
 def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> Path:
