@@ -288,7 +288,7 @@ def _reserve(
             data["data-height"] = size  # an external stack of height h has size h on top
         elif shown.get(size):
             data["pointer-events"] = "none"  # the first piece of the slot takes its taps
-        hit = (x0 + 4, y0 + slot * slot_h, COLUMN - 8.0, slot_h)
+        hit = (x0, y0 + slot * slot_h, float(COLUMN), slot_h)
         r = _radius(size, sizes, min(COLUMN, slot_h) - 16)
         out.append(_piece("reserve-piece", colour, size, (x, y), r, data, hit))
         shown[size] = shown.get(size, 0) + 1
