@@ -7,8 +7,12 @@ alert comes and a hint is shown.  Then the board read and played with the keyboa
 small bugs of the issue: the hint after resigning, ``.note`` breaking words, the header's
 links, the Calibrate link for spectators."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 from browser_support import (
+    ARTIFACTS,
     TOKEN,
     access_problems,
     board_box,
@@ -38,10 +42,26 @@ def served(tmp_path_factory):
     running.stop()
 
 
+class Screenshots:
+    """Screenshots taken into pytest's temporary folder, and kept as well with the other browser
+    tests' in test-artifacts/browser/access (pytest removes its older temporary folders)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def take(self, page, name: str) -> Path:
+        path = self.folder / f"{name}.png"
+        page.screenshot(path=str(path))
+        kept = ARTIFACTS / "access"
+        kept.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept / path.name)
+        return path
+
+
 @pytest.fixture(scope="module")
 def screenshots(tmp_path_factory):
-    """Where this module keeps its screenshots (pytest's temporary folder)."""
-    return tmp_path_factory.mktemp("screenshots", numbered=False)
+    """Where this module keeps its screenshots."""
+    return Screenshots(tmp_path_factory.mktemp("screenshots", numbered=False))
 
 
 def open_game(page, url: str, variant: str, control: bool = True) -> None:
@@ -110,7 +130,7 @@ def test_live_page_in_every_configuration(served, browser, configured, game, scr
     banner = page.evaluate("() => { const r = document.getElementById('banner').getBoundingClientRect(); return [r.top, r.bottom, r.width]; }")
     assert banner[0] >= 0 and banner[1] <= view["h"] and banner[2] >= view["w"] * 0.45  # on screen, wide
     assert same_box(board_box(page), start)
-    page.screenshot(path=str(screenshots / f"{game}-{config}-alert.png"))
+    screenshots.take(page, f"{game}-{config}-alert")
     page.click("#banner-close")
 
     # a hint, drawn and explained: the board stays where it is
@@ -119,7 +139,7 @@ def test_live_page_in_every_configuration(served, browser, configured, game, scr
     page.wait_for_selector("#hint-panel:not([hidden])")
     assert same_box(board_box(page), start)
     assert access_problems(page) == []
-    page.screenshot(path=str(screenshots / f"{game}-{config}.png"))
+    assert screenshots.take(page, f"{game}-{config}").stat().st_size > 0
 
 
 def test_the_check_finds_what_it_is_for(served, browser):
