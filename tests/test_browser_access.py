@@ -113,13 +113,16 @@ def test_live_page_in_every_configuration(served, browser, configured, game, scr
             rgb = [int(v) for v in colour[colour.index("(") + 1:colour.index(")")].split(",")[:3]]
             assert max(rgb) < 80, (colour, page_bg)
 
-    # picking a piece (a stock's menu for Cups) moves nothing
+    # picking a piece (a stock's menu for Cups) moves nothing: not the board, nor (Gobblet) the
+    # hint buttons under its message
+    hints_at = board_box(page, "#hint-white")
     if game == "cups":
         page.locator('#board [data-stock="south"]').click()
         page.wait_for_selector("#offer:not([hidden]) button")
     else:
         tap_reserve(page, "white", 4 if game == "gobblet" else 3)
         page.wait_for_function("() => document.getElementById('selection').textContent !== ''")
+        assert same_box(board_box(page, "#hint-white"), hints_at)
     assert same_box(board_box(page), start)
     assert access_problems(page) == []
 
