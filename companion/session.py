@@ -200,6 +200,11 @@ class GameSession:
                 log.exception("listener %r failed on event %d", listener, event.seq)
         return event
 
+    def _names(self) -> list[str]:
+        """The players' names by player index, from the game's tags (the side's name if none)."""
+        tags = self.journal.header.tags
+        return [tags.get(key) or self.board.player_name(i) for i, key in enumerate(("White", "Black"))]
+
     @property
     def lock(self) -> threading.RLock:
         """The lock every change takes; hold it to read the board while nothing moves."""
@@ -229,7 +234,7 @@ class GameSession:
             if reason is not None:
                 raise IllegalMove(reason)
             text = self.board.move_text(move)
-            mover = self.board.player_name(self.board.turn)
+            mover = self._names()[self.board.turn]  # the log speaks of the players by name
             number = self.board.ply + 1
             all_notes = {"time": f"{time.time() - self._started:.1f}", "source": source}
             all_notes.update(notes or {})
@@ -315,7 +320,7 @@ class GameSession:
             if colour is not None:
                 data["colour"] = colour
             try:
-                event = self._record("end", outcome_text(self.board, outcome), data)
+                event = self._record("end", status_text(self.board, outcome, self._names()), data)
             except BaseException:  # not on disk: the game is not over
                 self.board.pop()
                 raise
@@ -349,7 +354,7 @@ class GameSession:
         data: dict[str, Any] = {"result": outcome.result, "reason": outcome.reason}
         if outcome.line:  # a family that ends on a line names its squares
             data["line"] = self.board.square_names(outcome.line)
-        return self._record("end", outcome_text(self.board, outcome), data)
+        return self._record("end", status_text(self.board, outcome, self._names()), data)
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> GameRecord:
