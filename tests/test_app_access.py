@@ -70,3 +70,15 @@ def test_status_text_swaps_names_in_one_pass():
     # a player called "Black" plays White: the names do not chase each other round
     assert status_text(board, outcome, ["Black", "White"], ["light", "dark"]) == "Black wins: White resigned"
     assert status_text(board, outcome) == "White wins: Black resigned"
+
+
+def test_the_log_names_the_players(tmp_path):
+    from companion.session import GameSession
+
+    session = GameSession.new(tmp_path, engine.variant("gobblet-jr"), {"White": "Ann", "Black": "Bob"})
+    try:
+        assert session.play("3a1").text == "Ann played 3a1"
+        assert session.play("3b1").text == "Bob played 3b1"
+        assert session.resign(1).text == "Ann wins: Bob resigned"
+    finally:
+        session.close()
