@@ -308,3 +308,16 @@ def test_only_a_player_sees_the_calibrate_link(camera_served, browser):
         spectator.wait_for_function("() => document.getElementById('camera-card').hidden === false")
         assert spectator.locator("#nav-calibrate").is_hidden()
         assert spectator.locator(".bar nav a", has_text="Records").is_visible()
+
+
+def test_records_page_in_every_configuration(served, configured, screenshots):
+    _, running = served
+    config, page = configured
+    open_game(page, running.url, "gobblet-jr")
+    for move in ["3a1", "3a2", "3b1", "3b2", "2c1"]:
+        assert page.evaluate("async (m) => (await Cupboard.api('POST', '/api/game/move', {move: m})).status", move) == 200
+    page.goto(f"{running.url}/records")
+    page.locator("#games li .acts a, #games li .acts button").first.click()
+    page.wait_for_selector("#viewer:not([hidden]) #replay-board svg")
+    assert access_problems(page) == []
+    screenshots.take(page, f"records-{config}")
