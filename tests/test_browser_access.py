@@ -78,6 +78,16 @@ def open_game(page, url: str, variant: str, control: bool = True) -> None:
         page.click("#banner-close")
 
 
+def focused(page) -> str | None:
+    """The name of what the keyboard is on."""
+    return page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+
+
+def said(page, words: str) -> None:
+    """Wait until the board's live region says ``words``."""
+    page.wait_for_function("(w) => document.getElementById('board-announce').textContent.includes(w)", arg=words)
+
+
 def same_box(a: dict, b: dict) -> bool:
     return all(abs(a[k] - b[k]) <= 0.5 for k in ("x", "y", "width", "height"))
 
@@ -106,12 +116,12 @@ def test_live_page_in_every_configuration(served, browser, configured, game, scr
         grown = page.evaluate(f"() => parseFloat(getComputedStyle(document.querySelector('{label}')).fontSize)")
         drawn = page.evaluate(f"() => parseFloat(document.querySelector('{label}').getAttribute('font-size'))")
         assert grown >= 1.4 * drawn
-    if config == "dark":
-        page_bg = page.evaluate("() => getComputedStyle(document.body).backgroundColor || getComputedStyle(document.documentElement).backgroundColor")
+    if config == "dark":  # the page and the board's surroundings are dark (their text: the check)
+        page_bg = page.evaluate("() => getComputedStyle(document.documentElement).backgroundColor")
         board_bg = page.evaluate("() => getComputedStyle(document.querySelector('#board svg > rect')).fill")
-        for colour in (page.evaluate("() => getComputedStyle(document.documentElement).backgroundColor"), board_bg):
+        for colour in (page_bg, board_bg):
             rgb = [int(v) for v in colour[colour.index("(") + 1:colour.index(")")].split(",")[:3]]
-            assert max(rgb) < 80, (colour, page_bg)
+            assert max(rgb) < 80, colour
 
     # picking a piece (a stock's menu for Cups) moves nothing: not the board, nor (Gobblet) the
     # hint buttons under its message
@@ -127,10 +137,12 @@ def test_live_page_in_every_configuration(served, browser, configured, game, scr
     assert access_problems(page) == []
 
     # an alert from the referee: impossible to miss, and the board stays where it is
-    services.hub.session.alert("disagrees", "the board disagrees: b2: expected empty, sees a dark 3", {"squares": ["b2"]})
+    services.hub.session.alert("disagrees", "the board disagrees: b2: expected empty, sees a dark 3",
+                               {"squares": ["b2"]})
     page.wait_for_selector("#banner:not([hidden]).alert")
     page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")  # it has risen
-    banner = page.evaluate("() => { const r = document.getElementById('banner').getBoundingClientRect(); return [r.top, r.bottom, r.width]; }")
+    banner = page.evaluate("() => { const r = document.getElementById('banner').getBoundingClientRect();"
+                           " return [r.top, r.bottom, r.width]; }")
     assert banner[0] >= 0 and banner[1] <= view["h"] and banner[2] >= view["w"] * 0.45  # on screen, wide
     assert same_box(board_box(page), start)
     screenshots.take(page, f"{game}-{config}-alert")
@@ -177,12 +189,12 @@ def test_the_position_in_words_and_moves_by_keyboard(served, browser):
         assert page.get_attribute('#board rect.square[data-square="b2"]', "aria-label") == "b2: empty"
         assert page.locator("#board [role=button][tabindex='0']").count() == 1
         page.focus("#board [role=button][tabindex='0']")
-        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "a1: empty"
+        assert focused(page) == "a1: empty"
 
         # to White's reserve with the arrows: right past c1 are the reserves, White's the far column
         for key in ["ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowUp", "ArrowUp"]:
             page.keyboard.press(key)
-        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "Ann's reserve: size 3, 2 left"
+        assert focused(page) == "Ann's reserve: size 3, 2 left"
         page.keyboard.press("Enter")
         page.wait_for_function("() => document.getElementById('board-announce').textContent.startsWith('Picked')")
         assert "Ann's 3 from the reserve" in page.inner_text("#board-announce")
@@ -191,7 +203,7 @@ def test_the_position_in_words_and_moves_by_keyboard(served, browser):
         page.keyboard.press("Enter")
         for key in ["ArrowLeft", "ArrowLeft", "ArrowLeft"]:  # past Black's reserve onto the board
             page.keyboard.press(key)
-        target = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+        target = focused(page)
         square = target.split(":")[0]
         page.keyboard.press("Enter")
         wait_ply(page, 1)
@@ -200,11 +212,11 @@ def test_the_position_in_words_and_moves_by_keyboard(served, browser):
         # the description follows, and the keyboard is still on the square it dropped on
         words = page.locator("#board-description li").all_text_contents()
         assert f"On the board: {square}: Ann's 3" in words and "Ann (light)'s reserve: 3, 2, 2, 1, 1" in words
-        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == f"{square}: Ann's 3"
+        assert focused(page) == f"{square}: Ann's 3"
 
         # Bob's turn: Ann's piece cannot be picked
         page.keyboard.press("Enter")
-        page.wait_for_function("() => document.getElementById('board-announce').textContent.includes(\"Bob (dark)'s turn\")")
+        said(page, "Bob (dark)'s turn")
         # a move over it with Bob's 3 is refused by the referee, with its rule, as a tap would be
         assert page.locator("#moves li").count() == 1
 
@@ -241,7 +253,7 @@ def test_a_spectator_reads_the_board_but_cannot_move_it(served, browser):
         spectator.wait_for_selector("#board svg [role=button][tabindex='0']")
         spectator.focus("#board [role=button][tabindex='0']")
         spectator.keyboard.press("Enter")
-        spectator.wait_for_function("() => document.getElementById('board-announce').textContent.includes('Only the players')")
+        said(spectator, 'Only the players')
         assert spectator.locator("#moves li").count() == 0
 
 
@@ -315,7 +327,8 @@ def test_records_page_in_every_configuration(served, configured, screenshots):
     config, page = configured
     open_game(page, running.url, "gobblet-jr")
     for move in ["3a1", "3a2", "3b1", "3b2", "2c1"]:
-        assert page.evaluate("async (m) => (await Cupboard.api('POST', '/api/game/move', {move: m})).status", move) == 200
+        sent = "async (m) => (await Cupboard.api('POST', '/api/game/move', {move: m})).status"
+        assert page.evaluate(sent, move) == 200
     page.goto(f"{running.url}/records")
     page.locator("#games li .acts a, #games li .acts button").first.click()
     page.wait_for_selector("#viewer:not([hidden]) #replay-board svg")
