@@ -128,11 +128,15 @@ def configured_page(browser, config: str, init_script: str | None = None) -> Ite
 # must have an accessible name and a tap target of at least 44 x 44 CSS px (a field's label
 # counts as its target); every visible text must contrast at least 4.5:1 with what is behind it
 # (HTML: the colours composited up the page; SVG: the shape under the text); and the page must
-# not scroll sideways.  Disabled controls are exempt from contrast, as WCAG has it.
+# not scroll sideways.  Disabled controls are exempt from contrast, as WCAG has it; with a modal
+# dialog open only the dialog is checked (the page behind it is inert).
 ACCESS_CHECK = r"""
 () => {
   const problems = [];
+  // behind an open modal dialog the page is inert: neither read nor touched
+  const modal = [...document.querySelectorAll("dialog[open]")].find((d) => d.matches(":modal"));
   const shown = (e) => {
+    if (modal && !modal.contains(e)) return false;
     const r = e.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) return false;
     for (let n = e; n && n.nodeType === 1; n = n.parentElement) {

@@ -334,3 +334,21 @@ def test_records_page_in_every_configuration(served, configured, screenshots):
     page.wait_for_selector("#viewer:not([hidden]) #replay-board svg")
     assert access_problems(page) == []
     screenshots.take(page, f"records-{config}")
+
+
+def test_dialogs_in_every_configuration(served, configured, screenshots):
+    _, running = served
+    config, page = configured
+    open_game(page, running.url, "gobblet-jr")
+    page.click("#btn-new")
+    page.wait_for_selector("#new-dialog[open]")
+    assert access_problems(page) == []
+    page.select_option("#new-variant", "cups")  # its options shown too
+    page.wait_for_selector("#new-options:not([hidden]) input[data-option=cups]")
+    assert access_problems(page) == []
+    screenshots.take(page, f"new-game-{config}")
+    page.click("#new-dialog button[value=cancel]")
+    page.click("#btn-resign")
+    page.wait_for_selector("#confirm-dialog[open]")
+    assert access_problems(page) == []
+    page.click("#confirm-buttons button[value='']")
