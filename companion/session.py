@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -202,6 +202,11 @@ class GameSession:
                 log.exception("listener %r failed on event %d", listener, event.seq)
         return event
 
+    def _names(self) -> list[str]:
+        """The players' names by player index, from the game's tags (the side's name if none)."""
+        tags = self.journal.header.tags
+        return [tags.get(key) or self.board.player_name(i) for i, key in enumerate(("White", "Black"))]
+
     @property
     def lock(self) -> threading.RLock:
         """The lock every change takes; hold it to read the board while nothing moves."""
@@ -239,7 +244,7 @@ class GameSession:
             if reason is not None:
                 raise IllegalMove(reason)
             text = self.board.move_text(move)
-            mover = self.board.player_name(self.board.turn)
+            mover = self._names()[self.board.turn]  # the log speaks of the players by name
             number = self.board.ply + 1
             all_notes = {"time": f"{time.time() - self._started:.1f}", "source": source}
             clock_before = self.clock.checkpoint() if self.clock is not None else None
@@ -340,7 +345,7 @@ class GameSession:
             if colour is not None:
                 data["colour"] = colour
             try:
-                event = self._record("end", outcome_text(self.board, outcome), data)
+                event = self._record("end", status_text(self.board, outcome, self._names()), data)
             except BaseException:  # not on disk: the game is not over
                 self.board.pop()
                 raise
@@ -376,7 +381,7 @@ class GameSession:
         data: dict[str, Any] = {"result": outcome.result, "reason": outcome.reason}
         if outcome.line:  # a family that ends on a line names its squares
             data["line"] = self.board.square_names(outcome.line)
-        return self._record("end", outcome_text(self.board, outcome), data)
+        return self._record("end", status_text(self.board, outcome, self._names()), data)
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> GameRecord:
@@ -442,6 +447,28 @@ def outcome_text(game: Game, outcome: Outcome) -> str:
     """A sentence saying how ``game`` ended: the game's own words when it has them."""
     words = getattr(game, "outcome_text", None)
     return words(outcome) if words is not None else f"{outcome.result}: {outcome.reason}"
+
+
+def status_text(
+    game: Game, outcome: Outcome | None, names: Sequence[str] = (), sides: Sequence[str] = ()
+) -> str:
+    """The line saying whose move it is or how ``game`` ended, in the players' ``names`` (by
+    player index), the side as a second word where it tells more than the name: "Ann (light)
+    to move", "Ann wins with the line a1-c3".  Without names, the game's own words."""
+    roles = [game.player_name(i) for i in range(2)]
+    names = [n or r for n, r in zip(list(names) + ["", ""], roles)]
+    sides = [s or r.lower() for s, r in zip(list(sides) + ["", ""], roles)]
+    if outcome is None:
+        i = game.turn
+        extra = "" if names[i].lower() in (sides[i].lower(), roles[i].lower()) else f" ({sides[i]})"
+        return f"{names[i]}{extra} to move"
+    text = outcome_text(game, outcome)
+    swap = {r: n for r, n in zip(roles, names) if n != r}
+    if not swap:
+        return text
+    # one pass, so that a player named as the other side ("Black" playing White) stays right
+    pattern = re.compile(r"\b(" + "|".join(re.escape(r) for r in swap) + r")\b")
+    return pattern.sub(lambda m: swap[m.group(1)], text)
 
 
 def _archive(data_dir: Path, journal_path: Path, suffix: str = "") -> Path:

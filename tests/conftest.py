@@ -94,3 +94,13 @@ def browser():
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(params=["phone", "text200", "dark", "landscape"])
+def configured(request, browser):
+    """A phone page in each of the configurations the live page is checked in (browser_support.
+    PAGE_CONFIGS: 360x740, 200 % text, dark mode, landscape 740x360): ``(name, page)``."""
+    from browser_support import configured_page
+
+    with configured_page(browser, request.param) as page:
+        yield request.param, page

@@ -70,7 +70,7 @@ def test_new_cups_game_with_options_and_who_starts(client):
     s = new_cups(client, {"cups": 5, "beans": 30, "count_left": True}, first="north")
     assert s["variant"] == "cups[cups=5,beans=30,count-left,first=north]"
     assert s["family"] == "cups" and s["turn"] == "black" and s["names"] == {"white": "South", "black": "North"}
-    assert s["status"] == "North to move" and s["over"] is False
+    assert s["status"] == "Bob (north) to move" and s["over"] is False
     assert s["position"].startswith("cups[cups=5,beans=30,count-left,first=north] S 0 0 0 0 0 | 0 | 30")
     assert [m["text"] for m in s["legal"]] == ["d1", "d2", "d3", "d4", "d5"]
     # the drawing is the game's: two rows of cups with bowls and stocks, North's stock tappable
@@ -154,7 +154,9 @@ def test_a_whole_game_ends_with_the_score_and_its_record(app, client):
     outcome = game.outcome()
     south, north = game.scores()
     assert s["over"] is True and s["outcome"]["result"] == outcome.result and s["outcome"]["reason"] == "score"
-    assert s["status"] == game.outcome_text(outcome) and f"{south}-{north}" in s["status"]
+    # the game's sentence, in the players' names
+    named = game.outcome_text(outcome).replace("South", "Ann").replace("North", "Bob")
+    assert s["status"] == named and f"{south}-{north}" in s["status"]
     assert s["taps"] == [] and 'data-move' not in s["svg"]
     r = post(client, "/api/game/move", {"move": "d1"})
     assert r.status_code == 409 and "over" in r.get_json()["error"]
@@ -171,7 +173,7 @@ def test_a_whole_game_ends_with_the_score_and_its_record(app, client):
     last = client.get(f"/api/records/{summary['file']}/0/{len(record.moves)}").get_json()
     assert last["status"] == s["status"] and 'class="cups-board"' in last["svg"]
     first = client.get(f"/api/records/{summary['file']}/0/0").get_json()
-    assert first["status"] == "South to move" and first["position"].endswith("; S to move")
+    assert first["status"] == "Ann (south) to move" and first["position"].endswith("; S to move")
 
 
 def test_take_back_and_resignation(client):
@@ -185,7 +187,7 @@ def test_take_back_and_resignation(client):
     assert r.status_code == 200
     s = state(client)
     assert s["over"] and s["outcome"] == {"winner": "white", "reason": "resignation", "result": "1-0", "line": []}
-    assert s["status"] == "South wins: North resigned (0-0)"
+    assert s["status"] == "Ann wins: Bob resigned (0-0)"
     r = post(client, "/api/game/takeback")  # the resignation is taken back, the game goes on
     assert r.status_code == 200 and state(client)["over"] is False
     r = post(client, "/api/game/draw")

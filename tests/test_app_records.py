@@ -51,12 +51,12 @@ def test_import_then_replay_step_by_step(client):
     body = client.get("/api/records/ann-bob.gbn/0").get_json()
     assert body["moves"] == ["3a1", "3a2", "3b1", "3b2", "2c1#"] and body["tags"]["White"] == "Ann"
     start = client.get("/api/records/ann-bob.gbn/0/0").get_json()
-    assert start["ply"] == 0 and start["move"] is None and start["status"] == "White to move"
+    assert start["ply"] == 0 and start["move"] is None and start["status"] == "Ann (light) to move"
     assert 'class="piece"' not in start["svg"]
     third = client.get("/api/records/ann-bob.gbn/0/3").get_json()
     assert third["move"] == "3b1" and third["svg"].count('class="piece"') == 3
     end = client.get("/api/records/ann-bob.gbn/0/5").get_json()
-    assert end["status"] == "White wins with the line a1-b1-c1" and end["total"] == 5
+    assert end["status"] == "Ann wins with the line a1-b1-c1" and end["total"] == 5
     # a second import of the same name does not overwrite the first
     r = client.post("/api/records?name=ann-bob.gbn", data=GAME.encode(), headers=AUTH, content_type="text/plain")
     assert r.status_code == 201 and r.get_json()["file"] == "ann-bob-2.gbn"

@@ -49,7 +49,7 @@ def test_play_a_short_game_by_tapping(server, phone):
     assert "token" not in page.url  # taken out of the address bar, kept by the page
     assert page.inner_text("#role") == "referee"
     start_jr_game(page)
-    assert page.inner_text("#status") == "White to move"
+    assert page.inner_text("#status") == "Ann (light) to move"
     assert "Ann (light) vs Bob (dark)" in page.inner_text("#players")
 
     tap_reserve(page, "white", 3)
@@ -80,8 +80,8 @@ def test_play_a_short_game_by_tapping(server, phone):
     tap_square(page, "c1")
     wait_ply(page, 5)
     page.wait_for_selector("#banner:not([hidden]).win")
-    assert page.inner_text("#banner-text") == "White wins with the line a1-b1-c1"
-    assert "White wins with the line a1-b1-c1" in page.inner_text("#status")
+    assert page.inner_text("#banner-text") == "Ann wins with the line a1-b1-c1"
+    assert "Ann wins with the line a1-b1-c1" in page.inner_text("#status")
     assert page.locator("#board .win-line").count() == 1
     assert [t.strip() for t in page.locator("#moves li").all_inner_texts()] == ["1.3a1", "3a2", "2.3b1", "3b2", "3.2c1#"]
     shot(page, "03-white-wins", keep_as="phone-win.png")

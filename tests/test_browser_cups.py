@@ -82,7 +82,7 @@ def test_play_a_whole_cups_game_by_tapping(server, browser):
         page.goto(f"{server.url}?token={TOKEN}")
         page.wait_for_function("() => document.body.classList.contains('control')")
         start_small_cups(page)
-        assert page.inner_text("#status") == "South to move"
+        assert page.inner_text("#status") == "Ann (south) to move"
         assert "Ann (south) vs Bob (north)" in page.inner_text("#players")
 
         # a spectator's page follows the game live
@@ -164,5 +164,5 @@ def test_records_page_replays_a_cups_game(server, browser):
         assert page.inner_text("#step-label") == f"{ply} / {ply}"
         page.click("#step-first")
         page.wait_for_function("() => document.querySelector('#step-label').textContent.startsWith('0 /')")
-        assert page.inner_text("#replay-status") == "South to move"
+        assert page.inner_text("#replay-status") == "Ann (south) to move"
         shot(page, "cups-03-replay", keep_as="cups-replay.png")

@@ -34,7 +34,8 @@
     if (changed) {
       selection = null;
       menu = null;
-      if (hint && (hint.game !== state.game || hint.ply !== state.ply)) { hint = null; drawn = null; $("hint-panel").hidden = true; }
+      // a hint is for its position while the game goes on (a resignation ends its use)
+      if (hint && (hint.game !== state.game || hint.ply !== state.ply || state.over)) { hint = null; drawn = null; $("hint-panel").hidden = true; }
     }
     const board = $("board");
     board.innerHTML = flipped && state.svg_flipped ? state.svg_flipped : state.svg;
@@ -288,6 +289,8 @@
       alert(r.data.error || "the move was refused", r.status === 422 ? "alert" : "warn");
     }
   }
+  // the page's other modules (the keyboard's moves) send their moves through the same door
+  Cupboard.sendMove = (move) => sendMove(move);
 
   // ---- games that say what a tap offers (``taps``): a part of the drawing offers one move
   // (played at once) or several (offered as buttons); moves offered beside the drawing (a
@@ -327,7 +330,7 @@
     const choice = state.taps.find((c) => c.selector && event.target.closest(c.selector));
     if (!choice) {
       const aside = state.taps.find((c) => !c.selector);
-      $("selection").textContent = aside ? aside.note : `Tap one of ${state.names[state.turn]}'s parts of the board`;
+      $("selection").textContent = aside ? aside.note : `Tap one of ${state.players[state.turn]}'s parts of the board`;
       return;
     }
     if (choice.moves.length === 1) { menu = null; sendMove({ move: choice.moves[0].text, tapped: true }); return; }

@@ -25,7 +25,7 @@ from engine.files import StorageError
 from ..clock import CLOCK_FILE, ClockWatcher, Now, clock_for, save_clocks, saved_clocks, stop_reason
 from ..events import Broadcaster, SseMessage
 from ..journal import Event, JournalError
-from ..session import GameSession, SessionError, outcome_text
+from ..session import GameSession, SessionError, outcome_text, status_text
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +139,7 @@ def build_state(
         start.push(move)
     outcome = board.outcome()
     events = session.journal.events
-    hints_used = {"white": 0, "black": 0}
-    for event in reversed(events):
-        if event.kind in ("move", "takeback", "start"):
-            break
-        if event.kind == "hint":
-            colour = str(event.data.get("colour", "white"))
-            hints_used[colour] = hints_used.get(colour, 0) + 1
+    hints_used = _hints_this_turn(events)
     rules = board.rules
     legal = board.legal_moves()
     state: dict[str, Any] = {
@@ -194,7 +188,32 @@ def build_state(
         state["rules"].update(extra.pop("rules", {}))
         extra.pop("input", None)
         state.update(extra)
+    # in the players' names, after the game's details have said how it tells the sides apart
+    state["status"] = status_text(board, outcome, [state["players"][k] for k in PLAYER_KEYS],
+                                  [state["sides"][k] for k in PLAYER_KEYS])
     return state
+
+
+def _hints_this_turn(events: list[Event]) -> dict[str, int]:
+    """The hints each player asked in the current position's turn.  A turn is known by its ply:
+    a hint asked there still counts after the move is taken back and the turn comes again (a
+    take-back must not give a free hint); a new game starts afresh."""
+    ply = 0  # counted from the game's start: only equality matters
+    asked: list[tuple[int, str]] = []
+    for event in events:
+        if event.kind == "start":
+            ply, asked = 0, []
+        elif event.kind == "move":
+            ply += 1
+        elif event.kind == "takeback" and "move" in event.data:  # not the taking back of an ending
+            ply -= 1
+        elif event.kind == "hint":
+            asked.append((ply, str(event.data.get("colour", "white"))))
+    used = {"white": 0, "black": 0}
+    for at, colour in asked:
+        if at == ply:
+            used[colour] = used.get(colour, 0) + 1
+    return used
 
 
 class GameHub:

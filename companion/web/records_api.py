@@ -21,7 +21,7 @@ from engine.record import GameRecord, RecordError, read_records, save_records, w
 
 from ..clock import control_of
 from ..services import companion
-from ..session import DEMO_FOLDER, outcome_text
+from ..session import DEMO_FOLDER, status_text
 from .errors import ApiError
 from .game_api import json_body
 from .security import require_control
@@ -334,10 +334,13 @@ def position(name: str, index: int, ply: int):
         raise ApiError(422, f"{name}: {e}") from None
     outcome = board.outcome()
     details = getattr(board, "page_details", None)  # Gobblet's drawing shows hidden pieces, the last move
-    svg = details()["svg"] if details is not None else board.svg(size_px=360)
+    extra = details() if details is not None else {}
+    svg = extra["svg"] if details is not None else board.svg(size_px=360)
+    sides = extra.get("sides", {})
     return jsonify(
         ply=ply, total=total, move=record.moves[ply - 1].text if ply else None,
-        status=outcome_text(board, outcome) if outcome else f"{board.player_name(board.turn)} to move",
+        status=status_text(board, outcome, [record.tags.get("White", ""), record.tags.get("Black", "")],
+                           [sides.get("white", ""), sides.get("black", "")]),
         position=board.text(), svg=svg,
     )
 

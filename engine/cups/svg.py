@@ -122,18 +122,19 @@ def draw(game: CupsGame, size_px: int | None = None, hints: bool = True) -> str:
         out.append(_el("text", {"class": "count", "x": bx + (CELL - 12) / 2, "y": cy + 8, "text-anchor": "middle",
                                 "font-size": 24, "font-family": "sans-serif"}, str(bowl)))
         stock = game.stocks[player]
-        sx = stock_col * CELL + 10
+        # the stock fills its cell: it is a tap target, as large as a cup
+        sx = stock_col * CELL + 4
         stock_attrs: dict[str, object] = {"class": "stock", "data-player": name, "data-stock": name,
-                                          "data-beans": stock, "x": sx, "y": row_y + 14, "width": CELL - 20,
-                                          "height": CELL - 28, "rx": 8, "fill": "#e6d6b8", "stroke": "#8a7350",
+                                          "data-beans": stock, "x": sx, "y": row_y + 4, "width": CELL - 8,
+                                          "height": CELL - 8, "rx": 8, "fill": "#e6d6b8", "stroke": "#8a7350",
                                           "stroke-width": 2}
         if hints and player == mover and over is None and Drop(1) in legal:
             stock_attrs["data-move"] = "d1"
             stock_attrs["class"] = "stock tappable"
         out.append(_el("rect", stock_attrs))
-        out.append(_el("text", {"class": "count", "x": sx + (CELL - 20) / 2, "y": cy + 2, "text-anchor": "middle",
+        out.append(_el("text", {"class": "count", "x": sx + (CELL - 8) / 2, "y": cy + 2, "text-anchor": "middle",
                                 "font-size": 18, "font-family": "sans-serif"}, str(stock)))
-        out.append(_el("text", {"class": "label", "x": sx + (CELL - 20) / 2, "y": cy + 20, "text-anchor": "middle",
-                                "font-size": 11, "font-family": "sans-serif"}, "stock"))
+        out.append(_el("text", {"class": "label stock-label", "x": sx + (CELL - 8) / 2, "y": cy + 20,
+                                "text-anchor": "middle", "font-size": 11, "font-family": "sans-serif"}, "stock"))
     out.append("</svg>")
     return "\n".join(out)

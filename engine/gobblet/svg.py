@@ -23,8 +23,7 @@ CELL = 100  # one square, in drawing units (the viewBox); ``size_px`` scales the
 LABEL = 36  # room for the rank and file labels
 STATUS = 48  # room for the status line above the board
 GAP = 24  # between the board and the reserves
-SLOT = 50  # one reserve piece
-SLOTS_PER_ROW = 4
+COLUMN = 100  # one player's reserve: a column beside the board, one slot per size or stack
 
 FILL = {WHITE: "#f3e6c8", BLACK: "#4a3222"}
 STROKE = {WHITE: "#8a7350", BLACK: "#1c120b"}
@@ -82,18 +81,18 @@ def board_svg(
     bottom of the square, bottom of the stack first.  ``last_move`` is shown as highlighted
     squares and an arrow, ``highlight`` squares (indices or names such as ``"b3"``) are
     outlined, and ``lifted`` marks a lifted piece and the squares it may go to (touch-move).
-    Both reserves are drawn beside the board, Black's above White's (the other way round with
-    ``flip``, which also turns the board so Black's side is at the bottom), and the line above
+    Both reserves are drawn beside the board as columns, Black's left of White's (the other way
+    round with ``flip``, which also turns the board so Black's side is at the bottom), one slot
+    per size (loose pieces, with their count) or per external stack; each reserve piece carries an
+    invisible hit area filling its slot, so a finger finds it easily.  The line above
     the board says whose move it is or how the game ended.  ``size_px`` is the drawing's width.
     Raises ValueError for a square that is not on the board.
     """
     n = board.rules.board
     names = board.geo.names
     board_w = n * CELL
-    rows = -(-_reserve_slots(board) // SLOTS_PER_ROW)
-    reserve_h = 2 * (LABEL + rows * SLOT) + GAP
-    width = LABEL + board_w + GAP + SLOTS_PER_ROW * SLOT + GAP // 2
-    height = STATUS + max(board_w, reserve_h) + LABEL
+    width = LABEL + board_w + GAP + 2 * COLUMN + GAP // 2
+    height = STATUS + board_w + LABEL
     marked = sorted({_square_index(board, s) for s in highlight})
     lifted_sq = None if lifted is None else _square_index(board, lifted)
 
@@ -149,17 +148,11 @@ def board_svg(
         ends = {"x1": x1, "y1": y1, "x2": x2, "y2": y2}
         out.append(_el("line", {"class": "win-line", **ends, **style, "stroke-opacity": 0.8}))
     x0 = float(LABEL + board_w + GAP)
-    upper, lower = (WHITE, BLACK) if flip else (BLACK, WHITE)
-    out += _reserve(board, upper, x0, float(STATUS), rows, hidden)
-    out += _reserve(board, lower, x0, float(STATUS + LABEL + rows * SLOT + GAP), rows, hidden)
+    left, right = (WHITE, BLACK) if flip else (BLACK, WHITE)
+    out += _reserve(board, left, x0, float(STATUS), float(board_w), hidden)
+    out += _reserve(board, right, x0 + COLUMN, float(STATUS), float(board_w), hidden)
     out.append("</svg>")
     return "\n".join(out) + "\n"
-
-
-def _reserve_slots(board: Board) -> int:
-    """The most reserve entries a player can have: external stacks, or loose pieces."""
-    rules = board.rules
-    return rules.per_size if board.stacked else rules.per_size * rules.sizes
 
 
 def _status(board: Board) -> str:
@@ -195,17 +188,32 @@ def _grid(board: Board, centre: Callable[[int], Point]) -> list[str]:
     return out
 
 
-def _piece(cls: str, colour: int, size: int, at: Point, r: float, data: dict[str, object]) -> str:
-    """A piece: a group holding its disc and its size number."""
+def _piece(
+    cls: str,
+    colour: int,
+    size: int,
+    at: Point,
+    r: float,
+    data: dict[str, object],
+    hit: tuple[float, float, float, float] | None = None,
+) -> str:
+    """A piece: a group holding its disc and its size number, and ``hit`` (x, y, width,
+    height), an invisible area taking the piece's taps, where it is given."""
     x, y = at
     font = r * 0.9 if r < 20 else 14 + r * 0.3
     group = {"class": cls, **data, "data-colour": COLOUR_NAMES[colour].lower(), "data-size": size}
     disc = {"cx": x, "cy": y, "r": r, "fill": FILL[colour], "stroke": STROKE[colour]}
     disc["stroke-width"] = max(1.5, r / 12)
     number = {"x": x, "y": y + font * 0.35, "font-size": font, "text-anchor": "middle"}
+    area = ""
+    if hit is not None:
+        hx, hy, hw, hh = hit
+        box = {"x": hx, "y": hy, "width": hw, "height": hh}
+        area = _el("rect", {"class": "hit", **box, "fill": "#000", "fill-opacity": 0})
     return (
         _el("g", group)[:-2]
         + ">"
+        + area
         + _el("circle", disc)
         + _el("text", {**number, "fill": INK[colour]}, str(size))
         + "</g>"
@@ -254,29 +262,50 @@ def _arrow(frm: Point, to: Point) -> str:
     )
 
 
-def _reserve(board: Board, colour: int, x0: float, y0: float, rows: int, hidden: bool) -> list[str]:
+def _reserve(
+    board: Board, colour: int, x0: float, y0: float, height: float, hidden: bool
+) -> list[str]:
+    """``colour``'s reserve as a column of slots from ``(x0, y0)``, ``height`` tall: loose
+    pieces one slot per size (largest on top, with their count), external stacks one slot each."""
     name = COLOUR_NAMES[colour]
     key = name.lower()
-    kind = "stacks" if board.stacked else "reserve"
     sizes = board.rules.sizes
-    caption = {"class": "reserve-label", "x": x0, "y": y0 + LABEL - 10, "font-size": 20}
-    area = {"x": x0, "y": y0 + LABEL, "width": SLOTS_PER_ROW * SLOT, "height": rows * SLOT}
+    tops = board.reserve_tops(colour)
+    slots = board.rules.per_size if board.stacked else sizes
+    slot_h = height / slots
+    caption = {"class": "reserve-label", "x": x0 + COLUMN / 2, "y": y0 + height + LABEL - 10}
+    area = {"x": x0 + 4, "y": y0, "width": COLUMN - 8, "height": height}
     out = [
-        _el("text", {**caption, "fill": "#2b2118"}, f"{name}'s {kind}"),
         _el("rect", {"class": "reserve", "data-colour": key, **area, "fill": "#efe4cc", "rx": 8}),
+        _el("text", {**caption, "font-size": 20, "text-anchor": "middle", "fill": "#2b2118"}, name),
     ]
-    for i, size in enumerate(board.reserve_tops(colour)):
-        x = x0 + (i % SLOTS_PER_ROW + 0.5) * SLOT
-        y = y0 + LABEL + (i // SLOTS_PER_ROW + 0.5) * SLOT
+    shown: dict[int, int] = {}  # loose pieces of each size drawn so far
+    for i, size in enumerate(tops):
+        slot = i if board.stacked else sizes - size
+        x, y = x0 + COLUMN / 2, y0 + (slot + 0.5) * slot_h
         data: dict[str, object] = {"data-reserve": key, "data-index": i}
         if board.stacked:
             data["data-height"] = size  # an external stack of height h has size h on top
-        out.append(_piece("reserve-piece", colour, size, (x, y), _radius(size, sizes, SLOT), data))
+        elif shown.get(size):
+            data["pointer-events"] = "none"  # the first piece of the slot takes its taps
+        hit = (x0, y0 + slot * slot_h, float(COLUMN), slot_h)
+        r = _radius(size, sizes, min(COLUMN, slot_h) - 16)
+        out.append(_piece("reserve-piece", colour, size, (x, y), r, data, hit))
+        shown[size] = shown.get(size, 0) + 1
         if hidden and board.stacked:
             for s in range(size - 1, 0, -1):  # the cups nested inside, as rings
-                ring = {"cx": x, "cy": y, "r": _radius(s, sizes, SLOT), "fill": "none"}
-                ring.update({"stroke": INK[colour], "stroke-width": 1, "stroke-dasharray": "3 2"})
+                ring = {"cx": x, "cy": y, "r": _radius(s, sizes, min(COLUMN, slot_h) - 8)}
+                ring.update({"fill": "none", "stroke": INK[colour], "stroke-width": 1})
+                ring["stroke-dasharray"] = "3 2"
                 out.append(
                     _el("circle", {"class": "reserve-hidden", **data, "data-size": s, **ring})
                 )
+    if not board.stacked:
+        for size, count in shown.items():
+            if count > 1:  # identical loose pieces share a slot: say how many there are
+                y = y0 + (sizes - size + 1) * slot_h - 6
+                at = {"x": x0 + COLUMN - 10, "y": y, "text-anchor": "end", "font-size": 18}
+                attrs = {"class": "reserve-count", "data-colour": key, "data-size": size, **at}
+                attrs["pointer-events"] = "none"  # a tap here is the slot's piece's
+                out.append(_el("text", {**attrs, "fill": "#2b2118"}, f"×{count}"))
     return out
