@@ -68,8 +68,8 @@ def test_the_clocks_are_set_drawn_and_fall(browser, served):
 
         ticking.now += 31  # Black's flag falls; the server's watcher ends the game on time
         page.wait_for_function("() => document.getElementById('status').textContent.includes('wins on time')")
-        assert page.inner_text("#status") == "White wins on time: Black's clock ran out"
-        assert "White wins on time" in page.inner_text("#banner-text")
+        assert page.inner_text("#status") == "Ann wins on time: Bob's clock ran out"
+        assert "Ann wins on time" in page.inner_text("#banner-text")
         assert clock_text(page, "black") == "0.0" and page.locator("#clocks .clock.running").count() == 0
         assert "the game is over" in page.inner_text("#clock-note")
         assert page.locator('#clocks .clock[data-side="black"].out').count() == 1
