@@ -166,7 +166,7 @@ def test_a_flag_fall_ends_the_game_on_time_and_is_recorded(app, client, ticking)
     ticking.wait(0.2)
     hub.check_clock()  # (the watcher thread may have ended it first: the end is the same)
     state = client.get("/api/state").get_json()
-    assert state["over"] and state["status"] == "White wins on time: Black's clock ran out"
+    assert state["over"] and state["status"] == "Ann wins on time: Bob's clock ran out"
     assert state["outcome"]["reason"] == "time" and state["outcome"]["result"] == "1-0"
     assert state["clock"]["black"] == 0 and state["clock"]["running"] is None
     assert state["clock"]["stopped"] == "the game is over"
@@ -192,7 +192,7 @@ def test_a_move_after_the_flag_fell_is_refused_and_ends_the_game(app, client, ti
     r = client.post("/api/game/move", json={"move": "4b2"}, headers=AUTH)
     assert r.status_code == 409 and "Black's time ran out" in r.get_json()["error"]
     state = client.get("/api/state").get_json()
-    assert state["status"] == "White wins on time: Black's clock ran out" and state["ply"] == 1
+    assert state["status"] == "Ann wins on time: Bob's clock ran out" and state["ply"] == 1
 
 
 def test_the_clocks_come_back_after_a_restart(tmp_path, ticking):
