@@ -107,16 +107,19 @@ def container_names(x: int) -> list[str]:
 def unexplained(before: TableState, after: TableState, reading: TableReading) -> float:
     """How much of the reading the after-state cannot explain, counting only what the camera
     sees for sure: a container read changed that the move leaves (3, scaled by the reading's
-    confidence), and a confident count that misses the after-state's (1.5 per bean, at most
-    4).  A change the camera did not see is no evidence against a move: a bean can land out
-    of sight, and a bean taken from a heap shows little."""
+    confidence), and more beans seen for sure in a container than the move leaves there (1.5
+    per bean, at most 4, scaled by the confidence).  What the camera does not see is no
+    evidence against a move: a bean can land out of sight, beans lie under others (counts read
+    low; a stock of 60 beans may read as a few, or none where the saucer is at the picture's
+    edge), and a bean taken from a heap shows little."""
     total = 0.0
     for b, a, r in zip(before.as_counts(), after.as_counts(), reading.containers):
         if r.changed and a == b:
             total += 3.0 * (0.5 + 0.5 * r.confidence)
-        if r.confidence >= SURE and not r.count_low <= a <= r.count_high:
-            miss = r.count_low - a if a < r.count_low else a - r.count_high
-            total += 1.5 * r.confidence * min(4.0, miss)
+        if r.confidence < SURE:
+            continue
+        if a < r.count_low:
+            total += 1.5 * r.confidence * min(4.0, r.count_low - a)
     return total
 
 
@@ -148,7 +151,7 @@ def illegal_rule(game: CupsGame, reading: TableReading) -> tuple[str, list[int]]
         return (f"a drop of {k} puts one bean into each of {me}'s cups 1 to {k}"
                 f"{', and takes the opposite cup only when the last lands in an empty cup' if k else ''} "
                 f"(changed: {what})"), changed
-    emptied = [c for c in my_cups if reading.containers[p * x + c].count_high <= 0 and game.cups[p][c] > 0]
+    emptied = [c for c in my_cups if reading.containers[p * x + c].count_estimate == 0 and game.cups[p][c] > 0]
     if emptied:
         cup = emptied[0] + 1
         reason = game.illegal_reason(Sow(cup))
@@ -396,15 +399,16 @@ class CupsCamera:
     """What the live referee asks of a camera for Cups games: a referee for a session, or the
     reason there is none (``problem``: the table is not calibrated)."""
 
-    def __init__(self, setup: CupsSetup | None, problem: str | None = None) -> None:
+    def __init__(self, setup: CupsSetup | None, problem: str | None = None, margin: float = MARGIN) -> None:
         self.setup = setup
         self.problem = problem if setup is None else None
+        self.margin = margin
 
     def referee(self, session: GameSession) -> CupsReferee:
         """A referee for ``session``; ValueError saying why not."""
         if self.setup is None:
             raise CupsSetupMissing(self.problem or "calibrate the Cups table first")
-        return CupsReferee(session, self.setup)
+        return CupsReferee(session, self.setup, margin=self.margin)
 
 
 # ---------------------------------------------------------------------------- demo camera

@@ -1,0 +1,192 @@
+"""The Cups referee on rendered tables: a scripted game's every move recorded and none
+invented, an illegal change alerted with its rule and the game waiting until the table is put
+right, a question answered through the page's API, a game resumed after a restart, and the
+demo camera of ``cupboard serve --demo --game cups`` playing moves in the app.
+
+Every frame is drawn by the Cups renderer; the moves come from the engine; seeds from 5000 are
+held out from the referee's tuning (``bench/cups_referee.py``)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.app import create_app
+from companion.cups_camera import CupsCamera, CupsDemoCamera, CupsReferee, table_state
+from companion.live import LiveReferee
+from companion.services import CompanionConfig
+from companion.session import GameSession
+from engine import family
+from engine.cups.game import Drop
+from engine.cups.rules import CupsRules
+from hardware.cups.state import TableState
+from tests.cups_streams import cups_layout, game_tables, new_session, random_moves, run, stream
+
+TOKEN = "cups-referee-token"
+AUTH = {"X-Cupboard-Token": TOKEN}
+RULES = CupsRules()
+SEED = 5003
+
+
+@pytest.fixture(scope="module")
+def game():
+    """Six moves of a demo-style game, rendered (held-out seed)."""
+    moves = random_moves(RULES, SEED, 6)
+    return moves, stream(cups_layout(), game_tables(RULES, moves), SEED)
+
+
+def texts(moves):
+    board = RULES.new_game()
+    out = []
+    for m in moves:
+        out.append(board.move_text(m))
+        board.push(m)
+    return out
+
+
+def test_a_rendered_game_is_recorded_move_by_move(game, tmp_path):
+    moves, s = game
+    session = new_session(tmp_path, RULES)
+    referee = CupsReferee(session, s.setup)
+    result = run(referee, s.frames)
+    assert [m[0] for m in result.moves] == texts(moves)  # every move, none invented
+    assert {m[1] for m in result.moves} == {"camera"}
+    assert result.alerts == []
+    assert table_state(session.board) == s.tables[-1]
+    # each move committed within a few frames of the hand leaving the table
+    for (_, _, at), step in zip(result.moves, range(1, len(moves) + 1)):
+        left = s.steps.index(step)
+        assert 0 <= at - left <= 3
+    # only a handful of frames were read in full: one per settled table
+    assert len(result.judged) == len(moves) + 1
+    # journalled: the game resumes from disk with the same moves
+    session.close()
+    again = GameSession.resume(tmp_path)
+    assert again.board.ply == len(moves)
+    assert table_state(again.board) == s.tables[-1]
+
+
+def test_after_a_restart_the_camera_takes_up_the_game(game, tmp_path):
+    moves, s = game
+    session = new_session(tmp_path, RULES)
+    cut = s.steps.index(3) - 1  # the last frame under the hand of the third move
+    while s.steps[cut] == -1:
+        cut -= 1
+    first = run(CupsReferee(session, s.setup), s.frames[:cut + 1])  # stops on the still table of move 2
+    assert [m[0] for m in first.moves] == texts(moves)[:2]
+    session.close()
+    resumed = GameSession.resume(tmp_path)
+    assert resumed.board.ply == 2
+    rest = run(CupsReferee(resumed, s.setup), s.frames[cut - 3:])
+    assert [m[0] for m in rest.moves] == texts(moves)[2:]
+    assert table_state(resumed.board) == s.tables[-1]
+    assert [e.data["move"] for e in resumed.journal.events if e.kind == "move"] == texts(moves)
+
+
+def illegal_tables():
+    """South drops 3; North puts two beans from its stock into South's cups 1 and 2 (a drop
+    into the opponent's cups); the table is put back; North drops 2; South sows its cup 1,
+    which holds 1 bean, not the 4 a sow of cup 1 needs."""
+    game = RULES.new_game()
+    start = table_state(game)
+    game.push(Drop(3))
+    after_d3 = table_state(game)
+    wrong = TableState((2, 2, 1, 0), after_d3.north, after_d3.bowls, (after_d3.stocks[0], after_d3.stocks[1] - 2))
+    game.push(Drop(2))
+    after_d2 = table_state(game)
+    s = after_d2.south
+    bad_sow = TableState((0, s[1] + 1, s[2], s[3]), after_d2.north, after_d2.bowls, after_d2.stocks)
+    return [start, after_d3, wrong, after_d3, after_d2, bad_sow]
+
+
+def test_an_illegal_change_is_named_and_the_game_waits(tmp_path):
+    s = stream(cups_layout(), illegal_tables(), 5011)
+    session = new_session(tmp_path, RULES)
+    result = run(CupsReferee(session, s.setup), s.frames)
+    assert [m[0] for m in result.moves] == ["d3", "d2"]  # nothing made up for the illegal tables
+    kinds = [k for k, _ in result.alerts]
+    assert kinds == ["illegal", "restored", "illegal"]
+    assert "never into South's" in result.alerts[0][1] and "put the table back" in result.alerts[0][1]
+    assert "cup 1 can be sown only with exactly 4 beans" in result.alerts[2][1]
+    assert session.board.ply == 2  # the game waits for the table
+
+
+def test_a_question_is_answered_on_the_page(game, tmp_path):
+    """With a doubt no move can clear (a margin no score reaches), each move is asked; the
+    page's pending question lists the candidates, and confirming one plays it."""
+    moves, s = game
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, default_variant="cups"))
+    hub = app.extensions["cupboard"].hub
+    live = LiveReferee(hub, None, family_cameras={"cups": CupsCamera(s.setup, margin=1e9)})
+    app.extensions["cupboard"].attach_live(live)
+    client = app.test_client()
+    try:
+        first_move_end = s.steps.index(2)
+        for frame in s.frames[:first_move_end]:
+            live.on_frame(frame)
+        assert hub.session.board.ply == 0
+        pending = client.get("/api/camera/pending").get_json()["pending"]
+        assert pending is not None and pending["reason"].startswith(("not sure", "which move"))
+        offered = [c["text"] for c in pending["candidates"]]
+        truth = texts(moves)
+        assert truth[0] in offered
+        state = client.get("/api/state").get_json()
+        assert state["pending"]["candidates"] == pending["candidates"]
+        r = client.post("/api/camera/confirm", json={"index": offered.index(truth[0])}, headers=AUTH)
+        assert r.status_code == 200 and r.get_json()["state"]["ply"] == 1
+        move = [e for e in hub.session.journal.events if e.kind == "move"][-1]
+        assert move.data["move"] == truth[0] and move.data["notes"]["source"] == "confirmed"
+        assert client.get("/api/camera/pending").get_json()["pending"] is None
+        # the referee reads on from the confirmed table: the next move is asked in turn
+        for frame in s.frames[first_move_end:s.steps.index(3)]:
+            live.on_frame(frame)
+        pending = client.get("/api/camera/pending").get_json()["pending"]
+        assert truth[1] in [c["text"] for c in pending["candidates"]]
+    finally:
+        hub.close()
+
+
+def test_the_family_says_the_camera_referees_cups():
+    assert family("cups").camera_referee is True
+
+
+def test_serve_demo_cups_plays_moves(tmp_path):
+    """``cupboard serve --demo --game cups`` as the command wires it: the Cups demo camera on
+    the camera thread, its games refereed into the app's state."""
+    from companion.cli import build_parser
+    from companion.commands.serve_cmds import camera_for, wire_camera
+
+    args = build_parser().parse_args(["serve", "--demo", "--game", "cups", "--data", str(tmp_path),
+                                      "--token", TOKEN])
+    camera, live = camera_for(args)
+    assert isinstance(camera.source, CupsDemoCamera)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, default_variant=live[1].token, camera=camera))
+    services = app.extensions["cupboard"]
+    wire_camera(services, camera, live)
+    client = app.test_client()
+    camera.start()
+    try:
+        deadline = time.monotonic() + 240
+        state = client.get("/api/state").get_json()
+        while time.monotonic() < deadline:
+            state = client.get("/api/state").get_json()
+            if state["family"] == "cups" and state["ply"] >= 2:
+                break
+            time.sleep(0.5)
+        assert state["family"] == "cups" and state["ply"] >= 2, state.get("camera")
+        assert state["tags"]["Demo"] == "yes"
+        session = services.hub.session
+        played = [e.data for e in session.journal.events if e.kind == "move"]
+        assert {m["notes"]["source"] for m in played} == {"camera"}
+        demo = camera.source
+        board = RULES.new_game()
+        truth = []
+        for m in demo.played[0][:len(played)]:
+            truth.append(board.move_text(m))
+            board.push(m)
+        assert [m["move"] for m in played] == truth
+        assert not [e for e in session.journal.events if e.kind in ("illegal", "ambiguous")]
+    finally:
+        camera.stop()
+        services.hub.close()
