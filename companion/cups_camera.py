@@ -55,8 +55,10 @@ SETTLE_FRAMES = 2  # still frames after a movement before the table is read
 # ``explain_readings``' score to be committed alone.  A bean that lands unseen on an empty floor
 # costs its move about 1.9 there, so a lead under 2 may be nothing but a hidden bean: the
 # shorter drop then reads better than the drop played, and the players are asked.  A rival is
-# plausible only if the hand came over every container it changes that the best leaves alone
-# (``touched``): a drop into a cup the hand never reached is no rival.
+# plausible only if it explains the table well enough itself (``unexplained`` under ``FIT_MIN``)
+# and the hand came over every container it changes that the best leaves alone (``touched``):
+# a drop into a cup the hand never reached is no rival, nor "nothing happened" when a
+# container surely changed.
 MARGIN = 2.0
 # What the best after-state leaves unexplained must stay under this for it to be taken (see
 # ``unexplained``); above it no legal move explains what the camera sees: an alert, and the game
@@ -115,13 +117,15 @@ def unexplained(before: TableState, after: TableState, reading: TableReading) ->
     """How much of the reading the after-state cannot explain, counting only what the camera
     sees for sure: a container read changed that the move leaves (3, scaled by the reading's
     confidence), or read unchanged where the move empties it (``MISSED_EMPTIED``), a bean the
-    move puts on an empty floor not seen (``MISSED_EMPTY``), and more beans seen for sure in a container than the move leaves there (1.5
+    move puts on an empty floor not seen (``MISSED_EMPTY``), a cup's floor seen bare where the
+    move leaves two beans or more (3), and more beans seen for sure in a container than the move leaves there (1.5
     per bean, at most 4, scaled by the confidence).  What the camera does not see is no
     evidence against a move: a bean can land out of sight, beans lie under others (counts read
     low; a stock of 60 beans may read as a few, or none where the saucer is at the picture's
     edge), and a bean taken from a heap shows little."""
     total = 0.0
-    for b, a, r in zip(before.as_counts(), after.as_counts(), reading.containers):
+    cups = 2 * before.cups_per_row  # the cups come first; bowls and stocks may hold heaps
+    for i, (b, a, r) in enumerate(zip(before.as_counts(), after.as_counts(), reading.containers)):
         sure = 0.5 + 0.5 * r.confidence
         if r.changed and a == b:
             total += 3.0 * sure
@@ -133,6 +137,8 @@ def unexplained(before: TableState, after: TableState, reading: TableReading) ->
             continue
         if a < r.count_low:
             total += 1.5 * r.confidence * min(4.0, r.count_low - a)
+        elif i < cups and r.count_estimate == 0 and a >= 2:
+            total += 3.0 * sure  # a cup's floor seen bare where the move leaves beans on it
     return total
 
 
@@ -342,7 +348,8 @@ class CupsReferee:
                 self.session.alert("restored", "the table matches the game again", {})
                 return self._note(Judgement("restored", explanation=ex))
             return self._note(Judgement("nothing", explanation=ex))
-        rivals = [s for s in ex.scores[1:] if self._plausible(before, best.state, s.state)]
+        rivals = [s for s in ex.scores[1:] if self._plausible(before, best.state, s.state)
+                  and unexplained(before, s.state, reading) < self.fit_min]
         lead = best.score - rivals[0].score if rivals else float("inf")
         close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
         if lead < self.margin:
@@ -377,10 +384,13 @@ class CupsReferee:
         changed only when its count no longer fits the game's (the beans put back do not lie
         where they lay)."""
         counts = table_state(game).as_counts()
+        cups = 2 * game.rules.cups
         fixed = []
         for i, r in enumerate(reading.containers):
             if i in (self._waiting or ()):
-                r = replace(r, changed=not (r.count_low <= counts[i] <= r.count_high))
+                # a count that cannot be trusted (a heap, a stock, a bowl) cannot say it is wrong
+                r = replace(r, changed=i < cups and r.confidence >= SURE
+                            and not r.count_low <= counts[i] <= r.count_high)
             fixed.append(r)
         return TableReading(tuple(fixed), reading.hand)
 

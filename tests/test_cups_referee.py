@@ -86,7 +86,8 @@ def test_after_a_restart_the_camera_takes_up_the_game(game, tmp_path):
 
 def illegal_tables():
     """South drops 3; North puts two beans from its stock into South's cups 1 and 2 (a drop
-    into the opponent's cups); the table is put back; North drops 2; South sows its cup 1,
+    into the opponent's cups); the table is put back; North drops 2 (its last bean lands in an
+    empty cup: it takes South's cup 3, opposite); South sows its cup 1,
     which holds 1 bean, not the 4 a sow of cup 1 needs."""
     game = RULES.new_game()
     start = table_state(game)
@@ -104,7 +105,7 @@ def test_an_illegal_change_is_named_and_the_game_waits(tmp_path):
     s = stream(cups_layout(), illegal_tables(), 5011)
     session = new_session(tmp_path, RULES)
     result = run(CupsReferee(session, s.setup), s.frames)
-    assert [m[0] for m in result.moves] == ["d3", "d2"]  # nothing made up for the illegal tables
+    assert [m[0] for m in result.moves] == ["d3", "d2x"]  # nothing made up for the illegal tables
     kinds = [k for k, _ in result.alerts]
     assert kinds == ["illegal", "restored", "illegal"]
     assert "never into South's" in result.alerts[0][1] and "put the table back" in result.alerts[0][1]
