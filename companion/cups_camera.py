@@ -523,10 +523,12 @@ class CupsDemoCamera(FrameSource):
 
     name = "synthetic"
 
-    def __init__(self, rules: CupsRules | None = None, layout: str = DEMO_LAYOUT, seed: int = 0,
+    def __init__(self, rules: CupsRules | None = None, layout: str | None = None, seed: int = 0,
                  style: str = "daylight", still_frames: int = DEMO_STILL_FRAMES,
                  move_frames: int = DEMO_MOVE_FRAMES, end_frames: int = DEMO_END_FRAMES, fps: float = 10.0,
                  games: int | None = None) -> None:
+        if layout is None:  # the shipped table with the game's cups, else the standard one
+            layout = f"cups-{rules.cups}" if rules is not None and rules.cups in (4, 6) else DEMO_LAYOUT
         self.layout = load_layout(layout)
         self.rules = rules or CupsRules(cups=self.layout.cups_per_row)
         if self.rules.cups != self.layout.cups_per_row:

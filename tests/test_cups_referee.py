@@ -212,3 +212,28 @@ def test_serve_demo_cups_plays_moves(tmp_path):
     finally:
         camera.stop()
         services.hub.close()
+
+
+def test_watch_a_real_camera_asks_for_the_cups_table(tmp_path, capsys):
+    from companion.cli import main
+
+    code = main(["watch", "--game", "cups", "--source", str(tmp_path / "no-video.mp4"), "--data", str(tmp_path)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cupboard watch: calibrate the Cups table first") and "Traceback" not in err
+    assert not (tmp_path / "current.journal").exists()  # no game was started for it
+
+
+def test_watch_the_demo_camera_referees_a_cups_game(tmp_path, capsys):
+    """``cupboard watch --source demo --game cups``: the demo camera's game, move by move, as
+    the referee prints it; a short game (6 beans each) so that it ends and is recorded."""
+    from companion.cli import main
+
+    code = main(["watch", "--game", "cups", "--source", "demo", "--variant", "cups[beans=6]", "--still-frames", "3",
+                 "--data", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    played = [line.split()[-1] for line in out.splitlines() if " move " in line]
+    assert played and "record:" in out and " illegal " not in out and " ambiguous " not in out
+    records = list((tmp_path / "records" / "demo").glob("*.gbn"))
+    assert len(records) == 1

@@ -125,13 +125,11 @@ def _watch_cups(args: argparse.Namespace) -> int:
 
     data_dir = args.data or default_data_dir()
     demo = args.source in ("demo", "synthetic")
-    if demo:
-        source = CupsDemoCamera(still_frames=args.still_frames, games=1)
-        rules = variant(args.variant) if args.variant else source.rules
-    else:
-        rules = variant(args.variant or "cups")
+    rules = variant(args.variant or "cups")
     if family_of(rules.token).name != "cups":
         raise UserError(f"--game cups plays Cups; {args.variant} is not a Cups variant")
+    if demo:
+        source = CupsDemoCamera(rules, still_frames=args.still_frames, games=1)
     try:
         setup = cups_setup(source if demo else None, data_dir)
     except CupsSetupMissing as e:
