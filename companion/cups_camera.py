@@ -339,6 +339,10 @@ class CupsReferee:
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
             return self._illegal(game, reading, ex)
+        if best.index == 0 and self._waiting is None and self.pending is None:
+            unseen = self._unseen_move(before, ex, reading)
+            if unseen is not None:  # the hand came over all a move changes: it may have been made
+                return self._ask(game, [moves[unseen.index - 1]], ex)
         if best.index == 0:  # the table is as it was: a hand passed, or the table was put right
             restored = self._waiting is not None or self.pending is not None
             self._waiting = None
@@ -368,6 +372,21 @@ class CupsReferee:
         self._stable_thumb = self._thumb(image)
         self.touched = set()
         self.cover = {}
+
+    def _unseen_move(self, before: TableState, ex: Explanation, reading: TableReading):
+        """When the table reads as unchanged: the best-scored move the camera may have missed,
+        one whose every container the hand came over and which nothing seen contradicts
+        (``unexplained`` under ``FIT_MIN``), else None.  A hand that reached into the stock
+        and over a cup seldom did nothing."""
+        b = before.as_counts()
+        for s in ex.scores[1:]:
+            if s.index == 0:
+                continue
+            a = s.state.as_counts()
+            changed = [i for i in range(len(b)) if a[i] != b[i]]
+            if changed and all(i in self.touched for i in changed) and unexplained(before, s.state, reading) < self.fit_min:
+                return s
+        return None
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over
