@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.cups.game import CupsGame, Drop, Pass, Sow
+from engine.cups.game import CupsGame, CupsMove, Drop, Pass, Sow
 from engine.cups.rules import CupsRules
 from hardware.cups.layout import CupsLayout, load_layout
 from hardware.camera_model import plane_homography
@@ -38,7 +38,7 @@ from hardware.frames import EndOfStream, Frame, FrameSource, SourceUnavailable
 from hardware.render.cups import ScriptFrame, arrange, iter_script_frames, random_cups_scene, render_cups
 from hardware.sources import Reconnecting, SourceEvent
 from vision.cups.calibration import CupsCalibration, from_pose
-from vision.cups.explain import Explanation, explain_readings
+from vision.cups.explain import CandidateScore, Explanation, explain_readings
 from vision.cups.reader import CupsReader, TableReading
 
 from .referee import Health, Pending
@@ -67,7 +67,6 @@ FIT_MIN = 2.5
 MISSED_EMPTIED = 1.5  # a container emptied read unchanged (one bean taken from a dark cup)
 MISSED_EMPTY = 1.0  # a bean on an empty floor not seen: it may lie in the rim's shadow
 SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
-SNAPSHOT_KINDS = ("ambiguous", "illegal", "restored")
 
 
 class CupsSetupMissing(ValueError):
@@ -100,7 +99,7 @@ def table_state(game: CupsGame) -> TableState:
                       (game.stocks[0], game.stocks[1]))
 
 
-def after_state(game: CupsGame, move) -> TableState:
+def after_state(game: CupsGame, move: CupsMove) -> TableState:
     """The table after ``move`` (legal in ``game``)."""
     after = game.copy()
     after.push(move)
@@ -373,7 +372,7 @@ class CupsReferee:
         self.touched = set()
         self.cover = {}
 
-    def _unseen_move(self, before: TableState, ex: Explanation, reading: TableReading):
+    def _unseen_move(self, before: TableState, ex: Explanation, reading: TableReading) -> CandidateScore | None:
         """When the table reads as unchanged: the best-scored move the camera may have missed,
         one whose every container the hand came over and which nothing seen contradicts
         (``unexplained`` under ``FIT_MIN``), else None.  A hand that reached into the stock
@@ -425,7 +424,7 @@ class CupsReferee:
                                                  "position": game.text()})
         return self._note(Judgement("illegal", text, ex))
 
-    def _ask(self, game: CupsGame, moves: list, ex: Explanation) -> Judgement:
+    def _ask(self, game: CupsGame, moves: list[CupsMove], ex: Explanation) -> Judgement:
         texts = [game.move_text(m) for m in moves]
         if len(texts) == 1:
             reason = f"not sure: {texts[0]}?"
@@ -519,7 +518,7 @@ DEMO_MOVE_FRAMES = 6  # frames a hand takes to make a move
 DEMO_END_FRAMES = 60  # the last table stays up this long before it is cleared for a new game
 
 
-def demo_moves(rules: CupsRules, rng: random.Random) -> list:
+def demo_moves(rules: CupsRules, rng: random.Random) -> list[CupsMove]:
     """A game of ``rules`` as a person might play it without much thought: a sow or a capture
     when there is one, else a drop of a random size (at most 300 moves)."""
     game = rules.new_game()
@@ -555,7 +554,7 @@ class CupsDemoCamera(FrameSource):
         self.seed, self.style, self.fps = seed, style, fps
         self.still_frames, self.move_frames, self.end_frames = still_frames, move_frames, end_frames
         self.games = games  # None: endless; else the source ends after that many games
-        self.played: list[list] = []  # each game's moves, as they were drawn
+        self.played: list[list[CupsMove]] = []  # each game's moves, as they were drawn
         self.starts: dict[int, int] = {}  # first still frame of each game -> its number
         self._frames: Iterator[ScriptFrame] | None = None
         self._opened = False
