@@ -19,7 +19,6 @@ import numpy as np
 
 from calibration.model import Calibration
 from engine import GameRules as Rules, family_of
-from engine.gobblet.notation import format_moves
 from hardware.frames import Frame
 
 from vision.frames_folder import FramesWriter
@@ -57,9 +56,13 @@ class LiveReferee:
         cycle_frames: int = 0,
         new_game_at: Callable[[int], bool] | None = None,
         keep_frames: int = 0,
+        family_cameras: dict[str, Any] | None = None,
     ) -> None:
         self.hub = hub
         self.calibration = calibration
+        # families the camera sees with a set-up of their own (Cups: ``cups_camera.CupsCamera``),
+        # by family name: each gives ``referee(session)`` or says why not (``problem``)
+        self.family_cameras: dict[str, Any] = dict(family_cameras or {})
         self.demo_rules = demo_rules
         self.cycle_frames = cycle_frames
         self.new_game_at = new_game_at  # the varied demo camera says where its games begin
@@ -75,7 +78,7 @@ class LiveReferee:
         """Wire to the camera thread: health figures, overlays, and refereeing when calibrated."""
         self.camera = camera
         camera.overlay = self.draw_overlay
-        camera.on_frame = self.on_frame if self.calibration is not None else None
+        camera.on_frame = self.on_frame if self.calibration is not None or self.family_cameras else None
 
     def use_calibration(self, calibration: Calibration) -> None:
         """Referee from now on with ``calibration`` (the wizard saved a new one)."""
@@ -104,15 +107,32 @@ class LiveReferee:
         if self.demo_rules is not None and self._demo_starts(frame.index):
             self.hub.new_game(self.demo_rules, dict(DEMO_TAGS))
         session = self.hub.session
-        if session is None or self.calibration is None:
+        if session is None:
+            return
+        rules = session.board.rules
+        fam = family_of(rules.token)
+        own = self.family_cameras.get(fam.name)  # a family with a set-up of its own
+        if own is None and self.calibration is None:
             return
         with self._lock:
             referee = self.referee
-            if referee is None or referee.session is not session or referee.calibration is not self.calibration:
-                rules = session.board.rules
-                if not family_of(rules.token).camera_referee:  # the family says; no name is checked
+            if own is not None:
+                if referee is None or referee.session is not session:
+                    try:
+                        referee = self.referee = own.referee(session)
+                    except ValueError as e:  # not calibrated for it, or a table of another size
+                        self.referee = None
+                        self._cannot_referee(f"the camera cannot referee {rules.name}: {e}; tap the moves in")
+                        return
+            elif referee is None or referee.session is not session or referee.calibration is not self.calibration:
+                if not fam.camera_referee:  # the family says; no name is checked
                     self.referee = None
                     self._cannot_referee(f"the camera does not referee {rules.name} yet: tap the moves in")
+                    return
+                if getattr(rules, "sizes", None) is None:  # a game of containers, not of pieces
+                    self.referee = None
+                    self._cannot_referee(f"the camera is calibrated for a board of pieces, not for {rules.name}: "
+                                         "calibrate its table first, or tap the moves in")
                     return
                 try:
                     referee = self.referee = Referee(session, self.calibration, frames=self._frames_writer())
@@ -173,7 +193,8 @@ class LiveReferee:
             for move in moves:
                 steps.append(move_json(after, move))
                 after.push(move)
-            candidates.append({"index": i, "text": " then ".join(format_moves(board, moves)), "moves": steps})
+            # each step's text is the game's move text in its turn (format_moves' for Gobblet)
+            candidates.append({"index": i, "text": " then ".join(step["text"] for step in steps), "moves": steps})
         return {
             "reason": pending.reason,
             "squares": [board.geo.names[s] for s in pending.squares],
@@ -188,7 +209,10 @@ class LiveReferee:
         sees, the question, and whether they already said the game is wrong there."""
         board = session.board
         out = []
-        for doubt in referee.tracker.open_doubts(board):
+        tracker = getattr(referee, "tracker", None)  # only a referee of squares has doubts
+        if tracker is None:
+            return out
+        for doubt in tracker.open_doubts(board):
             name = board.geo.names[doubt.square]
             out.append({
                 **doubt_json(board, doubt),

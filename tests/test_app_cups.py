@@ -61,9 +61,10 @@ def test_variants_offer_cups_with_its_options(client):
     assert {o["name"] for o in cups["options"]} == {"cups", "beans", "count_left"}
     sizes = next(o for o in cups["options"] if o["name"] == "cups")
     assert (sizes["min"], sizes["max"]) == (3, 10)
-    assert cups["players"] == ["South", "North"] and cups["camera"] is False
+    # the camera referees Cups (from a Cups table's own set-up); it is no game of pieces
+    assert cups["players"] == ["South", "North"] and cups["camera"] is True and cups["pieces"] is False
     gobblet = next(f for f in body["families"] if f["name"] == "gobblet")
-    assert gobblet["camera"] is True and gobblet["options"] == []
+    assert gobblet["camera"] is True and gobblet["pieces"] is True and gobblet["options"] == []
 
 
 def test_new_cups_game_with_options_and_who_starts(client):

@@ -63,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", default=None, help="calibration file for a real camera (cupboard calibrate)")
     p.add_argument("--set", default="gobblet-jr",
                    help=f"piece set the demo camera shows: {', '.join(shipped_piece_sets())} (default gobblet-jr)")
+    p.add_argument("--game", choices=("gobblet", "cups"), default="gobblet",
+                   help="the game the demo camera plays: gobblet (the --set's game, default) or cups")
     p.set_defaults(func=cmd_serve)
 
 
@@ -128,6 +130,13 @@ def _camera(args: argparse.Namespace):
         args.camera_note = f"camera: none ({e})"
         print(f"camera: none ({e}): moves are entered by tapping the board")
         return None, None
+    if (source is None or getattr(source, "name", "") == "synthetic") and getattr(args, "game", "gobblet") == "cups":
+        from ..cups_camera import CupsCamera, CupsDemoCamera, cups_setup
+
+        cups = CupsDemoCamera()
+        print(f"camera: the demo camera, playing games of {cups.rules.name} on the {cups.layout.name} table "
+              "(their records are kept apart, in records/demo)")
+        return PreviewCamera(cups), (None, cups.rules, cups.new_game_at, {"cups": CupsCamera(cups_setup(cups))})
     if source is None or getattr(source, "name", "") == "synthetic":
         from ..demo import calibrate_demo, varied_demo_camera
 
@@ -139,15 +148,22 @@ def _camera(args: argparse.Namespace):
         calibration = calibrate_demo(camera)
         print(f"camera: the demo camera, playing games of {rules.name} with the {args.set} set "
               "(their records are kept apart, in records/demo)")
-        return PreviewCamera(camera), (calibration, rules, camera.new_game_at)
+        return PreviewCamera(camera), (calibration, rules, camera.new_game_at, {})
     from calibration import load_calibration
+
+    from ..cups_camera import CupsCamera, CupsSetupMissing, cups_setup
+
+    try:  # a Cups table has a set-up of its own
+        cups = CupsCamera(cups_setup(None, args.data or default_data_dir()))
+    except CupsSetupMissing as e:
+        cups = CupsCamera(None, str(e))
 
     saved = (args.data or default_data_dir()) / "calibration.json"
     path = args.calibration or (saved if saved.exists() else None)
     if path is None:
         print(f"camera: {getattr(source, 'name', 'camera')}, live preview only; calibrate it on the page's "
               "Calibrate screen (or give --calibration FILE) to referee from it")
-        return PreviewCamera(source), (None, None, None)
+        return PreviewCamera(source), (None, None, None, {"cups": cups})
     from calibration import CalibrationError
 
     from vision.square_model import calibrated_model
@@ -163,7 +179,25 @@ def _camera(args: argparse.Namespace):
         source.close()
         return None, None
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
-    return PreviewCamera(source), (calibration, None, None)
+    return PreviewCamera(source), (calibration, None, None, {"cups": cups})
+
+
+def wire_camera(services, camera, live) -> None:
+    """Wire the camera service to the app's services: its lost/back journalled, and the live
+    referee (``live`` as ``_camera`` gives it) attached.  The camera is not started."""
+    # journal the camera going away and coming back, as `cupboard watch` does
+    camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
+    if live is not None:
+        from ..live import LiveReferee
+
+        calibration, demo_rules, starts, family_cameras = live
+        services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None,
+                                         keep_frames=services.config.keep_frames, family_cameras=family_cameras))
+
+
+def camera_for(args: argparse.Namespace):
+    """The camera service and the live referee's wiring for ``args`` (see ``_camera``)."""
+    return _camera(args)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -221,7 +255,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     camera, live = _camera(args)
     calibration = live[0] if live is not None else None
-    first_game = args.variant or (calibration.pieces.default_game if calibration is not None else "gobblet")
+    demo_rules = live[1] if live is not None else None
+    first_game = args.variant or (calibration.pieces.default_game if calibration is not None
+                                  else demo_rules.token if demo_rules is not None else "gobblet")
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
         max_streams=args.max_pages, camera=camera, prepare_tables=True, keep_frames=args.keep_frames,
@@ -240,14 +276,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"game: resuming the game of {session.board.rules.name} in progress; --variant "
               f"{args.variant} applies to the next new game")
     if camera is not None:
-        # journal the camera going away and coming back, as `cupboard watch` does
-        camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
-        if live is not None:
-            from ..live import LiveReferee
-
-            calibration, demo_rules, starts = live
-            services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None,
-                                             keep_frames=config.keep_frames))
+        wire_camera(services, camera, live)
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
     from engine.gobblet.search.parallel import default_helpers, start_helpers

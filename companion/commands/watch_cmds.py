@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--snapshots", action="store_true",
                    help="save a small picture of the board for each move (in DATA/snapshots)")
     add_keep_frames(p)
+    p.add_argument("--game", choices=("gobblet", "cups"), default="gobblet",
+                   help="what is on the table: gobblet (a board of pieces, default) or cups")
     p.add_argument("--white", default="White", help="White player's name")
     p.add_argument("--black", default="Black", help="Black player's name")
     p.set_defaults(func=cmd_watch)
@@ -52,6 +54,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     from .errors import UserError
 
+    if args.game == "cups":
+        return _watch_cups(args)
     source, calibration, demo_rules = _source_and_calibration(args)
     if demo_rules is not None and args.variant is None:
         args.variant = demo_rules.token
@@ -107,3 +111,60 @@ def _source_and_calibration(args: argparse.Namespace):
     if not args.calibration:
         raise ValueError("--calibration FILE is needed (make one with `cupboard calibrate`)")
     return open_source(args.source), load_calibration(args.calibration), None
+
+
+def _watch_cups(args: argparse.Namespace) -> int:
+    """``cupboard watch --game cups``: a Cups table from the camera (the demo camera plays one
+    game and ends)."""
+    from companion.cups_camera import CupsDemoCamera, CupsReferee, CupsSetupMissing, cups_setup
+    from companion.datalock import DataDirBusy, lock_data_dir
+    from companion.session import GameSession
+    from engine import family_of, variant
+
+    from .errors import UserError
+
+    data_dir = args.data or default_data_dir()
+    demo = args.source in ("demo", "synthetic")
+    rules = variant(args.variant or "cups")
+    if family_of(rules.token).name != "cups":
+        raise UserError(f"--game cups plays Cups; {args.variant} is not a Cups variant")
+    if demo:
+        source = CupsDemoCamera(rules, still_frames=args.still_frames, games=1)
+    try:
+        setup = cups_setup(source if demo else None, data_dir)
+    except CupsSetupMissing as e:
+        raise UserError(str(e)) from None
+    try:
+        data_lock = lock_data_dir(data_dir, "cupboard watch")
+    except DataDirBusy as e:
+        raise UserError(str(e)) from None
+    session = None if args.new or demo else GameSession.resume(data_dir)
+    if session is not None and session.board.rules.token != rules.token:
+        session = None  # a different game was asked for
+    if session is None or session.over:
+        tags = {"White": args.white, "Black": args.black}
+        if demo:
+            tags["Demo"] = "yes"
+        session = GameSession.new(data_dir, rules, tags)
+    else:
+        print(f"resuming the game in {data_dir} after {session.board.ply} moves")
+    session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}",
+                                      flush=True))
+    try:
+        referee = CupsReferee(session, setup)
+    except ValueError as e:
+        data_lock.release()
+        raise UserError(f"the camera cannot referee this game: {e}") from None
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if not demo:
+        from hardware.sources import open_source
+
+        source = open_source(args.source)
+    referee.run(source, stop)
+    if session.over:
+        print(f"record: {session.record_path}")
+    session.close()
+    data_lock.release()
+    return 0

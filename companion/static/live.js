@@ -467,7 +467,7 @@
   // players' names as that family calls them.
   function showFamilyOptions() {
     const option = $("new-variant").selectedOptions[0];
-    const family = families[option ? option.dataset.family : ""] || { options: [], players: ["White", "Black"], camera: true };
+    const family = families[option ? option.dataset.family : ""] || { options: [], players: ["White", "Black"], pieces: true };
     const box = $("new-options");
     box.replaceChildren();
     for (const o of family.options) {
@@ -486,9 +486,9 @@
       box.append(label);
     }
     box.hidden = !family.options.length;
-    $("new-set-label").hidden = !family.camera;
+    const pieces = family.pieces;  // a family played with pieces of two colours (a piece set to choose)
+    $("new-set-label").hidden = !pieces;
     const [first, second] = family.players;
-    const pieces = family.camera;  // a family played with pieces of two colours
     $("label-white").textContent = pieces ? `Light pieces (${first})` : `${first}'s name`;
     $("label-black").textContent = pieces ? `Dark pieces (${second})` : `${second}'s name`;
     $("first-white").textContent = pieces ? ` Light (${first})` : ` ${first}`;

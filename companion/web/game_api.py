@@ -104,6 +104,7 @@ def variants():
             variants.append(item)
         game = variant(fam.presets[0]).new_game()
         families.append({"name": fam.name, "options": list(fam.options), "camera": fam.camera_referee,
+                         "pieces": hasattr(variant(fam.presets[0]), "sizes"),  # pieces of two colours
                          "players": [game.player_name(0), game.player_name(1)]})
     return jsonify(
         variants=variants, families=families,
@@ -180,9 +181,14 @@ def _check_camera_can_referee(rules: Any, name: str) -> None:
     if calibration is None or camera is None or camera.paused:
         return
     fam = family_of(rules.token)
+    if fam.name in getattr(live, "family_cameras", {}):
+        return  # a set-up of its own (Cups): the camera's health says when it cannot referee
     if not fam.camera_referee:
         raise ApiError(422, f"the camera does not referee {rules.name} yet: pause the camera to play it "
                             "by tapping the moves in")
+    if getattr(rules, "sizes", None) is None:  # a game of containers, not of pieces
+        raise ApiError(422, f"the camera is calibrated for a board of pieces, not for {rules.name}: calibrate "
+                            "its table first, or pause the camera to play it by tapping the moves in")
     try:
         calibration.pieces.logical_sizes_for(rules.sizes)
     except ValueError as e:

@@ -65,7 +65,7 @@ FAMILY = Family(
     hint=cups_hints.hint,
     reasons=REASONS,
     move_shape=r"(?:d[1-9][0-9]?x?|s[1-9][0-9]?|pass)",
-    camera_referee=False,
+    camera_referee=True,
     options=(
         {"name": "cups", "label": "Cups per player", "kind": "int", "min": MIN_CUPS, "max": MAX_CUPS, "default": 4},
         {"name": "beans", "label": "Beans each (empty: 10 per cup)", "kind": "int", "min": 1, "max": MAX_BEANS,

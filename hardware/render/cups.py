@@ -20,6 +20,7 @@ the second is a held-out look of the scene's parameters, not an independent rend
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import SimpleNamespace
@@ -576,32 +577,45 @@ def script_frames(layout: CupsLayout, states: list[TableState], seed: int, style
     beans that stay keep their places.  Deterministic for ``seed``."""
     if not states:
         raise ValueError("a script needs at least one state")
-    scene = random_cups_scene(layout, states[0], seed, style, beans=beans)
+    return list(iter_script_frames(layout, states, seed, style, still_frames, move_frames, beans))
+
+
+def iter_script_frames(layout: CupsLayout, states: Iterable[TableState], seed: int, style: str = "daylight",
+                       still_frames: int = 2, move_frames: int = 3, beans: str | None = None
+                       ) -> Iterator[ScriptFrame]:
+    """``script_frames`` made one frame at a time, for a script of any length (the demo
+    camera's endless games draw their next state only when the table reaches it).  The
+    same frames as ``script_frames`` for the same arguments."""
+    it = iter(states)
+    try:
+        first = next(it)
+    except StopIteration:
+        return
+    scene = random_cups_scene(layout, first, seed, style, beans=beans)
     rng = np.random.default_rng([seed, 41])
-    frames: list[ScriptFrame] = []
     k = 0
 
-    def shoot(sc: CupsScene, step: int) -> None:
+    def shoot(sc: CupsScene, step: int) -> ScriptFrame:
         nonlocal k
         image, truth = render_cups(sc, seed * 1000 + k)
-        frames.append(ScriptFrame(image, truth, step))
         k += 1
+        return ScriptFrame(image, truth, step)
 
-    for step, state in enumerate(states):
-        if step:
-            before = scene.counts
-            after = state.as_counts()
-            changed = [i for i in range(len(after)) if after[i] != before[i]] or [0]
-            spots = [scene.centre(i) for i in changed]
-            base = random_cups_hand(layout, rng, spots[0])
-            new_beans = arrange(layout, state, scene.look, scene.offsets, rng, scene.beans)
-            for m in range(move_frames):
-                spot = spots[min(len(spots) - 1, m * len(spots) // move_frames)]
-                hand = replace(base, target=(spot[0] + float(rng.uniform(-10, 10)), spot[1] + float(rng.uniform(-10, 10))))
-                if m == move_frames // 2:
-                    scene = replace(scene, beans=new_beans)
-                shoot(replace(scene, hands=(hand,)), step if m >= move_frames // 2 else step - 1)
-            scene = replace(scene, beans=new_beans, hands=())
+    for _ in range(still_frames):
+        yield shoot(scene, 0)
+    for step, state in enumerate(it, start=1):
+        before = scene.counts
+        after = state.as_counts()
+        changed = [i for i in range(len(after)) if after[i] != before[i]] or [0]
+        spots = [scene.centre(i) for i in changed]
+        base = random_cups_hand(layout, rng, spots[0])
+        new_beans = arrange(layout, state, scene.look, scene.offsets, rng, scene.beans)
+        for m in range(move_frames):
+            spot = spots[min(len(spots) - 1, m * len(spots) // move_frames)]
+            hand = replace(base, target=(spot[0] + float(rng.uniform(-10, 10)), spot[1] + float(rng.uniform(-10, 10))))
+            if m == move_frames // 2:
+                scene = replace(scene, beans=new_beans)
+            yield shoot(replace(scene, hands=(hand,)), step if m >= move_frames // 2 else step - 1)
+        scene = replace(scene, beans=new_beans, hands=())
         for _ in range(still_frames):
-            shoot(scene, step)
-    return frames
+            yield shoot(scene, step)

@@ -1,0 +1,197 @@
+"""The Cups referee on rendered games: moves right, false moves, questions, stalls, the delay
+from the hand leaving the table to the commit, and the time per frame on one core.
+
+    python bench/cups_referee.py [--games 4] [--moves 10] [--seed 2000] [--layout cups-4|cups-6|both]
+                                 [--style daylight|lamplight|both] [--margin M]
+
+Each game is a demo-style game of the engine (``tests.cups_streams.random_moves``) drawn by the
+Cups renderer: a hand makes each move over 3 frames, each table is held 4 frames (a 10 frames/s
+camera), and the frames go through ``CupsReferee.process`` one by one, single-threaded
+(``cv2.setNumThreads(1)``).  After each move's frames the bench does what the players would:
+a question is answered with the right candidate (counted as asked) or, when the right move is
+not among the candidates, tapped in; an alert on a legal move (a false alarm) or a move not
+seen (missed) is tapped in; a wrong commit is taken back and the right move tapped in.  So every
+move of every game is looked at from the right position.
+
+Seeds: the referee's ``MARGIN`` and ``FIT_MIN`` were set on games of seeds 0-99 (``TUNED_SEEDS``)
+with the daylight look; the default seeds start at 2000 and lamplight was not looked at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+
+from companion.cups_camera import MARGIN, CupsReferee  # noqa: E402
+from engine.cups.rules import CupsRules  # noqa: E402
+from hardware.cups.layout import load_layout  # noqa: E402
+from hardware.frames import Frame  # noqa: E402
+from tests.cups_streams import game_tables, new_session, random_moves, stream  # noqa: E402
+
+TUNED_SEEDS = range(0, 100)
+FPS = 10.0  # the rendered camera's frame rate
+
+
+@dataclass
+class Tally:
+    """Figures over many moves."""
+
+    moves: int = 0
+    right: int = 0  # committed alone, and right
+    false: int = 0  # committed alone, and wrong
+    asked: int = 0  # a question with the right move among the candidates
+    asked_wrong: int = 0  # a question without it
+    false_alarm: int = 0  # a legal move taken for an illegal change
+    missed: int = 0  # nothing committed, nothing asked
+    delays: list[int] = field(default_factory=list)  # frames from the hand leaving to the commit
+    ms: list[float] = field(default_factory=list)  # every frame
+    judge_ms: list[float] = field(default_factory=list)  # frames read in full
+    wrong: list[str] = field(default_factory=list)
+
+    def add(self, other: "Tally") -> None:
+        for name in ("moves", "right", "false", "asked", "asked_wrong", "false_alarm", "missed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.delays += other.delays
+        self.ms += other.ms
+        self.judge_ms += other.judge_ms
+        self.wrong += other.wrong
+
+
+def play_game(layout_name: str, style: str, seed: int, moves: int, margin: float) -> Tally:
+    """One rendered game through the referee; see the module's text for what is counted."""
+    layout = load_layout(layout_name)
+    rules = CupsRules(cups=layout.cups_per_row)
+    truth = random_moves(rules, seed, moves)
+    s = stream(layout, game_tables(rules, truth), seed, style)
+    session = new_session(Path(tempfile.mkdtemp(prefix="cups-bench-")), rules)
+    referee = CupsReferee(session, s.setup, margin=margin)
+    tally = Tally()
+    index = 0
+
+    def feed(frame: Frame) -> None:
+        nonlocal index
+        t = time.perf_counter()
+        before = len(referee.judged_frames)
+        referee.process(Frame(frame.image, index / FPS, index))
+        ms = 1000 * (time.perf_counter() - t)
+        tally.ms.append(ms)
+        if len(referee.judged_frames) > before:
+            tally.judge_ms.append(ms)
+        index += 1
+
+    by_step: dict[int, list[int]] = {}
+    for i, step in enumerate(s.steps):
+        by_step.setdefault(step, []).append(i)
+    # the start: its still frames, then each move's hand frames and still frames
+    for i in by_step[0]:
+        feed(s.frames[i])
+    hands = [i for i, step in enumerate(s.steps) if step == -1]
+    hand_runs: list[list[int]] = []
+    for i in hands:
+        if hand_runs and hand_runs[-1][-1] == i - 1:
+            hand_runs[-1].append(i)
+        else:
+            hand_runs.append([i])
+    for n, move in enumerate(truth, start=1):
+        board = session.board
+        text = board.move_text(move)
+        ply = board.ply
+        for i in hand_runs[n - 1]:
+            feed(s.frames[i])
+        left = index  # the first frame without the hand
+        committed_at = None
+        for i in by_step[n]:
+            feed(s.frames[i])
+            if committed_at is None and session.board.ply > ply:
+                committed_at = index - 1
+        tally.moves += 1
+        judgement = referee.last_judgement
+        if session.board.ply > ply:
+            played = [e for e in session.journal.events if e.kind == "move"][-(session.board.ply - ply):]
+            if played[0].data["move"] == text:
+                tally.right += 1
+                tally.delays.append(committed_at - left)
+                continue
+            tally.false += 1
+            tally.wrong.append(f"{layout_name} {style} seed {seed} move {n}: {text} committed as "
+                               f"{played[0].data['move']}")
+            while session.board.ply > ply:
+                session.take_back()
+        elif referee.pending is not None:
+            candidates = [c[0] for c in referee.pending.candidates]
+            if move in candidates:
+                tally.asked += 1
+                referee.confirm(candidates.index(move))
+                continue
+            tally.asked_wrong += 1
+            tally.wrong.append(f"{layout_name} {style} seed {seed} move {n}: {text} asked among "
+                               f"{[board.move_text(c) for c in candidates]}")
+        elif judgement is not None and judgement.kind == "illegal":
+            tally.false_alarm += 1
+            tally.wrong.append(f"{layout_name} {style} seed {seed} move {n}: {text} taken for an illegal change: "
+                               f"{judgement.text}")
+        else:
+            tally.missed += 1
+            tally.wrong.append(f"{layout_name} {style} seed {seed} move {n}: {text} not seen "
+                               f"({judgement.kind if judgement else 'nothing read'})")
+        referee.dismiss()
+        session.play(move, source="hand")  # the players tap it in; the referee reads the table afresh
+        feed(s.frames[by_step[n][-1]])
+    return tally
+
+
+def main() -> int:
+    """Run the bench and print its figures."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=4)
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=2000)
+    ap.add_argument("--layout", default="both", choices=("cups-4", "cups-6", "both"))
+    ap.add_argument("--style", default="both", choices=("daylight", "lamplight", "both"))
+    ap.add_argument("--margin", type=float, default=MARGIN)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if args.seed in TUNED_SEEDS:
+        print(f"note: seed {args.seed} is among the seeds the referee was tuned on ({TUNED_SEEDS})")
+    layouts = ("cups-4", "cups-6") if args.layout == "both" else (args.layout,)
+    styles = ("daylight", "lamplight") if args.style == "both" else (args.style,)
+    total = Tally()
+    for name in layouts:
+        for style in styles:
+            row = Tally()
+            for seed in range(args.seed, args.seed + args.games):
+                row.add(play_game(name, style, seed, args.moves, args.margin))
+            report(f"{name} {style}", row)
+            total.add(row)
+    report("all", total)
+    for line in total.wrong:
+        print("  " + line)
+    return 0
+
+
+def report(label: str, t: Tally) -> None:
+    """One line of figures."""
+    delay = statistics.median(t.delays) if t.delays else float("nan")
+    worst = max(t.delays) if t.delays else float("nan")
+    judge = statistics.median(t.judge_ms) if t.judge_ms else 0.0
+    mean = statistics.fmean(t.ms) if t.ms else 0.0
+    print(f"{label}: {t.moves} moves: {t.right} right alone ({t.right / max(t.moves, 1):.1%}), {t.false} false, "
+          f"{t.asked} asked (right among the candidates), {t.asked_wrong} asked without the right one, "
+          f"{t.false_alarm} false alarms, {t.missed} missed; delay from the hand leaving to the commit "
+          f"median {delay:.0f} frames, worst {worst:.0f} ({delay / FPS + judge / 1000:.2f} s, worst "
+          f"{worst / FPS + judge / 1000:.2f} s at {FPS:.0f} frames/s); per frame median "
+          f"{statistics.median(t.ms) if t.ms else 0:.2f} ms, mean {mean:.1f} ms "
+          f"({1000 / mean if mean else 0:.0f} frames/s), a full read {judge:.0f} ms (median)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

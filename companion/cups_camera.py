@@ -1,0 +1,638 @@
+"""Cups from the camera: the set-up the referee reads the table with, the referee loop, and
+the demo camera that plays Cups games.
+
+The referee (``CupsReferee``) never counts its way to a move.  From the game's position the
+engine lists the legal moves and their after-states; the reader (``vision.cups``) says per
+cup, bowl and stock whether it changed since the last still table and about how many beans it
+holds; ``explain_readings`` scores each after-state against that.  The move is committed only
+when it is the one explanation within the doubt (``MARGIN``); otherwise the players are asked
+which move it was (the same pending question and ``/api/camera/confirm`` as Gobblet's).  A
+change that no legal move explains (``FIT_MIN``) is an alert naming the rule it breaks, and the
+game waits until the table is put back.
+
+Speed: each frame is first compared with the one before on a small grey copy (under a
+millisecond); the containers are read only once the table has been still for ``settle``
+frames after something moved, so a frame costs about a millisecond while nothing happens and
+one read (70-150 ms) per move.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cups.game import CupsGame, CupsMove, Drop, Pass, Sow
+from engine.cups.rules import CupsRules
+from hardware.cups.layout import CupsLayout, load_layout
+from hardware.camera_model import plane_homography
+from hardware.cups.state import TableState
+from hardware.frames import EndOfStream, Frame, FrameSource, SourceUnavailable
+from hardware.render.cups import ScriptFrame, arrange, iter_script_frames, random_cups_scene, render_cups
+from hardware.sources import Reconnecting, SourceEvent
+from vision.cups.calibration import CupsCalibration, from_pose
+from vision.cups.explain import CandidateScore, Explanation, explain_readings
+from vision.cups.reader import CupsReader, TableReading
+
+from .referee import Health, Pending
+from .session import GameSession, SessionError
+
+log = logging.getLogger(__name__)
+
+THUMB_WIDTH = 160  # the motion check's grey copy, pixels across
+MOTION_LEVEL = 20.0  # grey levels a thumbnail pixel must change by to count as moving ...
+MOTION_PIXELS = 6  # ... and this many of them (sensor noise moves a few by under 10)
+TOUCH_COVER = 0.3  # the hand came over a container when this much of it differs from the still table
+SETTLE_FRAMES = 2  # still frames after a movement before the table is read
+# The doubt: the best after-state must lead the next plausible one by this much of
+# ``explain_readings``' score to be committed alone.  A bean that lands unseen on an empty floor
+# costs its move about 1.9 there, so a lead under 2 may be nothing but a hidden bean: the
+# shorter drop then reads better than the drop played, and the players are asked.  A rival is
+# plausible only if it explains the table well enough itself (``unexplained`` under ``FIT_MIN``)
+# and the hand came over every container it changes that the best leaves alone (``touched``):
+# a drop into a cup the hand never reached is no rival, nor "nothing happened" when a
+# container surely changed.
+MARGIN = 2.0
+# What the best after-state leaves unexplained must stay under this for it to be taken (see
+# ``unexplained``); above it no legal move explains what the camera sees: an alert, and the game
+# waits.  One container read changed for sure where the move changes nothing is 3.
+FIT_MIN = 2.5
+MISSED_EMPTIED = 1.5  # a container emptied read unchanged (one bean taken from a dark cup)
+MISSED_EMPTY = 1.0  # a bean on an empty floor not seen: it may lie in the rim's shadow
+SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
+
+
+class CupsSetupMissing(ValueError):
+    """The camera has no Cups set-up yet (the table is not calibrated)."""
+
+
+@dataclass(frozen=True)
+class CupsSetup:
+    """What reading a Cups table needs: its layout, the camera's calibration over it, and a
+    frame of the table with every container empty and no hand."""
+
+    layout: CupsLayout
+    calibration: CupsCalibration
+    empty: np.ndarray
+
+
+def cups_setup(demo: "CupsDemoCamera | None" = None, data_dir: Path | None = None) -> CupsSetup:
+    """The Cups set-up of the camera: the demo camera's comes from its render pose; a real
+    camera's will come from the saved Cups calibration (the wizard's Cups steps), which is not
+    wired yet, so for now it raises ``CupsSetupMissing`` saying to calibrate the table."""
+    if demo is not None:
+        return demo.setup()
+    where = f" (the data folder {data_dir})" if data_dir is not None else ""
+    raise CupsSetupMissing(f"calibrate the Cups table first{where}: the camera has no Cups set-up yet")
+
+
+def table_state(game: CupsGame) -> TableState:
+    """The game's position as the table shows it: each row from its owner's left."""
+    return TableState(tuple(game.cups[0]), tuple(game.cups[1]), (game.bowls[0], game.bowls[1]),
+                      (game.stocks[0], game.stocks[1]))
+
+
+def after_state(game: CupsGame, move: CupsMove) -> TableState:
+    """The table after ``move`` (legal in ``game``)."""
+    after = game.copy()
+    after.push(move)
+    return table_state(after)
+
+
+def container_names(x: int) -> list[str]:
+    """Names of the containers in ``TableState.as_counts`` order."""
+    return ([f"South's cup {i + 1}" for i in range(x)] + [f"North's cup {i + 1}" for i in range(x)]
+            + ["South's bowl", "North's bowl", "South's stock", "North's stock"])
+
+
+def unexplained(before: TableState, after: TableState, reading: TableReading) -> float:
+    """How much of the reading the after-state cannot explain, counting only what the camera
+    sees for sure: a container read changed that the move leaves (3, scaled by the reading's
+    confidence), or read unchanged where the move empties it (``MISSED_EMPTIED``), a bean the
+    move puts on an empty floor not seen (``MISSED_EMPTY``), a cup's floor seen bare where the
+    move leaves two beans or more (3), and more beans seen for sure in a container than the move leaves there (1.5
+    per bean, at most 4, scaled by the confidence).  What the camera does not see is no
+    evidence against a move: a bean can land out of sight, beans lie under others (counts read
+    low; a stock of 60 beans may read as a few, or none where the saucer is at the picture's
+    edge), and a bean taken from a heap shows little."""
+    total = 0.0
+    cups = 2 * before.cups_per_row  # the cups come first; bowls and stocks may hold heaps
+    for i, (b, a, r) in enumerate(zip(before.as_counts(), after.as_counts(), reading.containers)):
+        sure = 0.5 + 0.5 * r.confidence
+        if r.changed and a == b:
+            total += 3.0 * sure
+        elif not r.changed and a == 0 < b:
+            total += MISSED_EMPTIED * sure  # a container emptied shows its floor: seldom missed
+        elif not r.changed and b == 0 < a:
+            total += MISSED_EMPTY * sure  # a bean on an empty floor mostly shows
+        if r.confidence < SURE:
+            continue
+        if a < r.count_low:
+            total += 1.5 * r.confidence * min(4.0, r.count_low - a)
+        elif i < cups and r.count_estimate == 0 and a >= 2:
+            total += 3.0 * sure  # a cup's floor seen bare where the move leaves beans on it
+    return total
+
+
+def illegal_rule(game: CupsGame, reading: TableReading) -> tuple[str, list[int]]:
+    """The rule that the change the camera reads breaks, in words, and the containers that
+    changed (``as_counts`` order).  ``reading`` is against the position of ``game``."""
+    x = game.rules.cups
+    p, q = game.turn, 1 - game.turn
+    me, them = game.player_name(p), game.player_name(q)
+    changed = [i for i, r in enumerate(reading.containers) if r.changed]
+    names = container_names(x)
+    mine = range(p * x, p * x + x)
+    theirs = range(q * x, q * x + x)
+    bowl_mine, stock_mine, stock_theirs = 2 * x + p, 2 * x + 2 + p, 2 * x + 2 + q
+    what = ", ".join(names[i] for i in changed) or "nothing the camera can name"
+    if stock_theirs in changed or 2 * x + q in changed:
+        return f"it is {me}'s turn, but {them}'s beans moved ({what})", changed
+    my_cups = [i - p * x for i in changed if i in mine]  # 0-based, from the mover's left
+    their_cups = [i - q * x for i in changed if i in theirs]
+    if stock_mine in changed:
+        k = max(my_cups) + 1 if my_cups else 0
+        capture = [x - k] if k and game.cups[p][k - 1] == 0 else []  # the cup a drop of k may empty
+        if [c for c in their_cups if c not in capture]:
+            return (f"a drop puts {me}'s beans into {me}'s own cups only, never into {them}'s "
+                    f"(changed: {what})"), changed
+        if my_cups != list(range(k)):
+            return (f"a drop puts one bean into each of {me}'s cups from the leftmost, with no gap "
+                    f"(changed: {what})"), changed
+        return (f"a drop of {k} puts one bean into each of {me}'s cups 1 to {k}"
+                f"{', and takes the opposite cup only when the last lands in an empty cup' if k else ''} "
+                f"(changed: {what})"), changed
+    emptied = [c for c in my_cups if reading.containers[p * x + c].count_estimate == 0 and game.cups[p][c] > 0]
+    if emptied:
+        cup = emptied[0] + 1
+        reason = game.illegal_reason(Sow(cup))
+        if reason is not None:
+            return reason, changed
+        return (f"sowing cup {cup} puts one bean into each later cup and the last into the bowl "
+                f"(changed: {what})"), changed
+    if bowl_mine in changed and not my_cups:
+        return f"beans went into {me}'s bowl without a sow or a capture (changed: {what})", changed
+    return f"no legal move of {me} changes the table this way (changed: {what})", changed
+
+
+@dataclass
+class Judgement:
+    """What one still table was taken for: a move committed, a question, an alert or nothing."""
+
+    kind: str  # "move", "ambiguous", "illegal", "nothing", "baseline", "restored", "hand"
+    text: str = ""
+    explanation: Explanation | None = None
+
+
+class CupsReferee:
+    """Turns frames of a Cups table into moves and alerts for ``session`` (a Cups game).
+
+    It trusts that the table shows the game's position when it starts (a new game, or one
+    resumed after a restart): the first still frame is the reference changes are read from.
+    A move tapped in or taken back on the page makes it take the next still table as the
+    reference again."""
+
+    def __init__(self, session: GameSession, setup: CupsSetup, settle: int = SETTLE_FRAMES,
+                 margin: float = MARGIN, fit_min: float = FIT_MIN) -> None:
+        if not isinstance(session.board, CupsGame):
+            raise ValueError(f"{session.board.rules.name} is not a game of Cups")
+        if session.board.rules.cups != setup.layout.cups_per_row:
+            raise ValueError(f"the table has {setup.layout.cups_per_row} cups a row; this game needs "
+                             f"{session.board.rules.cups}")
+        self.session = session
+        self.setup = setup
+        self.settle = settle
+        self.margin = margin
+        self.fit_min = fit_min
+        self.reader = CupsReader(setup.layout, setup.calibration, setup.empty)
+        self.health = Health(board_found=True)
+        self.pending: Pending | None = None
+        self.last_observation = None  # the Gobblet overlay's; nothing to draw for Cups yet
+        self.last_judgement: Judgement | None = None
+        self.judged_frames: list[int] = []  # frame indexes read in full (for the bench)
+        self._prev: np.ndarray | None = None
+        self._still = 0
+        self._dirty = True  # the first still table becomes the reference
+        self._baseline = True
+        self._waiting: list[int] | None = None  # containers of an illegal change to put right
+        self._ply = -1
+        self._frame: np.ndarray | None = None  # the last frame read in full
+        self._fps_window: list[float] = []
+        self._masks: list[np.ndarray] | None = None  # per container, its thumbnail pixels
+        self._stable_thumb: np.ndarray | None = None
+        self.touched: set[int] = set()  # containers the hand came over since the last still table
+        self.cover: dict[int, float] = {}  # the most of each container seen moving at once
+        self.last_cover: dict[int, float] = {}  # ... up to the last table read
+        self._play_forced()
+
+    # ------------------------------------------------------------------ frames
+    def _container_masks(self, shape: tuple[int, int], width: int) -> list[np.ndarray]:
+        """Per container, the flat indexes of the thumbnail pixels it covers as the camera sees
+        it (its foot and its rim, and a little around: a hand over it shows there)."""
+        cal = self.setup.calibration
+        pose = cal.pose()
+        scale = shape[1] / width
+        masks = []
+        for c in self.setup.layout.containers:
+            pts = []
+            for z in (0.0, c.height_mm):
+                H = plane_homography(cal.intrinsics, pose, z)
+                a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+                ring = np.column_stack([c.x_mm + (c.radius_mm + 5) * np.cos(a), c.y_mm + (c.radius_mm + 5) * np.sin(a),
+                                        np.ones(16)])
+                img = ring @ H.T
+                pts.append(img[:, :2] / img[:, 2:3] * scale)
+            hull = cv2.convexHull(np.vstack(pts).astype(np.float32)).astype(np.int32)
+            mask = np.zeros(shape, np.uint8)
+            cv2.fillConvexPoly(mask, hull, 1)
+            masks.append(np.flatnonzero(cv2.dilate(mask, np.ones((3, 3), np.uint8))))
+        return masks
+
+    def _touch(self, moved: np.ndarray, width: int) -> None:
+        if self._masks is None:
+            self._masks = self._container_masks(moved.shape, width)
+        flat = moved.ravel()
+        for i, idx in enumerate(self._masks):
+            cover = float(np.count_nonzero(flat[idx])) / max(len(idx), 1)
+            self.cover[i] = max(self.cover.get(i, 0.0), cover)
+            if cover >= TOUCH_COVER:
+                self.touched.add(i)
+    def _thumb(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (THUMB_WIDTH, max(1, h * THUMB_WIDTH // w)), interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)
+
+    def _moving(self, thumb: np.ndarray, width: int) -> bool:
+        prev, self._prev = self._prev, thumb
+        if prev is None or prev.shape != thumb.shape:
+            return True
+        d = thumb - prev
+        d -= int(np.median(d))  # the auto-exposure moves the whole picture a little
+        moved = np.abs(d) > MOTION_LEVEL
+        if int(np.count_nonzero(moved)) < MOTION_PIXELS:
+            return False
+        if self._stable_thumb is not None and self._stable_thumb.shape == thumb.shape:
+            # where the picture differs from the last still table: the hand, where it is now
+            e = thumb - self._stable_thumb
+            e -= int(np.median(e))
+            self._touch(np.abs(e) > MOTION_LEVEL, width)
+        return True
+
+    def process(self, frame: Frame) -> Judgement | None:
+        """Look at one frame; when the table has settled after a movement, read it and act.
+        Returns what the table was taken for, or None when it was not read."""
+        start = time.perf_counter()
+        judgement = None
+        if self._moving(self._thumb(frame.image), frame.image.shape[1]):
+            self._still = 0
+            self._dirty = True
+        else:
+            self._still += 1
+        with self.session.lock:
+            if self.session.board.ply != self._ply and not self._baseline:
+                self._rebase()  # moves tapped in or taken back: the table is read afresh
+            if self._dirty and self._still >= self.settle and not self.session.over:
+                judgement = self._judge(frame)
+        self._update_health(frame, time.perf_counter() - start)
+        return judgement
+
+    def _rebase(self) -> None:
+        self._baseline = True
+        self._dirty = True
+        self._waiting = None
+        self.pending = None
+        self._play_forced()
+
+    def _judge(self, frame: Frame) -> Judgement:
+        self.judged_frames.append(frame.index)
+        self.last_cover = dict(self.cover)
+        image = frame.image
+        if self.reader.hand(image):  # a hand held still over the table: not a table to judge
+            self.health.hand = True
+            self._still = 0
+            return Judgement("hand")
+        self.health.hand = False
+        self._frame = image
+        self._dirty = False
+        self.health.last_stable = frame.timestamp
+        if self._baseline:
+            self._set_stable(image)
+            self._baseline = False
+            self._ply = self.session.board.ply
+            return self._note(Judgement("baseline", "the table is taken as the game shows it"))
+        reading = self.reader.read(image)
+        game = self.session.board
+        if self._waiting is not None:
+            reading = self._against_counts(reading, game)
+        before = table_state(game)
+        moves = game.legal_moves()
+        states = [before] + [after_state(game, m) for m in moves]
+        ex = explain_readings(before, states, reading)
+        best = ex.scores[0]
+        if unexplained(before, best.state, reading) >= self.fit_min:
+            return self._illegal(game, reading, ex)
+        if best.index == 0 and self._waiting is None and self.pending is None:
+            unseen = self._unseen_move(before, ex, reading)
+            if unseen is not None:  # the hand came over all a move changes: it may have been made
+                return self._ask(game, [moves[unseen.index - 1]], ex)
+        if best.index == 0:  # the table is as it was: a hand passed, or the table was put right
+            restored = self._waiting is not None or self.pending is not None
+            self._waiting = None
+            self.pending = None
+            self._set_stable(image)
+            if restored:
+                self.session.alert("restored", "the table matches the game again", {})
+                return self._note(Judgement("restored", explanation=ex))
+            return self._note(Judgement("nothing", explanation=ex))
+        rivals = [s for s in ex.scores[1:] if self._plausible(before, best.state, s.state)
+                  and unexplained(before, s.state, reading) < self.fit_min]
+        lead = best.score - rivals[0].score if rivals else float("inf")
+        close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
+        if lead < self.margin:
+            return self._ask(game, [moves[s.index - 1] for s in close], ex)
+        move = moves[best.index - 1]
+        text = game.move_text(move)
+        self.pending = None
+        self._waiting = None
+        self.session.play(move, source="camera", notes={"margin": f"{min(lead, 99.0):.2f}"})
+        self._set_stable(image)
+        self._play_forced()
+        return self._note(Judgement("move", text, ex))
+
+    def _set_stable(self, image: np.ndarray) -> None:
+        self.reader.set_stable(image)
+        self._stable_thumb = self._thumb(image)
+        self.touched = set()
+        self.cover = {}
+
+    def _unseen_move(self, before: TableState, ex: Explanation, reading: TableReading) -> CandidateScore | None:
+        """When the table reads as unchanged: the best-scored move the camera may have missed,
+        one whose every container the hand came over and which nothing seen contradicts
+        (``unexplained`` under ``FIT_MIN``), else None.  A hand that reached into the stock
+        and over a cup seldom did nothing."""
+        b = before.as_counts()
+        for s in ex.scores[1:]:
+            if s.index == 0:
+                continue
+            a = s.state.as_counts()
+            changed = [i for i in range(len(b)) if a[i] != b[i]]
+            if changed and all(i in self.touched for i in changed) and unexplained(before, s.state, reading) < self.fit_min:
+                return s
+        return None
+
+    def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
+        """Whether ``rival`` could be the move played instead of ``best``: the hand came over
+        every container it changes that ``best`` leaves as it was."""
+        b, x, y = before.as_counts(), best.as_counts(), rival.as_counts()
+        return all(i in self.touched for i in range(len(b)) if y[i] != b[i] and x[i] == b[i])
+
+    def _note(self, judgement: Judgement) -> Judgement:
+        self.last_judgement = judgement
+        return judgement
+
+    def _against_counts(self, reading: TableReading, game: CupsGame) -> TableReading:
+        """While the game waits for a table put right, a container that was disturbed reads as
+        changed only when its count no longer fits the game's (the beans put back do not lie
+        where they lay)."""
+        counts = table_state(game).as_counts()
+        cups = 2 * game.rules.cups
+        fixed = []
+        for i, r in enumerate(reading.containers):
+            if i in (self._waiting or ()):
+                # a count that cannot be trusted (a heap, a stock, a bowl) cannot say it is wrong
+                r = replace(r, changed=i < cups and r.confidence >= SURE
+                            and not r.count_low <= counts[i] <= r.count_high)
+            fixed.append(r)
+        return TableReading(tuple(fixed), reading.hand)
+
+    def _illegal(self, game: CupsGame, reading: TableReading, ex: Explanation) -> Judgement:
+        rule, changed = illegal_rule(game, reading)
+        first = self._waiting is None
+        self._waiting = sorted(set(self._waiting or ()) | set(changed))
+        self.pending = None
+        text = f"{rule}: put the table back as the game shows it"
+        if first or self.last_judgement is None or self.last_judgement.text != text:
+            names = container_names(game.rules.cups)
+            self.session.alert("illegal", text, {"containers": [names[i] for i in changed],
+                                                 "position": game.text()})
+        return self._note(Judgement("illegal", text, ex))
+
+    def _ask(self, game: CupsGame, moves: list[CupsMove], ex: Explanation) -> Judgement:
+        texts = [game.move_text(m) for m in moves]
+        if len(texts) == 1:
+            reason = f"not sure: {texts[0]}?"
+        else:
+            reason = "which move was it: " + " or ".join(texts) + "?"
+        same = self.pending is not None and [c[0] for c in self.pending.candidates] == moves
+        if not same:
+            self.pending = Pending([(m,) for m in moves], reason)
+            self.session.alert("ambiguous", reason, {"candidates": texts, "squares": []})
+        return self._note(Judgement("ambiguous", reason, ex))
+
+    def _play_forced(self) -> None:
+        """Play the forced pass of a player without a move: the table does not change."""
+        board = self.session.board
+        while not self.session.over and board.legal_moves() == [Pass()]:
+            self.session.play(Pass(), source="camera", notes={"forced": "yes"})
+        self._ply = board.ply
+
+    def _update_health(self, frame: Frame, seconds: float) -> None:
+        h = self.health
+        h.frames += 1
+        h.frame_ms = seconds * 1000
+        h.camera = "live"
+        self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
+        if len(self._fps_window) > 1:
+            span = self._fps_window[-1] - self._fps_window[0]
+            h.fps = (len(self._fps_window) - 1) / span if span > 0 else 0.0
+
+    # ------------------------------------------------------------------ people
+    def confirm(self, index: int = 0) -> None:
+        """Play candidate ``index`` of the pending question; the table as last read becomes
+        the reference."""
+        with self.session.lock:
+            if self.pending is None:
+                raise SessionError("there is no detected move waiting")
+            if not 0 <= index < len(self.pending.candidates):
+                raise SessionError(f"choose a candidate from 0 to {len(self.pending.candidates) - 1}")
+            moves = self.pending.candidates[index]
+            self.pending = None
+            for move in moves:
+                self.session.play(move, source="confirmed")
+            if self._frame is not None:
+                self._set_stable(self._frame)
+            self._play_forced()
+
+    def dismiss(self) -> None:
+        """Forget the pending question (the players tap the move in, or put the table back)."""
+        self.pending = None
+
+    def camera_event(self, event: SourceEvent) -> None:
+        """Journal the camera going away and coming back."""
+        self.health.camera = event.kind
+        if event.kind in ("lost", "back"):
+            self.session.alert(f"camera-{event.kind}", event.message, {})
+
+    def run(self, source: FrameSource, stop: threading.Event) -> None:
+        """Read frames until ``stop`` is set or a finite source ends (``cupboard watch``)."""
+        camera = source if isinstance(source, Reconnecting) else Reconnecting(source, on_event=self.camera_event)
+        try:
+            camera.open()
+            while not stop.is_set():
+                try:
+                    frame = camera.read()
+                except EndOfStream:
+                    break
+                self.process(frame)
+        finally:
+            camera.close()
+
+
+class CupsCamera:
+    """What the live referee asks of a camera for Cups games: a referee for a session, or the
+    reason there is none (``problem``: the table is not calibrated)."""
+
+    def __init__(self, setup: CupsSetup | None, problem: str | None = None, margin: float = MARGIN) -> None:
+        self.setup = setup
+        self.problem = problem if setup is None else None
+        self.margin = margin
+
+    def referee(self, session: GameSession) -> CupsReferee:
+        """A referee for ``session``; ValueError saying why not."""
+        if self.setup is None:
+            raise CupsSetupMissing(self.problem or "calibrate the Cups table first")
+        return CupsReferee(session, self.setup, margin=self.margin)
+
+
+# ---------------------------------------------------------------------------- demo camera
+DEMO_LAYOUT = "cups-4"
+DEMO_STILL_FRAMES = 40  # frames each table is held (the camera thread reads at most 10 a second)
+DEMO_MOVE_FRAMES = 6  # frames a hand takes to make a move
+DEMO_END_FRAMES = 60  # the last table stays up this long before it is cleared for a new game
+
+
+def demo_moves(rules: CupsRules, rng: random.Random) -> list[CupsMove]:
+    """A game of ``rules`` as a person might play it without much thought: a sow or a capture
+    when there is one, else a drop of a random size (at most 300 moves)."""
+    game = rules.new_game()
+    moves = []
+    while game.outcome() is None and len(moves) < 300:
+        legal = game.legal_moves()
+        good = [m for m in legal if isinstance(m, Sow) or (isinstance(m, Drop) and game.captures(m))]
+        move = rng.choice(good) if good and rng.random() < 0.7 else rng.choice(legal)
+        moves.append(move)
+        game.push(move)
+    return moves
+
+
+class CupsDemoCamera(FrameSource):
+    """A synthetic camera over a Cups table playing game after game (``demo_moves``), drawn by
+    the Cups renderer (``iter_script_frames``): a hand makes each move, each table is held a
+    while, the table is cleared between games.  ``new_game_at(index)`` tells the live
+    referee that frame ``index`` is the first still frame of a new game's table.  A still
+    table is rendered once and its picture repeated."""
+
+    name = "synthetic"
+
+    def __init__(self, rules: CupsRules | None = None, layout: str | None = None, seed: int = 0,
+                 style: str = "daylight", still_frames: int = DEMO_STILL_FRAMES,
+                 move_frames: int = DEMO_MOVE_FRAMES, end_frames: int = DEMO_END_FRAMES, fps: float = 10.0,
+                 games: int | None = None) -> None:
+        if layout is None:  # the shipped table with the game's cups, else the standard one
+            layout = f"cups-{rules.cups}" if rules is not None and rules.cups in (4, 6) else DEMO_LAYOUT
+        self.layout = load_layout(layout)
+        self.rules = rules or CupsRules(cups=self.layout.cups_per_row)
+        if self.rules.cups != self.layout.cups_per_row:
+            raise ValueError(f"the {layout} table has {self.layout.cups_per_row} cups a row, the game {self.rules.cups}")
+        self.seed, self.style, self.fps = seed, style, fps
+        self.still_frames, self.move_frames, self.end_frames = still_frames, move_frames, end_frames
+        self.games = games  # None: endless; else the source ends after that many games
+        self.played: list[list[CupsMove]] = []  # each game's moves, as they were drawn
+        self.starts: dict[int, int] = {}  # first still frame of each game -> its number
+        self._frames: Iterator[ScriptFrame] | None = None
+        self._opened = False
+
+    def _states(self) -> Iterator[TableState]:
+        rng = random.Random(self.seed)
+        n = 0
+        while self.games is None or n < self.games:
+            game = self.rules.new_game()
+            moves = demo_moves(self.rules, rng)
+            self.played.append(moves)
+            states = [table_state(game)]
+            for move in moves:
+                game.push(move)
+                if not isinstance(move, Pass):  # a pass leaves the table as it is
+                    states.append(table_state(game))
+            first = self._step + 1
+            self._game_steps.append(first)
+            self._end_steps.add(first + len(states) - 1)
+            for state in states:
+                self._step += 1
+                yield state
+            n += 1
+
+    def open(self) -> None:
+        """Start the first game."""
+        self._step = -1
+        self._game_steps: list[int] = []
+        self._end_steps: set[int] = set()
+        self.played, self.starts = [], {}
+        self._frames = iter_script_frames(self.layout, self._states(), self.seed, self.style,
+                                          still_frames=1, move_frames=self.move_frames)
+        self._i = 0
+        self._hold: tuple[np.ndarray, int] | None = None
+        self._announced: set[int] = set()
+        self._opened = True
+
+    def setup(self) -> CupsSetup:
+        """The Cups set-up of this camera: calibration from the render pose, and a frame of
+        the same table with every container empty."""
+        empty = TableState.from_counts([0] * (2 * self.layout.cups_per_row + 4))
+        scene = random_cups_scene(self.layout, table_state(self.rules.new_game()), self.seed, self.style)
+        rng = np.random.default_rng([self.seed, 77])
+        cleared = replace(scene, beans=arrange(self.layout, empty, scene.look, scene.offsets, rng))
+        image, _ = render_cups(cleared, self.seed * 1000 + 999_999)
+        cal = from_pose(scene.intrinsics, scene.pose, scene.look.beans.size_mm)
+        return CupsSetup(self.layout, cal, image)
+
+    def new_game_at(self, index: int) -> bool:
+        """True when frame ``index`` (already read) is the first still frame of a new game."""
+        return index in self.starts
+
+    def read(self) -> Frame:
+        """The next frame."""
+        if not self._opened or self._frames is None:
+            raise SourceUnavailable("demo camera: open() it first")
+        if self._hold is not None and self._hold[1] > 0:
+            image, left = self._hold
+            self._hold = (image, left - 1)
+        else:
+            try:
+                sf = next(self._frames)
+            except StopIteration:
+                raise EndOfStream("the demo camera's games are over") from None
+            image = sf.image
+            if not sf.truth.hand:
+                hold = self.end_frames if sf.step in self._end_steps else self.still_frames
+                self._hold = (image, hold - 1)
+                if sf.step in self._game_steps and sf.step not in self._announced:
+                    self._announced.add(sf.step)
+                    self.starts[self._i] = self._game_steps.index(sf.step)
+            else:
+                self._hold = None
+        frame = Frame(image=image.copy(), timestamp=self._i / self.fps, index=self._i)
+        self._i += 1
+        return frame
+
+    def close(self) -> None:
+        """Stop the games."""
+        self._opened = False
+        self._frames = None

@@ -1,0 +1,134 @@
+"""Rendered Cups games as camera streams, for the Cups referee's tests and bench: a game of
+engine moves (or any tables, an illegal one among them) drawn by the Cups renderer, each
+still table held a few frames, and a runner that feeds the stream to a ``CupsReferee`` and
+says which frame each move was committed on."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.cups_camera import CupsReferee, CupsSetup, demo_moves, table_state
+from companion.session import GameSession
+from engine.cups.game import Pass
+from engine.cups.rules import CupsRules
+from hardware.cups.layout import CupsLayout, load_layout
+from hardware.cups.state import TableState
+from hardware.frames import Frame
+from hardware.render.cups import arrange, random_cups_scene, render_cups, script_frames
+from vision.cups.calibration import from_pose
+
+
+@dataclass
+class Stream:
+    """Frames of a scripted table: ``frames[i]`` shows ``steps[i]`` (the script's table index;
+    -1 while a hand is over the table)."""
+
+    layout: CupsLayout
+    setup: CupsSetup
+    frames: list[Frame]
+    steps: list[int]
+    tables: list[TableState]
+
+
+def empty_table(layout: CupsLayout, seed: int, style: str, first: TableState) -> tuple[CupsSetup, np.ndarray]:
+    """The set-up of the scene ``script_frames`` draws for ``seed``: calibration from its pose
+    and a picture of its table with every container empty."""
+    scene = random_cups_scene(layout, first, seed, style)
+    zero = TableState.from_counts([0] * len(first.as_counts()))
+    rng = np.random.default_rng([seed, 77])
+    image, _ = render_cups(replace_beans(scene, arrange(layout, zero, scene.look, scene.offsets, rng)), seed * 7 + 3)
+    cal = from_pose(scene.intrinsics, scene.pose, scene.look.beans.size_mm)
+    return CupsSetup(layout, cal, image), image
+
+
+def replace_beans(scene, beans):
+    """``scene`` with other beans."""
+    from dataclasses import replace
+
+    return replace(scene, beans=beans)
+
+
+def stream(layout: CupsLayout, tables: list[TableState], seed: int, style: str = "daylight",
+           hold: int = 4, move_frames: int = 3) -> Stream:
+    """The rendered frames of ``tables`` in turn: each table rendered once and held ``hold``
+    frames, each change made by a hand over ``move_frames`` frames."""
+    setup, _ = empty_table(layout, seed, style, tables[0])
+    frames: list[Frame] = []
+    steps: list[int] = []
+    for sf in script_frames(layout, tables, seed, style, still_frames=1, move_frames=move_frames):
+        for _ in range(1 if sf.truth.hand else hold):
+            frames.append(Frame(sf.image, len(frames) / 10.0, len(frames)))
+            steps.append(-1 if sf.truth.hand else sf.step)
+    return Stream(layout, setup, frames, steps, tables)
+
+
+def game_tables(rules: CupsRules, moves: list) -> list[TableState]:
+    """The tables of a game: the start, then after each move that changes the table."""
+    game = rules.new_game()
+    tables = [table_state(game)]
+    for move in moves:
+        game.push(move)
+        if not isinstance(move, Pass):
+            tables.append(table_state(game))
+    return tables
+
+
+def random_moves(rules: CupsRules, seed: int, count: int) -> list:
+    """The first ``count`` moves of a demo-style game (no passes: each changes the table)."""
+    moves = [m for m in demo_moves(rules, random.Random(seed)) if not isinstance(m, Pass)]
+    return moves[:count]
+
+
+@dataclass
+class Run:
+    """What the referee made of a stream: the moves journalled (text, source, frame index),
+    the alerts (kind, text) and the frames it read in full."""
+
+    moves: list[tuple[str, str, int]] = field(default_factory=list)
+    alerts: list[tuple[str, str]] = field(default_factory=list)
+    judged: list[int] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+
+
+def run(referee: CupsReferee, frames: list[Frame], run: Run | None = None,
+        on_frame=None) -> Run:
+    """Feed ``frames`` to ``referee``; what was journalled, frame by frame."""
+    import time
+
+    out = run or Run()
+    session = referee.session
+    current = {"index": -1}
+
+    def listen(event) -> None:
+        if event.kind == "move":
+            out.moves.append((event.data["move"], event.data["notes"].get("source", ""), current["index"]))
+        elif event.kind not in ("start", "end"):
+            out.alerts.append((event.kind, event.text))
+
+    session.subscribe(listen)
+    try:
+        for frame in frames:
+            current["index"] = frame.index
+            t = time.perf_counter()
+            referee.process(frame)
+            out.ms.append(1000 * (time.perf_counter() - t))
+            if on_frame is not None:
+                on_frame(frame)
+    finally:
+        session.unsubscribe(listen)
+    out.judged = list(referee.judged_frames)
+    return out
+
+
+def new_session(data_dir: Path, rules: CupsRules) -> GameSession:
+    """A new journalled game of ``rules`` in ``data_dir``."""
+    return GameSession.new(Path(data_dir), rules)
+
+
+def cups_layout(name: str = "cups-4") -> CupsLayout:
+    """A shipped layout."""
+    return load_layout(name)
