@@ -29,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.cups import CupsSetup, CupsSetupError, load_cups_setup, setup_path
 from engine.cups.game import CupsGame, CupsMove, Drop, Pass, Sow
 from engine.cups.rules import CupsRules
 from hardware.cups.layout import CupsLayout, load_layout
@@ -37,7 +38,7 @@ from hardware.cups.state import TableState
 from hardware.frames import EndOfStream, Frame, FrameSource, SourceUnavailable
 from hardware.render.cups import ScriptFrame, arrange, iter_script_frames, random_cups_scene, render_cups
 from hardware.sources import Reconnecting, SourceEvent
-from vision.cups.calibration import CupsCalibration, from_pose
+from vision.cups.calibration import from_pose
 from vision.cups.explain import CandidateScore, Explanation, explain_readings
 from vision.cups.reader import CupsReader, TableReading
 
@@ -70,27 +71,22 @@ SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap
 
 
 class CupsSetupMissing(ValueError):
-    """The camera has no Cups set-up yet (the table is not calibrated)."""
-
-
-@dataclass(frozen=True)
-class CupsSetup:
-    """What reading a Cups table needs: its layout, the camera's calibration over it, and a
-    frame of the table with every container empty and no hand."""
-
-    layout: CupsLayout
-    calibration: CupsCalibration
-    empty: np.ndarray
+    """The camera has no usable Cups set-up (the table is not calibrated, or its saved set-up
+    cannot be read: the message names the file and the field)."""
 
 
 def cups_setup(demo: "CupsDemoCamera | None" = None, data_dir: Path | None = None) -> CupsSetup:
     """The Cups set-up of the camera: the demo camera's comes from its render pose; a real
-    camera's will come from the saved Cups calibration (the wizard's Cups steps), which is not
-    wired yet, so for now it raises ``CupsSetupMissing`` saying to calibrate the table."""
+    camera's is the one the wizard's Cups steps saved in ``data_dir`` (``calibration.cups``).
+    No set-up, or one that cannot be read, raises ``CupsSetupMissing`` saying what to do."""
     if demo is not None:
         return demo.setup()
-    where = f" (the data folder {data_dir})" if data_dir is not None else ""
-    raise CupsSetupMissing(f"calibrate the Cups table first{where}: the camera has no Cups set-up yet")
+    if data_dir is None:
+        raise CupsSetupMissing("calibrate the Cups table first: the camera has no Cups set-up yet")
+    try:
+        return load_cups_setup(data_dir)
+    except CupsSetupError as e:
+        raise CupsSetupMissing(f"calibrate the Cups table first (the wizard's Cups steps): {e}") from None
 
 
 def table_state(game: CupsGame) -> TableState:
@@ -497,15 +493,36 @@ class CupsReferee:
 
 class CupsCamera:
     """What the live referee asks of a camera for Cups games: a referee for a session, or the
-    reason there is none (``problem``: the table is not calibrated)."""
+    reason there is none (``problem``: the table is not calibrated).  With ``data_dir``, the
+    set-up saved there is read again whenever the wizard has saved a new one since, so a table
+    calibrated while the server runs is refereed from the next game (or camera resume) on."""
 
-    def __init__(self, setup: CupsSetup | None, problem: str | None = None, margin: float = MARGIN) -> None:
+    def __init__(self, setup: CupsSetup | None, problem: str | None = None, margin: float = MARGIN,
+                 data_dir: Path | None = None) -> None:
         self.setup = setup
         self.problem = problem if setup is None else None
         self.margin = margin
+        self.data_dir = data_dir
+        self._saved = self._stamp()
+
+    def _stamp(self) -> float | None:
+        """When the saved set-up was last written (None: none saved, or no data folder)."""
+        if self.data_dir is None:
+            return None
+        try:
+            return setup_path(self.data_dir).stat().st_mtime
+        except OSError:
+            return None
 
     def referee(self, session: GameSession) -> CupsReferee:
         """A referee for ``session``; ValueError saying why not."""
+        stamp = self._stamp()
+        if stamp is not None and stamp != self._saved:
+            try:
+                self.setup, self.problem = cups_setup(None, self.data_dir), None
+            except CupsSetupMissing as e:
+                self.setup, self.problem = None, str(e)
+            self._saved = stamp
         if self.setup is None:
             raise CupsSetupMissing(self.problem or "calibrate the Cups table first")
         return CupsReferee(session, self.setup, margin=self.margin)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.cups_camera import CupsReferee, CupsSetup, demo_moves, table_state
+from calibration.cups import CupsSetup
+from companion.cups_camera import CupsReferee, demo_moves, table_state
 from companion.session import GameSession
 from engine.cups.game import Pass
 from engine.cups.rules import CupsRules

@@ -237,3 +237,25 @@ def test_watch_the_demo_camera_referees_a_cups_game(tmp_path, capsys):
     assert played and "record:" in out and " illegal " not in out and " ambiguous " not in out
     records = list((tmp_path / "records" / "demo").glob("*.gbn"))
     assert len(records) == 1
+
+
+def test_a_table_calibrated_while_the_server_runs_is_refereed_from_its_saved_set_up(game, tmp_path):
+    """The wizard's Cups steps save the set-up in the data folder (``calibration.cups``); the
+    camera of a running server, which had none, reads it for the next game; a damaged file
+    is refused naming the file, and nothing is refereed with it."""
+    from calibration.cups import save_cups_setup, setup_path
+    from companion.cups_camera import CupsSetupMissing, cups_setup
+
+    moves, s = game
+    camera = CupsCamera(None, "calibrate the Cups table first", data_dir=tmp_path)
+    session = new_session(tmp_path / "game", RULES)
+    with pytest.raises(CupsSetupMissing, match="calibrate the Cups table"):
+        camera.referee(session)
+    save_cups_setup(tmp_path, s.setup)
+    result = run(camera.referee(session), s.frames)
+    assert [m[0] for m in result.moves] == texts(moves)
+    assert cups_setup(None, tmp_path).layout == s.setup.layout
+
+    setup_path(tmp_path).write_text("{not json")
+    with pytest.raises(CupsSetupMissing, match="cups-setup.json"):
+        cups_setup(None, tmp_path)

@@ -153,10 +153,11 @@ def _camera(args: argparse.Namespace):
 
     from ..cups_camera import CupsCamera, CupsSetupMissing, cups_setup
 
-    try:  # a Cups table has a set-up of its own
-        cups = CupsCamera(cups_setup(None, args.data or default_data_dir()))
+    data_dir = args.data or default_data_dir()
+    try:  # a Cups table has a set-up of its own (read again when the wizard saves a new one)
+        cups = CupsCamera(cups_setup(None, data_dir), data_dir=data_dir)
     except CupsSetupMissing as e:
-        cups = CupsCamera(None, str(e))
+        cups = CupsCamera(None, str(e), data_dir=data_dir)
 
     saved = (args.data or default_data_dir()) / "calibration.json"
     path = args.calibration or (saved if saved.exists() else None)
