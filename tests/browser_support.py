@@ -142,6 +142,8 @@ ACCESS_CHECK = r"""
     for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
       const s = getComputedStyle(n);
       if (s.display === "none" || s.visibility === "hidden" || Number(s.opacity) === 0) return false;
+      // a folded <details> shows only its summary (Chromium still gives the rest a box)
+      if (n !== e && n.tagName === "DETAILS" && !n.open && !n.querySelector(":scope > summary")?.contains(e)) return false;
     }
     return true;
   };
