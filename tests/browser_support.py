@@ -220,7 +220,9 @@ ACCESS_CHECK = r"""
   for (const e of document.querySelectorAll("svg text")) {
     if (!shown(e) || !e.textContent.trim()) continue;
     let r = e.getBoundingClientRect();
-    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) {
+    // off the window, or clipped by a board that scrolls inside its card: brought into view
+    const onTop = () => document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2).includes(e.closest("svg"));
+    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth || !onTop()) {
       e.scrollIntoView({ block: "center", inline: "center" });  // what lies under it is found on screen
       r = e.getBoundingClientRect();
     }
