@@ -7,7 +7,7 @@
   const { api, alert, el } = Cupboard;
   const $ = (id) => document.getElementById(id);
   const DEMO_KEY = "cupboard-records-demo";  // the demo filter, remembered on this device
-  let viewing = null;  // {file, index, moves, ply, game}
+  let viewing = null;  // {file, index, moves, first (the ply it starts from), ply (moves shown), game}
   let listed = 0;  // the newest list asked for: an older answer arriving late is dropped
   let typing = null;  // the player filter waits for a pause in the typing
 
@@ -79,7 +79,7 @@
   async function openGame(g) {
     const r = await api("GET", `/api/records/${encodeURIComponent(g.file)}/${g.index}`);
     if (!r.ok) { alert(r.data.error, "warn"); return; }
-    viewing = { file: g.file, index: g.index, moves: r.data.moves, ply: 0, game: g };
+    viewing = { file: g.file, index: g.index, moves: r.data.moves, first: r.data.first, ply: 0, game: g };
     $("viewer").hidden = false;
     showTitle();
     $("rename-white").value = g.white;
@@ -107,7 +107,7 @@
   async function show(ply) {
     if (!viewing) return;
     ply = Math.max(0, Math.min(viewing.moves.length, ply));
-    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/${ply}`);
+    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/position/${viewing.first + ply}`);
     if (!r.ok) { alert(r.data.error, "warn"); return; }
     viewing.ply = ply;
     $("replay-board").innerHTML = r.data.svg;
@@ -207,7 +207,7 @@
   async function picture() {
     if (!viewing) return;
     const total = viewing.moves.length;
-    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/${total}`);
+    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/position/${viewing.first + total}`);
     if (!r.ok) { alert(r.data.error || "no picture", "warn"); return; }
     const doc = new DOMParser().parseFromString(r.data.svg, "image/svg+xml");
     const svg = doc.documentElement;
