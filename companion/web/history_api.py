@@ -11,14 +11,13 @@ from flask import Blueprint, jsonify, request
 
 from engine import Game
 from engine.game import moves_played, position_after
-from engine.record import RecordError
 
 from ..services import companion
 from ..session import status_text
 from .errors import ApiError
 from .game_api import game_errors
 from .hub import GameChanged, NoGame, colour_name
-from .records_api import recorded_game
+from .records_api import replayed_game
 
 bp = Blueprint("history_api", __name__, url_prefix="/api")
 
@@ -57,11 +56,6 @@ def position_json(game: Game, ply: int, names: Sequence[str] = ()) -> dict[str, 
     }
 
 
-def _names(tags: dict[str, str]) -> list[str]:
-    """The players' names by player index, from a game's tags ("" where a tag is missing)."""
-    return [tags.get("White", ""), tags.get("Black", "")]
-
-
 def _ply_arg() -> int:
     raw = request.args.get("ply", "")
     try:
@@ -79,15 +73,15 @@ def game_position():
         with companion().hub.acting(request.args.get("game") or None) as session:
             with session.lock:
                 board = session.board.copy()
-                names = _names(session.journal.header.tags)
-            game = companion().hub.snapshot().game
+            snapshot = companion().hub.snapshot()
     except (NoGame, GameChanged) as e:
         raise game_errors(e) from None
+    players = snapshot.state["players"]
     try:
-        answer = position_json(board, ply, names)
+        answer = position_json(board, ply, [players["white"], players["black"]])
     except ValueError as e:
         raise ApiError(404, str(e)) from None
-    answer["game"] = game
+    answer["game"] = snapshot.game
     return jsonify(answer)
 
 
@@ -95,12 +89,8 @@ def game_position():
 def record_position(name: str, index: int, ply: int):
     """The position after ply ``ply`` of game ``index`` of the record file ``name`` (the records
     page's replay, its picture, looking back): its last ply includes a recorded ending."""
-    record = recorded_game(name, index)
+    _, board, players = replayed_game(name, index)
     try:
-        board = record.replay()
-    except RecordError as e:
-        raise ApiError(422, str(e)) from None
-    try:
-        return jsonify(position_json(board, ply, _names(record.tags)))
+        return jsonify(position_json(board, ply, [players["white"], players["black"]]))
     except ValueError as e:
         raise ApiError(404, str(e)) from None

@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, send_file
 
+from engine import Game
 from engine.files import describe_os_error
 from engine.inputs import InputError, check_text
 from engine.record import GameRecord, RecordError, read_records, save_records, write_record
@@ -363,7 +364,16 @@ def import_records():
     return jsonify(file=path.name, games=len(records)), 201
 
 
-def recorded_game(name: str, index: int) -> GameRecord:
+def replayed_game(name: str, index: int) -> tuple[GameRecord, Game, dict[str, str]]:
     """Game ``index`` of the record file ``name`` (for the other read-only views of records:
-    looking back, analysis); ``ApiError`` 404/422 naming what is missing or broken."""
-    return _game(name, index)
+    looking back, analysis), the board after all its moves with its recorded ending, and its
+    players' names by colour (the sides' names where the record has none); ``ApiError``
+    404/422 naming what is missing or broken."""
+    record = _game(name, index)
+    try:
+        board = record.replay()
+    except RecordError as e:
+        raise ApiError(422, str(e)) from None
+    players = {colour: record.tags.get(tag) or board.player_name(i)
+               for i, (colour, tag) in enumerate((("white", "White"), ("black", "Black")))}
+    return record, board, players
