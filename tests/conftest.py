@@ -104,3 +104,24 @@ def configured(request, browser):
 
     with configured_page(browser, request.param) as page:
         yield request.param, page
+
+
+@pytest.fixture
+def camera_served(tmp_path):
+    """The real app served on loopback with the demo camera (a rendered Gobblet Jr. board) for
+    the browser tests of the pages a camera brings (the calibrate page, its link)."""
+    from browser_support import TOKEN
+
+    from companion.demo import demo_camera
+    from companion.web.preview import PreviewCamera
+    from companion.web.wsgi import start_server
+
+    source, _ = demo_camera("gobblet-jr", seed=5, loop=True)
+    camera = PreviewCamera(source, max_fps=4)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr",
+                                     heartbeat=2.0))
+    camera.start()
+    running = start_server(app)
+    yield running
+    running.stop()
+    camera.stop()

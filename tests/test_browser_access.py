@@ -24,9 +24,7 @@ from browser_support import (
 )
 
 from companion.app import create_app
-from companion.demo import demo_camera
 from companion.services import CompanionConfig
-from companion.web.preview import PreviewCamera
 from companion.web.wsgi import start_server
 
 pytestmark = needs_chromium
@@ -305,19 +303,6 @@ def test_notes_break_between_words_and_the_header_reads_as_links(served, browser
         assert page.locator(".bar nav li a").count() == 2
 
 
-@pytest.fixture
-def camera_served(tmp_path):
-    source, _ = demo_camera("gobblet-jr", seed=5, loop=True)
-    camera = PreviewCamera(source, max_fps=4)
-    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr",
-                                     heartbeat=2.0))
-    camera.start()
-    running = start_server(app)
-    yield running
-    running.stop()
-    camera.stop()
-
-
 def test_only_a_player_sees_the_calibrate_link(camera_served, browser):
     with phone_page(browser) as player, phone_page(browser) as spectator:
         player.goto(f"{camera_served.url}?token={TOKEN}")
@@ -328,20 +313,6 @@ def test_only_a_player_sees_the_calibrate_link(camera_served, browser):
         spectator.wait_for_function("() => document.getElementById('camera-card').hidden === false")
         assert spectator.locator("#nav-calibrate").is_hidden()
         assert spectator.locator(".bar nav a", has_text="Records").is_visible()
-
-
-def test_records_page_in_every_configuration(served, configured, screenshots):
-    _, running = served
-    config, page = configured
-    open_game(page, running.url, "gobblet-jr")
-    for move in ["3a1", "3a2", "3b1", "3b2", "2c1"]:
-        sent = "async (m) => (await Cupboard.api('POST', '/api/game/move', {move: m})).status"
-        assert page.evaluate(sent, move) == 200
-    page.goto(f"{running.url}/records")
-    page.locator("#games li .acts a, #games li .acts button").first.click()
-    page.wait_for_selector("#viewer:not([hidden]) #replay-board svg")
-    assert access_problems(page) == []
-    screenshots.take(page, f"records-{config}")
 
 
 def test_dialogs_in_every_configuration(served, configured, screenshots):

@@ -12,9 +12,7 @@ from browser_support import TOKEN, access_problems, board_box, configured_page, 
 from test_browser_access import Screenshots, open_game, same_box
 
 from companion.app import create_app
-from companion.demo import demo_camera
 from companion.services import CompanionConfig
-from companion.web.preview import PreviewCamera
 from companion.web.wsgi import start_server
 
 pytestmark = needs_chromium
@@ -157,19 +155,6 @@ def test_the_speech_option(served, configured, screenshots):
     assert page.locator("#opt-speech").is_visible()
     no_problems(page)
     screenshots.take(page, f"speech-option-{config}")
-
-
-@pytest.fixture(scope="module")
-def camera_served(tmp_path_factory):
-    source, _ = demo_camera("gobblet-jr", seed=5, loop=True)
-    camera = PreviewCamera(source, max_fps=4)
-    app = create_app(CompanionConfig(tmp_path_factory.mktemp("calibrate-data"), token=TOKEN, camera=camera,
-                                     default_variant="gobblet-jr", heartbeat=2.0))
-    camera.start()
-    running = start_server(app)
-    yield running
-    running.stop()
-    camera.stop()
 
 
 @pytest.mark.parametrize("config", ["phone", "text200", "dark", "landscape"])
