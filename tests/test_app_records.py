@@ -125,3 +125,27 @@ def test_a_broken_file_in_the_folder_is_listed_with_its_problem(client, app):
     assert body["games"] == [] and "broken.gbn" in body["broken"][0]["error"]
     r = client.get("/api/records/broken.gbn/0")
     assert r.status_code == 422 and "broken.gbn" in r.get_json()["error"]
+
+
+SET_UP = """[Variant "gobblet-jr"]
+[White "Ann"]
+[Black "Bob"]
+[Position "gobblet-jr .,.,./B3,.,./W3,.,. w 3,2,2,1,1 3,2,2,1,1 2"]
+[Result "*"]
+
+2. 3b1 3b2 *
+"""
+
+
+def test_a_game_set_up_mid_way_replays_from_its_first_ply(client):
+    """The game says the ply it starts from, and its positions are numbered from there: the
+    records page asks for first + moves shown."""
+    client.post("/api/records?name=set-up.gbn", data=SET_UP.encode(), headers=AUTH, content_type="text/plain")
+    body = client.get("/api/records/set-up.gbn/0").get_json()
+    assert body["first"] == 2 and body["moves"] == ["3b1", "3b2"]
+    start = client.get("/api/records/set-up.gbn/0/position/2").get_json()
+    assert start["position"].startswith("gobblet-jr .,.,./B3,.,./W3,.,. w") and start["move"] is None
+    assert start["status"] == "Ann (light) to move" and start["total"] == 2
+    end = client.get("/api/records/set-up.gbn/0/position/4").get_json()
+    assert end["move"] == {"text": "3b2", "colour": "black"} and end["status"] == "Ann (light) to move"
+    assert client.get("/api/records/set-up.gbn/0/position/1").status_code == 404
