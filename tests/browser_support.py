@@ -268,3 +268,20 @@ def board_box(page, selector: str = "#board svg") -> dict:
         return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }""",
         selector,
     )
+
+
+class Screenshots:
+    """Screenshots taken into pytest's temporary folder, and kept as well with the other browser
+    tests' in test-artifacts/browser/access (pytest removes its older temporary folders)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def take(self, page, name: str) -> Path:
+        """Screenshot ``page`` as ``name``.png; its path in pytest's folder."""
+        path = self.folder / f"{name}.png"
+        page.screenshot(path=str(path))
+        kept = ARTIFACTS / "access"
+        kept.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept / path.name)
+        return path

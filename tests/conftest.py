@@ -125,3 +125,24 @@ def camera_served(tmp_path):
     yield running
     running.stop()
     camera.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The real app served on loopback for a module of browser tests: ``(services, running)``."""
+    from browser_support import TOKEN
+
+    from companion.web.wsgi import start_server
+
+    app = create_app(CompanionConfig(tmp_path_factory.mktemp("browser-data"), token=TOKEN, heartbeat=2.0))
+    running = start_server(app)
+    yield app.extensions["cupboard"], running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def screenshots(request, tmp_path_factory):
+    """Where a module of browser tests keeps its screenshots (browser_support.Screenshots)."""
+    from browser_support import Screenshots
+
+    return Screenshots(tmp_path_factory.mktemp(f"screenshots-{request.module.__name__}", numbered=False))

@@ -7,12 +7,8 @@ alert comes and a hint is shown.  Then the board read and played with the keyboa
 small bugs of the issue: the hint after resigning, ``.note`` breaking words, the header's
 links, the Calibrate link for spectators."""
 
-import shutil
-from pathlib import Path
-
 import pytest
 from browser_support import (
-    ARTIFACTS,
     TOKEN,
     access_problems,
     board_box,
@@ -23,43 +19,9 @@ from browser_support import (
     wait_ply,
 )
 
-from companion.app import create_app
-from companion.services import CompanionConfig
-from companion.web.wsgi import start_server
-
 pytestmark = needs_chromium
 
 GAMES = {"gobblet": "gobblet", "jr": "gobblet-jr", "cups": "cups", "goblet5": "goblet-5"}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    app = create_app(CompanionConfig(tmp_path_factory.mktemp("access-data"), token=TOKEN, heartbeat=2.0))
-    running = start_server(app)
-    yield app.extensions["cupboard"], running
-    running.stop()
-
-
-class Screenshots:
-    """Screenshots taken into pytest's temporary folder, and kept as well with the other browser
-    tests' in test-artifacts/browser/access (pytest removes its older temporary folders)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-
-    def take(self, page, name: str) -> Path:
-        path = self.folder / f"{name}.png"
-        page.screenshot(path=str(path))
-        kept = ARTIFACTS / "access"
-        kept.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, kept / path.name)
-        return path
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory):
-    """Where this module keeps its screenshots."""
-    return Screenshots(tmp_path_factory.mktemp("screenshots", numbered=False))
 
 
 def open_game(page, url: str, variant: str, control: bool = True) -> None:

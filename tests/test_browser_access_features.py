@@ -9,30 +9,13 @@ move when looking back starts or ends, when the hint panel opens, or when the cl
 
 import pytest
 from browser_support import TOKEN, access_problems, board_box, configured_page, needs_chromium
-from test_browser_access import Screenshots, open_game, same_box
-
-from companion.app import create_app
-from companion.services import CompanionConfig
-from companion.web.wsgi import start_server
+from test_browser_access import open_game, same_box
 
 pytestmark = needs_chromium
 
 # Gobblet (4x4): White wins on the a-file at the seventh move, Black's sixth a blunder
 QUICK_WIN = ["4a1", "4b2", "4a2", "4b3", "4a3", "4b4", "3a4"]
 JR_MOVES = ["3a1", "3b2", "2a2"]
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    app = create_app(CompanionConfig(tmp_path_factory.mktemp("features-data"), token=TOKEN, heartbeat=2.0))
-    running = start_server(app)
-    yield app.extensions["cupboard"], running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory):
-    return Screenshots(tmp_path_factory.mktemp("feature-screenshots", numbered=False))
 
 
 def play(page, moves: list[str]) -> None:
