@@ -26,8 +26,10 @@ def play(page, moves: list[str]) -> None:
     page.wait_for_function("(n) => document.querySelectorAll('#moves li').length === n", arg=len(moves))
 
 
-def no_problems(page) -> None:
+def checked(page, screenshots, name: str) -> None:
+    """The access check finds nothing on ``page``; kept as the screenshot ``name``."""
     problems = access_problems(page)
+    screenshots.take(page, name)
     assert problems == [], "\n".join(problems)
 
 
@@ -41,15 +43,14 @@ def test_looking_back(served, configured, screenshots):
     page.wait_for_function("() => document.getElementById('board').dataset.lookback === '1'")
     assert same_box(board_box(page), start)
     assert page.locator("#look-back").is_visible()
-    no_problems(page)
-    screenshots.take(page, f"lookback-{config}")
+    checked(page, screenshots, f"lookback-{config}")
     page.click("#look-next")
     page.wait_for_function("() => document.getElementById('board').dataset.lookback === '2'")
     assert same_box(board_box(page), start)
     page.click("#look-back")
     page.wait_for_function("() => document.getElementById('board').dataset.lookback === undefined")
     assert same_box(board_box(page), start)
-    no_problems(page)
+    checked(page, screenshots, f"lookback-back-{config}")
 
 
 def test_an_explained_hint_and_its_speak_button(served, configured, screenshots):
@@ -64,8 +65,7 @@ def test_an_explained_hint_and_its_speak_button(served, configured, screenshots)
     assert page.inner_text("#hint-panel .why").strip()
     assert same_box(board_box(page), start)
     page.locator("#speak-hint").scroll_into_view_if_needed()
-    no_problems(page)
-    screenshots.take(page, f"hint-explained-{config}")
+    checked(page, screenshots, f"hint-explained-{config}")
 
 
 def test_the_clock_ticks_and_the_board_stays(served, configured, screenshots):
@@ -87,8 +87,7 @@ def test_the_clock_ticks_and_the_board_stays(served, configured, screenshots):
     page.wait_for_function("(t) => document.querySelector('#clocks .clock[data-side=\"black\"] .clock-time')"
                            ".textContent !== t", arg=shown)
     assert same_box(board_box(page), start)
-    no_problems(page)
-    screenshots.take(page, f"clock-{config}")
+    checked(page, screenshots, f"clock-{config}")
 
 
 def test_a_finished_game_and_its_analysis(served, configured, screenshots):
@@ -100,16 +99,14 @@ def test_a_finished_game_and_its_analysis(served, configured, screenshots):
     if page.locator("#banner").is_visible():  # the result's banner, read and closed
         page.click("#banner-close")
     page.locator("#analyse-link").scroll_into_view_if_needed()
-    no_problems(page)
-    screenshots.take(page, f"finished-{config}")
+    checked(page, screenshots, f"finished-{config}")
     page.click("#analyse-link")
     page.wait_for_url("**/analysis?game=*")
     page.wait_for_function("() => document.querySelector('#an-count').textContent.includes('analysed')")
     page.click('#an-moves li[data-ply="6"]')
     page.wait_for_function("() => document.getElementById('an-board').dataset.ply === '6'")
     assert "blunder" in page.inner_text("#an-verdict")
-    no_problems(page)
-    screenshots.take(page, f"analysis-{config}")
+    checked(page, screenshots, f"analysis-{config}")
 
 
 def test_a_record_open_in_the_viewer(served, configured, screenshots):
@@ -123,8 +120,7 @@ def test_a_record_open_in_the_viewer(served, configured, screenshots):
     for button in ("#btn-picture", "#rename-form button"):
         assert page.locator(button).is_visible(), button
     assert page.locator("#btn-copy").is_visible() or page.locator("#btn-share").is_visible()
-    no_problems(page)
-    screenshots.take(page, f"record-viewer-{config}")
+    checked(page, screenshots, f"record-viewer-{config}")
     page.locator("#btn-picture").scroll_into_view_if_needed()
     screenshots.take(page, f"record-viewer-buttons-{config}")
 
@@ -136,8 +132,7 @@ def test_the_speech_option(served, configured, screenshots):
     page.click("details:has(#opt-speech) > summary")
     page.locator("#opt-speech").scroll_into_view_if_needed()
     assert page.locator("#opt-speech").is_visible()
-    no_problems(page)
-    screenshots.take(page, f"speech-option-{config}")
+    checked(page, screenshots, f"speech-option-{config}")
 
 
 @pytest.mark.parametrize("config", ["phone", "text200", "dark", "landscape"])
@@ -146,9 +141,7 @@ def test_the_calibrate_page_cards(camera_served, browser, config, screenshots):
         page.goto(f"{camera_served.url}calibrate?token={TOKEN}")
         page.wait_for_function("() => document.body.classList.contains('control')")
         page.wait_for_selector("#step-markers", state="visible")
-        no_problems(page)
-        screenshots.take(page, f"calibrate-gobblet-{config}")
+        checked(page, screenshots, f"calibrate-gobblet-{config}")
         page.click("#game-cups")
         page.wait_for_selector("#cups-step-area", state="visible")
-        no_problems(page)
-        screenshots.take(page, f"calibrate-cups-{config}")
+        checked(page, screenshots, f"calibrate-cups-{config}")
