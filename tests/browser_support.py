@@ -142,6 +142,8 @@ ACCESS_CHECK = r"""
     for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
       const s = getComputedStyle(n);
       if (s.display === "none" || s.visibility === "hidden" || Number(s.opacity) === 0) return false;
+      // a folded <details> shows only its summary (Chromium still gives the rest a box)
+      if (n !== e && n.tagName === "DETAILS" && !n.open && !n.querySelector(":scope > summary")?.contains(e)) return false;
     }
     return true;
   };
@@ -218,7 +220,9 @@ ACCESS_CHECK = r"""
   for (const e of document.querySelectorAll("svg text")) {
     if (!shown(e) || !e.textContent.trim()) continue;
     let r = e.getBoundingClientRect();
-    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) {
+    // off the window, or clipped by a board that scrolls inside its card: brought into view
+    const onTop = () => document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2).includes(e.closest("svg"));
+    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth || !onTop()) {
       e.scrollIntoView({ block: "center", inline: "center" });  // what lies under it is found on screen
       r = e.getBoundingClientRect();
     }
@@ -264,3 +268,20 @@ def board_box(page, selector: str = "#board svg") -> dict:
         return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }""",
         selector,
     )
+
+
+class Screenshots:
+    """Screenshots taken into pytest's temporary folder, and kept as well with the other browser
+    tests' in test-artifacts/browser/access (pytest removes its older temporary folders)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def take(self, page, name: str) -> Path:
+        """Screenshot ``page`` as ``name``.png; its path in pytest's folder."""
+        path = self.folder / f"{name}.png"
+        page.screenshot(path=str(path))
+        kept = ARTIFACTS / "access"
+        kept.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept / path.name)
+        return path

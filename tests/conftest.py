@@ -104,3 +104,45 @@ def configured(request, browser):
 
     with configured_page(browser, request.param) as page:
         yield request.param, page
+
+
+@pytest.fixture
+def camera_served(tmp_path):
+    """The real app served on loopback with the demo camera (a rendered Gobblet Jr. board) for
+    the browser tests of the pages a camera brings (the calibrate page, its link)."""
+    from browser_support import TOKEN
+
+    from companion.demo import demo_camera
+    from companion.web.preview import PreviewCamera
+    from companion.web.wsgi import start_server
+
+    source, _ = demo_camera("gobblet-jr", seed=5, loop=True)
+    camera = PreviewCamera(source, max_fps=4)
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, camera=camera, default_variant="gobblet-jr",
+                                     heartbeat=2.0))
+    camera.start()
+    running = start_server(app)
+    yield running
+    running.stop()
+    camera.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The real app served on loopback for a module of browser tests: ``(services, running)``."""
+    from browser_support import TOKEN
+
+    from companion.web.wsgi import start_server
+
+    app = create_app(CompanionConfig(tmp_path_factory.mktemp("browser-data"), token=TOKEN, heartbeat=2.0))
+    running = start_server(app)
+    yield app.extensions["cupboard"], running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def screenshots(request, tmp_path_factory):
+    """Where a module of browser tests keeps its screenshots (browser_support.Screenshots)."""
+    from browser_support import Screenshots
+
+    return Screenshots(tmp_path_factory.mktemp(f"screenshots-{request.module.__name__}", numbered=False))

@@ -171,9 +171,9 @@ def test_a_whole_game_ends_with_the_score_and_its_record(app, client):
     (record,) = read_records(text)
     assert record.replay().text() == game.text()
     assert [m.annotations["source"] for m in record.moves] == ["tap"] * len(record.moves)
-    last = client.get(f"/api/records/{summary['file']}/0/{len(record.moves)}").get_json()
+    last = client.get(f"/api/records/{summary['file']}/0/position/{len(record.moves)}").get_json()
     assert last["status"] == s["status"] and 'class="cups-board"' in last["svg"]
-    first = client.get(f"/api/records/{summary['file']}/0/0").get_json()
+    first = client.get(f"/api/records/{summary['file']}/0/position/0").get_json()
     assert first["status"] == "Ann (south) to move" and first["position"].endswith("; S to move")
 
 

@@ -50,12 +50,12 @@ def test_import_then_replay_step_by_step(client):
     assert [(g["white"], g["black"], g["result"]) for g in games] == [("Ann", "Bob", "1-0")]
     body = client.get("/api/records/ann-bob.gbn/0").get_json()
     assert body["moves"] == ["3a1", "3a2", "3b1", "3b2", "2c1#"] and body["tags"]["White"] == "Ann"
-    start = client.get("/api/records/ann-bob.gbn/0/0").get_json()
+    start = client.get("/api/records/ann-bob.gbn/0/position/0").get_json()
     assert start["ply"] == 0 and start["move"] is None and start["status"] == "Ann (light) to move"
     assert 'class="piece"' not in start["svg"]
-    third = client.get("/api/records/ann-bob.gbn/0/3").get_json()
-    assert third["move"] == "3b1" and third["svg"].count('class="piece"') == 3
-    end = client.get("/api/records/ann-bob.gbn/0/5").get_json()
+    third = client.get("/api/records/ann-bob.gbn/0/position/3").get_json()
+    assert third["move"] == {"text": "3b1", "colour": "white"} and third["svg"].count('class="piece"') == 3
+    end = client.get("/api/records/ann-bob.gbn/0/position/5").get_json()
     assert end["status"] == "Ann wins with the line a1-b1-c1" and end["total"] == 5
     # a second import of the same name does not overwrite the first
     r = client.post("/api/records?name=ann-bob.gbn", data=GAME.encode(), headers=AUTH, content_type="text/plain")
@@ -65,7 +65,7 @@ def test_import_then_replay_step_by_step(client):
 def test_a_resigned_game_replays_to_its_ending(client):
     finish_a_game(client)
     (game,) = client.get("/api/records").get_json()["games"]
-    end = client.get(f"/api/records/{game['file']}/0/1").get_json()
+    end = client.get(f"/api/records/{game['file']}/0/position/1").get_json()
     assert end["status"] == "White wins: Black resigned"
 
 
@@ -102,7 +102,7 @@ def test_an_import_too_large_is_a_413(tmp_path):
 
 @pytest.mark.parametrize("path", [
     "/api/records/missing.gbn", "/api/records/..%2Ftoken", "/api/records/token",
-    "/api/records/missing.gbn/0", "/api/records/missing.gbn/0/0",
+    "/api/records/missing.gbn/0", "/api/records/missing.gbn/0/position/0",
 ])
 def test_unknown_records_are_404(client, path):
     r = client.get(path)
@@ -113,8 +113,10 @@ def test_unknown_games_and_plies_are_404(client):
     client.post("/api/records?name=g.gbn", data=GAME.encode(), headers=AUTH, content_type="text/plain")
     r = client.get("/api/records/g.gbn/3")
     assert r.status_code == 404 and "no game 3" in r.get_json()["error"]
-    r = client.get("/api/records/g.gbn/0/9")
-    assert r.status_code == 404 and "5 moves" in r.get_json()["error"]
+    r = client.get("/api/records/g.gbn/0/position/9")
+    assert r.status_code == 404 and "plies 0 to 5" in r.get_json()["error"]
+    # the old replay address is gone: one address for a recorded position
+    assert client.get("/api/records/g.gbn/0/3").status_code == 404
 
 
 def test_a_broken_file_in_the_folder_is_listed_with_its_problem(client, app):
@@ -123,3 +125,27 @@ def test_a_broken_file_in_the_folder_is_listed_with_its_problem(client, app):
     assert body["games"] == [] and "broken.gbn" in body["broken"][0]["error"]
     r = client.get("/api/records/broken.gbn/0")
     assert r.status_code == 422 and "broken.gbn" in r.get_json()["error"]
+
+
+SET_UP = """[Variant "gobblet-jr"]
+[White "Ann"]
+[Black "Bob"]
+[Position "gobblet-jr .,.,./B3,.,./W3,.,. w 3,2,2,1,1 3,2,2,1,1 2"]
+[Result "*"]
+
+2. 3b1 3b2 *
+"""
+
+
+def test_a_game_set_up_mid_way_replays_from_its_first_ply(client):
+    """The game says the ply it starts from, and its positions are numbered from there: the
+    records page asks for first + moves shown."""
+    client.post("/api/records?name=set-up.gbn", data=SET_UP.encode(), headers=AUTH, content_type="text/plain")
+    body = client.get("/api/records/set-up.gbn/0").get_json()
+    assert body["first"] == 2 and body["moves"] == ["3b1", "3b2"]
+    start = client.get("/api/records/set-up.gbn/0/position/2").get_json()
+    assert start["position"].startswith("gobblet-jr .,.,./B3,.,./W3,.,. w") and start["move"] is None
+    assert start["status"] == "Ann (light) to move" and start["total"] == 2
+    end = client.get("/api/records/set-up.gbn/0/position/4").get_json()
+    assert end["move"] == {"text": "3b2", "colour": "black"} and end["status"] == "Ann (light) to move"
+    assert client.get("/api/records/set-up.gbn/0/position/1").status_code == 404

@@ -83,7 +83,7 @@ def test_look_back_step_and_come_back(server, phone):
     assert page.get_attribute("#board", "data-position") == want["position"]
     assert board_pieces(page) == svg_pieces(want["svg"])
     assert ["hidden", "b2", "white", "1"] in board_pieces(page)  # White's 1 under Black's 3
-    assert "Looking back: after 1… 3xb2 · White to move" in page.inner_text("#look-label")
+    assert "Looking back: after 1… 3xb2 · Ann (light) to move" in page.inner_text("#look-label")
     assert "not the live board" in page.inner_text("#look-label")
     assert page.locator(".board-wrap.looking-back").count() == 1
     assert page.locator('#moves li.viewing[data-ply="2"]').count() == 1
@@ -182,7 +182,7 @@ def test_the_analysis_of_a_finished_game(server, phone):
     assert page.get_attribute("#an-board", "data-position") == want["position"]
     page.keyboard.press("ArrowRight")
     page.wait_for_selector('#an-board[data-ply="7"]')
-    assert "White wins" in page.inner_text("#an-status")
+    assert "Ann wins" in page.inner_text("#an-status")
     shot(page, "analysis-01-blunder")
 
     # the same game from the records page

@@ -12,8 +12,7 @@
 
   let job = null;      // the analysis as last read
   let ply = null;      // the position shown
-  let asked = 0;
-  const positions = new Map();
+  const positions = Cupboard.positions();  // by ply
 
   function source() {
     const q = new URLSearchParams(location.search);
@@ -76,16 +75,8 @@
   async function show(next) {
     if (!job) return;
     next = Math.max(job.first, Math.min(job.first + job.total, next));
-    const mine = ++asked;
-    let pos = positions.get(next);
-    if (!pos) {
-      const r = await api("GET", `/api/analysis/${job.id}/position/${next}`);
-      if (mine !== asked) return;
-      if (!r.ok) { Cupboard.alert(r.data.error || "that position cannot be shown", "warn", false); return; }
-      pos = r.data;
-      positions.set(next, pos);
-    }
-    if (mine !== asked) return;
+    const pos = await positions.get(next, `/api/analysis/${job.id}/position/${next}`);
+    if (!pos) return;
     ply = next;
     const board = $("an-board");
     board.innerHTML = pos.svg;

@@ -146,6 +146,7 @@
     const svg = board.querySelector("svg");
     svg.setAttribute("role", "group");
     svg.setAttribute("aria-label", "The board");
+    widen(svg, all);
     if (picked) {
       const from = picked.from
         ? board.querySelector(`rect.square[data-square="${picked.from}"]`)
@@ -158,6 +159,20 @@
       current = all.find((n) => keyOf(n) === focusKey);
       if (current) { current.setAttribute("data-key-focus", ""); current.focus({ preventScroll: true }); }
     }
+  }
+
+  // A board whose targets come out under 44 CSS px at the width the page has (Cups with six
+  // or more cups a row on a phone) is drawn wider than its card, which then scrolls sideways
+  // inside itself: the page does not, and every cup stays a finger's size.
+  const TARGET_PX = 44;
+  function widen(svg, all) {
+    svg.style.minWidth = "";
+    board.classList.remove("wide");
+    const smallest = Math.min(...all.map((n) => { const r = n.getBoundingClientRect(); return Math.min(r.width, r.height); }));
+    if (!(smallest > 0) || smallest >= TARGET_PX) return;
+    const width = svg.getBoundingClientRect().width;
+    svg.style.minWidth = `${Math.ceil(width * TARGET_PX / smallest) + 2}px`;
+    board.classList.add("wide");
   }
 
   function centreOf(node) {

@@ -166,5 +166,27 @@ const Cupboard = (() => {
     return node;
   }
 
-  return { token: tok, api, whoami, alert, el, bindPreview };
+  // Positions drawn by the server (looking back, the analysis, the records' replay), fetched
+  // as the player steps through them: each answer kept under its key, and only the newest
+  // request's answer used: get() gives null for one overtaken by a later get() or by cancel()
+  // (a tap on the next move before this one came), and for an error, which it shows.
+  function positions() {
+    const kept = new Map();
+    let asked = 0;
+    async function get(key, path) {
+      const mine = ++asked;
+      let answer = kept.get(key);
+      if (!answer) {
+        const r = await api("GET", path);
+        if (mine !== asked) return null;
+        if (!r.ok) { alert(r.data.error || "that position cannot be shown", "warn", false); return null; }
+        answer = r.data;
+        kept.set(key, answer);
+      }
+      return mine === asked ? answer : null;
+    }
+    return { get, cancel: () => { asked++; } };
+  }
+
+  return { token: tok, api, whoami, alert, el, bindPreview, positions };
 })();

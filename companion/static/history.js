@@ -6,7 +6,7 @@
 "use strict";
 
 (() => {
-  const { api, el } = Cupboard;
+  const { el } = Cupboard;
   const $ = (id) => document.getElementById(id);
 
   let state = null;     // the live state, as live.js last rendered it
@@ -14,8 +14,7 @@
   let shown = null;     // the position drawn for ``viewing`` (the server's answer)
   let shownKey = "";    // which game and moves it belongs to
   let liveAtLook = 0;   // the live ply when it was looked at: a later one means the game moved on
-  let asked = 0;        // the newest position asked for: an older answer arriving late is dropped
-  const cache = new Map();  // "game|moves so far" -> the server's position
+  const positions = Cupboard.positions();  // by "game|ply|moves so far"
 
   const bar = el("section", { id: "lookback", class: "lookback", "aria-live": "polite" });
   const prev = el("button", { type: "button", id: "look-prev", "aria-label": "Previous position" }, "◀");
@@ -87,16 +86,8 @@
     if (ply >= state.ply) { leave(); return; }
     ply = Math.max(firstPly(), ply);
     const key = keyFor(ply);
-    const mine = ++asked;
-    let answer = cache.get(key);
-    if (!answer) {
-      const r = await api("GET", `/api/game/position?ply=${ply}&game=${encodeURIComponent(state.game)}`);
-      if (mine !== asked) return;
-      if (!r.ok) { Cupboard.alert(r.data.error || "that position cannot be shown", "warn", false); return; }
-      answer = r.data;
-      cache.set(key, answer);
-    }
-    if (mine !== asked) return;
+    const answer = await positions.get(key, `/api/game/position?ply=${ply}&game=${encodeURIComponent(state.game)}`);
+    if (!answer) return;
     viewing = ply;
     shown = answer;
     shownKey = key;
@@ -106,7 +97,7 @@
   }
 
   function forget() {
-    asked++;
+    positions.cancel();
     viewing = null;
     shown = null;
     shownKey = "";
@@ -117,7 +108,7 @@
   }
 
   function leave() {
-    if (viewing === null) { asked++; return; }
+    if (viewing === null) { positions.cancel(); return; }
     forget();
     document.dispatchEvent(new CustomEvent("cupboard:redraw"));  // live.js draws the live board again
     renderBar();

@@ -7,9 +7,10 @@
   const { api, alert, el } = Cupboard;
   const $ = (id) => document.getElementById(id);
   const DEMO_KEY = "cupboard-records-demo";  // the demo filter, remembered on this device
-  let viewing = null;  // {file, index, moves, ply, game}
+  let viewing = null;  // {file, index, moves, first (the ply it starts from), ply (moves shown), game}
   let listed = 0;  // the newest list asked for: an older answer arriving late is dropped
   let typing = null;  // the player filter waits for a pause in the typing
+  const positions = Cupboard.positions();  // by record, ply and players' names (a rename changes its words)
 
   // a move's clock note (H:MM:SS.s) as a clock shows it: 4:58, 1:02:05
   function clockWords(text) {
@@ -79,7 +80,7 @@
   async function openGame(g) {
     const r = await api("GET", `/api/records/${encodeURIComponent(g.file)}/${g.index}`);
     if (!r.ok) { alert(r.data.error, "warn"); return; }
-    viewing = { file: g.file, index: g.index, moves: r.data.moves, ply: 0, game: g };
+    viewing = { file: g.file, index: g.index, moves: r.data.moves, first: r.data.first, ply: 0, game: g };
     $("viewer").hidden = false;
     showTitle();
     $("rename-white").value = g.white;
@@ -104,15 +105,22 @@
     $("viewer-title").textContent = `${g.white} – ${g.black} · ${resultWords(g)}`;
   }
 
+  // the position after ``ply`` moves of the game on view (from the server, or kept)
+  function position(ply) {
+    const g = viewing.game;
+    const path = `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/position/${viewing.first + ply}`;
+    return positions.get(`${path}|${g.white}|${g.black}`, path);
+  }
+
   async function show(ply) {
     if (!viewing) return;
     ply = Math.max(0, Math.min(viewing.moves.length, ply));
-    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/${ply}`);
-    if (!r.ok) { alert(r.data.error, "warn"); return; }
+    const pos = await position(ply);
+    if (!pos) return;
     viewing.ply = ply;
-    $("replay-board").innerHTML = r.data.svg;
-    $("replay-status").textContent = r.data.status;
-    $("step-label").textContent = `${ply} / ${r.data.total}`;
+    $("replay-board").innerHTML = pos.svg;
+    $("replay-status").textContent = pos.status;
+    $("step-label").textContent = `${ply} / ${pos.total}`;
     $("step-range").value = String(ply);
     for (const li of $("replay-moves").children) li.classList.toggle("current", Number(li.dataset.ply) === ply);
   }
@@ -206,10 +214,9 @@
   // The phone does the work, so the Pi needs no SVG renderer and spends nothing on it.
   async function picture() {
     if (!viewing) return;
-    const total = viewing.moves.length;
-    const r = await api("GET", `/api/records/${encodeURIComponent(viewing.file)}/${viewing.index}/${total}`);
-    if (!r.ok) { alert(r.data.error || "no picture", "warn"); return; }
-    const doc = new DOMParser().parseFromString(r.data.svg, "image/svg+xml");
+    const end = await position(viewing.moves.length);
+    if (!end) return;
+    const doc = new DOMParser().parseFromString(end.svg, "image/svg+xml");
     const svg = doc.documentElement;
     if (svg.nodeName !== "svg") { alert("the drawing cannot be read", "warn"); return; }
     for (const node of svg.querySelectorAll(".hidden, .reserve-hidden")) node.remove();
@@ -238,7 +245,7 @@
       ctx.font = "600 16px sans-serif";
       ctx.fillText(`${g.white} – ${g.black} · ${resultWords(g)}`, 10, height + 22, width - 20);
       ctx.font = "13px sans-serif";
-      ctx.fillText(`${r.data.status} · ${g.variant}${g.date ? ` · ${g.date}` : ""}`, 10, height + 44, width - 20);
+      ctx.fillText(`${end.status} · ${g.variant}${g.date ? ` · ${g.date}` : ""}`, 10, height + 44, width - 20);
       const png = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
       if (!png) throw new Error("the picture cannot be made");
       const link = el("a", { href: URL.createObjectURL(png), download: fileName("png") });

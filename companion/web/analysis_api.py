@@ -21,14 +21,13 @@ from flask import Blueprint, current_app, jsonify
 from engine import Game
 from engine.analysis import MoveAnalysis, analyse_game, summary
 from engine.game import moves_played
-from engine.record import RecordError
 
 from ..services import companion
 from .errors import ApiError
 from .game_api import game_errors, json_body
 from .history_api import position_json
 from .hub import GameChanged, NoGame, colour_name
-from .records_api import recorded_game
+from .records_api import replayed_game
 
 log = logging.getLogger(__name__)
 bp = Blueprint("analysis_api", __name__, url_prefix="/api/analysis")
@@ -181,13 +180,7 @@ def start():
         name, index = data.get("file"), data.get("index", 0)
         if not isinstance(name, str) or not isinstance(index, int) or isinstance(index, bool):
             raise ApiError(400, 'send {"file": "name.gbn", "index": 0} for a recorded game')
-        record = recorded_game(name, index)
-        try:
-            game = record.replay()
-        except RecordError as e:
-            raise ApiError(422, str(e)) from None
-        tags = record.tags
-        players = {"white": tags.get("White", "White"), "black": tags.get("Black", "Black")}
+        record, game, players = replayed_game(name, index)
         key = f"record:{name}:{index}:{game.text()}:{len(record.moves)}"
         title = f"{players['white']} – {players['black']} · {record.result}"
     elif "game" in data:
@@ -231,6 +224,6 @@ def position(job_id: str, ply: int):
     """The position after ``ply`` of the analysed game, drawn as the live page draws it."""
     job = _job(job_id)
     try:
-        return jsonify(position_json(job.game, ply))
+        return jsonify(position_json(job.game, ply, [job.players["white"], job.players["black"]]))
     except ValueError as e:
         raise ApiError(404, str(e)) from None

@@ -15,13 +15,14 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, send_file
 
+from engine import Game
 from engine.files import describe_os_error
 from engine.inputs import InputError, check_text
 from engine.record import GameRecord, RecordError, read_records, save_records, write_record
 
 from ..clock import control_of
 from ..services import companion
-from ..session import DEMO_FOLDER, status_text
+from ..session import DEMO_FOLDER
 from .errors import ApiError
 from .game_api import json_body
 from .security import require_control
@@ -307,41 +308,16 @@ def game_text(name: str, index: int):
 
 @bp.get("/<name>/<int:index>")
 def game(name: str, index: int):
-    """One game: its tags, its moves and its result."""
+    """One game: its tags, its moves and its result; ``first``, the ply it starts from (not 0
+    for a game set up mid-way), which numbers its positions (``.../position/<ply>``)."""
     record = _game(name, index)
-    return jsonify(
-        tags=record.tags, result=record.result, moves=[m.text for m in record.moves],
-        comments=[{"annotations": m.annotations, "comment": m.comment} for m in record.moves],
-    )
-
-
-@bp.get("/<name>/<int:index>/<int:ply>")
-def position(name: str, index: int, ply: int):
-    """The position after ``ply`` moves of a recorded game, drawn, for the replay viewer."""
-    record = _game(name, index)
-    total = len(record.moves)
-    if not 0 <= ply <= total:
-        raise ApiError(404, f"the game has {total} moves; there is no position after move {ply}")
     try:
-        board = record.start_board()
-        for recorded in record.moves[:ply]:
-            board.push(board.parse_move(recorded.text))
-        if ply == total:
-            final = record.replay()  # applies a recorded resignation or agreed draw
-            if final.outcome() is not None:
-                board = final
-    except (RecordError, ValueError) as e:
-        raise ApiError(422, f"{name}: {e}") from None
-    outcome = board.outcome()
-    details = getattr(board, "page_details", None)  # Gobblet's drawing shows hidden pieces, the last move
-    extra = details() if details is not None else {}
-    svg = extra["svg"] if details is not None else board.svg(size_px=360)
-    sides = extra.get("sides", {})
+        first = record.start_board().ply
+    except RecordError as e:
+        raise ApiError(422, str(e)) from None
     return jsonify(
-        ply=ply, total=total, move=record.moves[ply - 1].text if ply else None,
-        status=status_text(board, outcome, [record.tags.get("White", ""), record.tags.get("Black", "")],
-                           [sides.get("white", ""), sides.get("black", "")]),
-        position=board.text(), svg=svg,
+        first=first, tags=record.tags, result=record.result, moves=[m.text for m in record.moves],
+        comments=[{"annotations": m.annotations, "comment": m.comment} for m in record.moves],
     )
 
 
@@ -388,7 +364,16 @@ def import_records():
     return jsonify(file=path.name, games=len(records)), 201
 
 
-def recorded_game(name: str, index: int) -> GameRecord:
+def replayed_game(name: str, index: int) -> tuple[GameRecord, Game, dict[str, str]]:
     """Game ``index`` of the record file ``name`` (for the other read-only views of records:
-    looking back, analysis); ``ApiError`` 404/422 naming what is missing or broken."""
-    return _game(name, index)
+    looking back, analysis), the board after all its moves with its recorded ending, and its
+    players' names by colour (the sides' names where the record has none); ``ApiError``
+    404/422 naming what is missing or broken."""
+    record = _game(name, index)
+    try:
+        board = record.replay()
+    except RecordError as e:
+        raise ApiError(422, str(e)) from None
+    players = {colour: record.tags.get(tag) or board.player_name(i)
+               for i, (colour, tag) in enumerate((("white", "White"), ("black", "Black")))}
+    return record, board, players
