@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from ..game import BEST, BLUNDER, FINE, MISTAKE, AnalysisUnavailable, Judgement
 from .board import Board
-from .hints import jr_solver
+from .hints import jr_solver, value_words
 from .jr import model as jr
-from .jr.solve import DRAW, LOSS, WIN, JrValue
+from .jr.solve import DRAW, LOSS, WIN
 from .search.searcher import MATE, MATE_BOUND, Searcher, SearchLimits, mate_distance
 from .values import Move
 
@@ -44,14 +44,6 @@ def judge(board: Board, move: Move, depth: int = DEPTH, searcher: Searcher | Non
 
 
 # ------------------------------------------------------------------ exact (Gobblet Jr.)
-def _words(value: JrValue) -> str:
-    if value.result == WIN:
-        return f"wins in {value.plies}"
-    if value.result == LOSS:
-        return f"loses in {value.plies}"
-    return "draw" if value.proven else f"no forced result within {value.horizon} plies"
-
-
 def _judge_exact(board: Board, move: Move, seconds: float) -> Judgement:
     solver = jr_solver()
     root, moves = solver.analyse(jr.from_board(board), seconds)
@@ -70,7 +62,7 @@ def _judge_exact(board: Board, move: Move, seconds: float) -> Judgement:
     else:
         verdict, drop = FINE, 0.0
     how = "exact table" if solver.exact is not None else "proved by search"
-    return Judgement(best, board.move_text(best), _words(root), _words(after), verdict, exact, drop,
+    return Judgement(best, board.move_text(best), value_words(root), value_words(after), verdict, exact, drop,
                      "results", how)
 
 

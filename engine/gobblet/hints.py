@@ -86,19 +86,20 @@ def _exact_hint(board: Board, seconds: float, names: Sequence[str] | None) -> Hi
     move = jr.to_move(best.move)
     alternatives = tuple(
         Alternative(jr.to_move(mv.move), board.move_text(jr.to_move(mv.move)),
-                    _value_words(mv.value) if mv.value else "not better")
+                    value_words(mv.value) if mv.value else "not better")
         for mv in moves
     )
     optimal = [mv for mv in moves if mv.optimal]
     lead = _exact_lead(board, move, root, len(optimal), moves, names_of(board, names))
     tempting = _exact_tempting(board, move, root, moves, solver)
     reason = explain(board, move, names, tempting, lead)
-    return Hint(move, board.move_text(move), _value_words(root), reason, alternatives, "full",
+    return Hint(move, board.move_text(move), value_words(root), reason, alternatives, "full",
                 root.proven, None, root.plies or root.horizon, solver.nodes - nodes0,
                 time.perf_counter() - start)
 
 
-def _value_words(value: JrValue) -> str:
+def value_words(value: JrValue) -> str:
+    """An exact 3x3 value in a player's words: "wins in 5", "loses in 4", "draw"."""
     if value.result == WIN:
         return f"wins in {value.plies}"
     if value.result == LOSS:
@@ -138,12 +139,12 @@ def _exact_tempting(board: Board, move: Move, root: JrValue, moves, solver: JrSo
     board.push(alt)
     try:
         if board.decided is not None:
-            return Explained(alt, (alt,), _value_words(value))
+            return Explained(alt, (alt,), value_words(value))
         _, replies = solver.analyse(jr.from_board(board), 0.2)
         line = (alt, jr.to_move(replies[0].move)) if replies else (alt,)
     finally:
         board.pop()
-    return Explained(alt, line, _value_words(value))
+    return Explained(alt, line, value_words(value))
 
 
 # ------------------------------------------------------------------ search
