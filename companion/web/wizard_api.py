@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import count as counter
 from typing import Any
@@ -616,15 +617,8 @@ def cups_corners():
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
         model = _cups_camera(c, data)
-        try:
-            fix = fix_from_corners(points, c.layout, image.shape[1], image.shape[0], model)
-        except CupsSetupError as e:
-            raise ApiError(422, f"the play area was not found: {e}") from None
-        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
-            fix = replace(fix, lens="sensor")
-        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
-        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
-                       next=tap_order(c.layout)[0])
+        return _table_found(c, w, model, lambda: fix_from_corners(points, c.layout, image.shape[1],
+                                                                  image.shape[0], model))
 
 
 @bp.post("/cups/markers")
@@ -642,15 +636,22 @@ def cups_markers():
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
         model = _cups_camera(c, data)
-        try:
-            fix = fix_from_markers(image, c.layout, w.board.markers, model)
-        except CupsSetupError as e:
-            raise ApiError(422, f"the play area was not found: {e}") from None
-        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
-            fix = replace(fix, lens="sensor")
-        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
-        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
-                       next=tap_order(c.layout)[0], method="markers")
+        return _table_found(c, w, model, lambda: fix_from_markers(image, c.layout, w.board.markers, model),
+                            method="markers")
+
+
+def _table_found(c: CupsSteps, w: Wizard, model: str, find: Callable[[], Any], **extra: Any) -> Response:
+    """Find the play area with ``find`` (corners or markers), keep it as the Cups steps' table
+    (the container taps start again), and answer where each container is expected."""
+    try:
+        fix = find()
+    except CupsSetupError as e:
+        raise ApiError(422, f"the play area was not found: {e}") from None
+    if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
+        fix = replace(fix, lens="sensor")
+    c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
+    return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
+                   next=tap_order(c.layout)[0], **extra)
 
 
 def _cups_camera(c: CupsSteps, data: dict[str, Any]) -> str:
