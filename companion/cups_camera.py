@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -32,17 +31,16 @@ import numpy as np
 from calibration.cups import CupsSetup, CupsSetupError, load_cups_setup, setup_path
 from engine.cups.game import CupsGame, CupsMove, Drop, Pass, Sow
 from engine.cups.rules import CupsRules
-from hardware.cups.layout import CupsLayout, load_layout
 from hardware.camera_model import plane_homography
+from hardware.cups.layout import load_layout
 from hardware.cups.state import TableState
 from hardware.frames import EndOfStream, Frame, FrameSource, SourceUnavailable
 from hardware.render.cups import ScriptFrame, arrange, iter_script_frames, random_cups_scene, render_cups
-from hardware.sources import Reconnecting, SourceEvent
 from vision.cups.calibration import from_pose
 from vision.cups.explain import CandidateScore, Explanation, explain_readings
 from vision.cups.reader import CupsReader, TableReading
 
-from .referee import Health, Pending
+from .referee import CameraLoop, Health, Pending
 from .session import GameSession, SessionError
 
 log = logging.getLogger(__name__)
@@ -187,7 +185,7 @@ class Judgement:
     explanation: Explanation | None = None
 
 
-class CupsReferee:
+class CupsReferee(CameraLoop):
     """Turns frames of a Cups table into moves and alerts for ``session`` (a Cups game).
 
     It trusts that the table shows the game's position when it starts (a new game, or one
@@ -470,25 +468,6 @@ class CupsReferee:
         """Forget the pending question (the players tap the move in, or put the table back)."""
         self.pending = None
 
-    def camera_event(self, event: SourceEvent) -> None:
-        """Journal the camera going away and coming back."""
-        self.health.camera = event.kind
-        if event.kind in ("lost", "back"):
-            self.session.alert(f"camera-{event.kind}", event.message, {})
-
-    def run(self, source: FrameSource, stop: threading.Event) -> None:
-        """Read frames until ``stop`` is set or a finite source ends (``cupboard watch``)."""
-        camera = source if isinstance(source, Reconnecting) else Reconnecting(source, on_event=self.camera_event)
-        try:
-            camera.open()
-            while not stop.is_set():
-                try:
-                    frame = camera.read()
-                except EndOfStream:
-                    break
-                self.process(frame)
-        finally:
-            camera.close()
 
 
 class CupsCamera:

@@ -79,7 +79,41 @@ class Pending:
     since: float = field(default_factory=time.time)
 
 
-class Referee:
+class CameraLoop:
+    """The camera thread's side of a referee (Gobblet's ``Referee``, Cups' ``CupsReferee``):
+    frames read from a reconnecting source and handed to ``process``, the camera's going and
+    coming back journalled.  A referee has a ``session``, a ``health`` and a ``process``."""
+
+    session: GameSession
+    health: Health
+
+    def process(self, frame: Frame) -> object:
+        """Judge one frame (the referee's own)."""
+        raise NotImplementedError
+
+    def camera_event(self, event: SourceEvent) -> None:
+        """Journal the camera going away and coming back."""
+        self.health.camera = event.kind
+        if event.kind in ("lost", "back"):
+            self.session.alert(f"camera-{event.kind}", event.message, {})
+
+    def run(self, source: FrameSource, stop: threading.Event) -> None:
+        """Read frames until ``stop`` is set or a finite source ends (the camera thread, or
+        ``cupboard watch``)."""
+        camera = source if isinstance(source, Reconnecting) else Reconnecting(source, on_event=self.camera_event)
+        try:
+            camera.open()
+            while not stop.is_set():
+                try:
+                    frame = camera.read()
+                except EndOfStream:
+                    break
+                self.process(frame)
+        finally:
+            camera.close()
+
+
+class Referee(CameraLoop):
     """Turns frames into game events for ``session``.
 
     With ``snapshots`` a small JPEG of the board is saved for every move the camera commits,
@@ -308,26 +342,6 @@ class Referee:
             self.session.alert("doubt-answered", text, data)
             return doubt
 
-    # ------------------------------------------------------------------ camera thread
-    def camera_event(self, event: SourceEvent) -> None:
-        """Journal the camera going away and coming back."""
-        self.health.camera = event.kind
-        if event.kind in ("lost", "back"):
-            self.session.alert(f"camera-{event.kind}", event.message, {})
-
-    def run(self, source: FrameSource, stop: threading.Event) -> None:
-        """Read frames until ``stop`` is set or a finite source ends (the camera thread)."""
-        camera = source if isinstance(source, Reconnecting) else Reconnecting(source, on_event=self.camera_event)
-        try:
-            camera.open()
-            while not stop.is_set():
-                try:
-                    frame = camera.read()
-                except EndOfStream:
-                    break
-                self.process(frame)
-        finally:
-            camera.close()
 
 
 # ---------------------------------------------------------------------- doubts in the journal
