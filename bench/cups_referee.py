@@ -148,7 +148,7 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, margin: float
             a = after_state(board, move).as_counts()
             names = container_names(board.rules.cups)
             for i, r in enumerate(referee.last_reading.containers):
-                if r.changed or a[i] != b[i]:
+                if r.changed or a[i] != b[i] or referee.last_cover.get(i, 0.0) >= 0.05:
                     tally.wrong.append(f"      {names[i]}: {b[i]} -> {a[i]}; read {'changed' if r.changed else 'unchanged'}, "
                                        f"{r.count_estimate} ({r.count_low}-{r.count_high}) conf {r.confidence:.2f}"
                                        f", hand cover {referee.last_cover.get(i, 0.0):.2f}")

@@ -357,6 +357,9 @@ class CupsReferee:
         close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
         if lead < self.margin:
             return self._ask(game, [moves[s.index - 1] for s in close], ex)
+        if self._unreached(before, best.state, reading):
+            # the best needs a bean unseen in a cup the hand never came near: not alone
+            return self._ask(game, [moves[s.index - 1] for s in ([best] + rivals)[:ASK_MAX] if s.index != 0], ex)
         move = moves[best.index - 1]
         text = game.move_text(move)
         self.pending = None
@@ -397,6 +400,15 @@ class CupsReferee:
         if not fits:
             return near[:1]
         return [s for s in fits if fits[0].score - s.score < self.margin][:ASK_MAX]
+
+    def _unreached(self, before: TableState, best: TableState, reading: TableReading) -> bool:
+        """Whether ``best`` puts a bean the camera did not see into a cup the hand never came
+        near (under ``CAME_COVER`` of it differed at any time): a drop one cup longer than the
+        one played, chosen because the beans of the move played were not seen either."""
+        cups = 2 * before.cups_per_row
+        b, a = before.as_counts(), best.as_counts()
+        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < CAME_COVER
+                   for i in range(cups))
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over
