@@ -402,12 +402,12 @@ class CupsReferee:
         return [s for s in fits if fits[0].score - s.score < self.margin][:ASK_MAX]
 
     def _unreached(self, before: TableState, best: TableState, reading: TableReading) -> bool:
-        """Whether ``best`` puts a bean the camera did not see into a cup the hand never came
-        near (under ``CAME_COVER`` of it differed at any time): a drop one cup longer than the
+        """Whether ``best`` puts a bean the camera did not see into a cup the hand did not come
+        over (never ``TOUCH_COVER`` of it differed at once): a drop one cup longer than the
         one played, chosen because the beans of the move played were not seen either."""
         cups = 2 * before.cups_per_row
         b, a = before.as_counts(), best.as_counts()
-        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < CAME_COVER
+        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < TOUCH_COVER
                    for i in range(cups))
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
