@@ -65,6 +65,8 @@ MARGIN = 2.0
 FIT_MIN = 2.5
 MISSED_EMPTIED = 1.5  # a container emptied read unchanged (one bean taken from a dark cup)
 MISSED_EMPTY = 1.0  # a bean on an empty floor not seen: it may lie in the rim's shadow
+CAME_COVER = 0.1  # the hand came over a container when this much of it differed at once
+ASK_MAX = 3  # at most this many moves offered when the table reads unchanged after a hand
 SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
 
 
@@ -210,6 +212,7 @@ class CupsReferee(CameraLoop):
         self.pending: Pending | None = None
         self.last_observation = None  # the Gobblet overlay's; nothing to draw for Cups yet
         self.last_judgement: Judgement | None = None
+        self.last_reading: TableReading | None = None  # the last full read (for the bench's why)
         self.judged_frames: list[int] = []  # frame indexes read in full (for the bench)
         self._prev: np.ndarray | None = None
         self._still = 0
@@ -322,6 +325,7 @@ class CupsReferee(CameraLoop):
             self._ply = self.session.board.ply
             return self._note(Judgement("baseline", "the table is taken as the game shows it"))
         reading = self.reader.read(image)
+        self.last_reading = reading
         game = self.session.board
         if self._waiting is not None:
             reading = self._against_counts(reading, game)
@@ -333,9 +337,9 @@ class CupsReferee(CameraLoop):
         if unexplained(before, best.state, reading) >= self.fit_min:
             return self._illegal(game, reading, ex)
         if best.index == 0 and self._waiting is None and self.pending is None:
-            unseen = self._unseen_move(before, ex, reading)
-            if unseen is not None:  # the hand came over all a move changes: it may have been made
-                return self._ask(game, [moves[unseen.index - 1]], ex)
+            unseen = self._unseen_moves(before, ex, reading)
+            if unseen:  # the hand came over the containers: a move may have been made unseen
+                return self._ask(game, [moves[s.index - 1] for s in unseen], ex)
         if best.index == 0:  # the table is as it was: a hand passed, or the table was put right
             restored = self._waiting is not None or self.pending is not None
             self._waiting = None
@@ -351,6 +355,9 @@ class CupsReferee(CameraLoop):
         close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
         if lead < self.margin:
             return self._ask(game, [moves[s.index - 1] for s in close], ex)
+        if self._unreached(before, best.state, reading):
+            # the best needs a bean unseen in a cup the hand never came near: not alone
+            return self._ask(game, [moves[s.index - 1] for s in ([best] + rivals)[:ASK_MAX] if s.index != 0], ex)
         move = moves[best.index - 1]
         text = game.move_text(move)
         self.pending = None
@@ -366,20 +373,40 @@ class CupsReferee(CameraLoop):
         self.touched = set()
         self.cover = {}
 
-    def _unseen_move(self, before: TableState, ex: Explanation, reading: TableReading) -> CandidateScore | None:
-        """When the table reads as unchanged: the best-scored move the camera may have missed,
-        one whose every container the hand came over and which nothing seen contradicts
-        (``unexplained`` under ``FIT_MIN``), else None.  A hand that reached into the stock
-        and over a cup seldom did nothing."""
+    def _unseen_moves(self, before: TableState, ex: Explanation, reading: TableReading) -> list[CandidateScore]:
+        """When the table reads as unchanged after the hand came over containers: the moves
+        the camera may have missed, to ask about, best first (empty when the hand came over
+        none).  The hand came over a container when it covered a little of it (``CAME_COVER``)
+        or the container reads changed.  The moves asked about change one of those; the best
+        of them that nothing seen contradicts (``unexplained`` under ``FIT_MIN``), with those
+        within ``MARGIN`` of it (at most ``ASK_MAX``); when every one is contradicted, the
+        best-scored all the same: a hand seldom reaches over the cups and does nothing, and a
+        question loses nothing where a move let go would be lost."""
+        came = {i for i, c in self.cover.items() if c >= CAME_COVER} | self.touched
+        came |= {i for i, r in enumerate(reading.containers) if r.changed}
+        if not came:
+            return []
         b = before.as_counts()
-        for s in ex.scores[1:]:
+        near = []
+        for s in ex.scores:
             if s.index == 0:
                 continue
             a = s.state.as_counts()
-            changed = [i for i in range(len(b)) if a[i] != b[i]]
-            if changed and all(i in self.touched for i in changed) and unexplained(before, s.state, reading) < self.fit_min:
-                return s
-        return None
+            if any(a[i] != b[i] for i in came):
+                near.append(s)
+        fits = [s for s in near if unexplained(before, s.state, reading) < self.fit_min]
+        if not fits:
+            return near[:1]
+        return [s for s in fits if fits[0].score - s.score < self.margin][:ASK_MAX]
+
+    def _unreached(self, before: TableState, best: TableState, reading: TableReading) -> bool:
+        """Whether ``best`` puts a bean the camera did not see into a cup the hand did not come
+        over (never ``TOUCH_COVER`` of it differed at once): a drop one cup longer than the
+        one played, chosen because the beans of the move played were not seen either."""
+        cups = 2 * before.cups_per_row
+        b, a = before.as_counts(), best.as_counts()
+        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < TOUCH_COVER
+                   for i in range(cups))
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over

@@ -49,6 +49,7 @@ LOG_OFFSET = 24.0  # added before the log, so noise in a dark glaze does not loo
 NOISE_K = 4.0  # a pixel changed when a channel departs by this many times its noise
 PILED_SHARE = 0.15  # the estimate: this far from the flat count toward the piled one
 HIGH_SPREAD = 0.9  # the range's top: the piled count plus this many sqrt(beans in touching blobs)
+THICK = 0.4  # a changed blob is a bean's only where it is this share of a bean's radius thick
 SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)
 
 
@@ -302,12 +303,27 @@ class CupsReader:
         return est_i, min(low, est_i), max(high, est_i), float(conf)
 
     @staticmethod
-    def moved(diff: np.ndarray, unit: float) -> float:
-        """How many beans' area of a container changed: blobs of changed pixels, leaving out
-        specks (sensor noise, a JPEG block) smaller than a fifth of a bean."""
-        n, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+    def moved(diff: np.ndarray, unit: float, thick: bool = True) -> float:
+        """How many beans' area of a container changed: blobs of changed pixels at least a
+        fifth of a bean's area and, somewhere, a bean's thickness (``THICK``: they keep pixels
+        under an erosion by a disc a third of a bean's radius across).  Specks (sensor noise,
+        a JPEG block) and the thin slivers a shadow's or a rim's edge leaves when the light
+        shifts a little are no beans; a bean half under the rim is still a bean thick.  With
+        ``thick`` False the thickness is not asked for (a cup: see ``read``)."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        if n <= 1:
+            return 0.0
         areas = stats[1:, cv2.CC_STAT_AREA]
-        return float(areas[areas >= 0.2 * unit].sum()) / unit
+        big = np.flatnonzero(areas >= 0.2 * unit) + 1
+        if not len(big):
+            return 0.0
+        if not thick:
+            return float(areas[big - 1].sum()) / unit
+        r = max(1, int(round(THICK * np.sqrt(unit / np.pi))))
+        core = cv2.erode(diff, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        thick = np.zeros(n, bool)
+        thick[np.unique(labels[core > 0])] = True
+        return float(areas[big[thick[big]] - 1].sum()) / unit
 
     def read(self, frame: np.ndarray) -> TableReading:
         """Every container's reading against the last stable frame, and the hand flag."""
@@ -318,7 +334,11 @@ class CupsReader:
         for i, v in enumerate(self.views):
             cur = looks[i]
             est, low, high, conf = self.count(v, fgs[i], unit)
-            changed = self.moved(self._unlike(v, cur, self.stable[i]), unit) >= CHANGE_BEANS
+            # a bowl's or stock's wide floor has long shadow edges that leave slivers when the
+            # light shifts; a cup's short one does not, and there a bean against the wall may
+            # show only as a crescent beside the rim's shadow
+            thick = v.container.kind != "cup"
+            changed = self.moved(self._unlike(v, cur, self.stable[i]), unit, thick) >= CHANGE_BEANS
             out.append(ContainerReading(bool(changed), est, low, high, conf))
         return TableReading(tuple(out), self.hand(frame))
 
