@@ -8,6 +8,7 @@ from browser_support import TOKEN, needs_chromium, phone_page, shot
 from companion.app import create_app
 from companion.services import CompanionConfig
 from companion.web.wsgi import start_server
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = needs_chromium
 AUTH = {"X-Cupboard-Token": TOKEN}
@@ -18,7 +19,12 @@ def log_texts(page) -> list[str]:
 
 
 def wait_log(page, count: int) -> list[str]:
-    page.wait_for_function(f"() => document.querySelectorAll('#log li').length === {count}")
+    try:
+        page.wait_for_function(f"() => document.querySelectorAll('#log li').length === {count}")
+    except PlaywrightTimeout:  # say what the log shows instead
+        shown = page.eval_on_selector_all(
+            "#log li", "items => items.map((li) => [li.dataset.game, li.dataset.seq, li.textContent])")
+        raise AssertionError(f"the log never showed {count} entries; it shows {shown}") from None
     page.wait_for_timeout(300)  # a late duplicate would show up by now
     return log_texts(page)
 

@@ -587,5 +587,8 @@
     if (state) render(state);
   }
 
-  start();
+  // the page's other modules (log, clock, speech, history, board access) come in deferred scripts
+  // after this one: the stream starts once they are all listening, or they would miss its first state
+  if (document.readyState === "complete") start();
+  else document.addEventListener("DOMContentLoaded", start, { once: true });
 })();

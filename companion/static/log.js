@@ -1,20 +1,24 @@
 // The referee's log survives a reload and a restart: the game's past entries are read back from
-// its journal (/api/log) whenever the page's state is ahead of what its log shows (on opening,
-// after a restart, for a new game's first entry) and handed to live.js as "cupboard:past",
-// which shows each one once, in its place, as not live (no banner, no sound).
+// its journal (/api/log) whenever the page's log lacks an entry up to the state's (on opening,
+// after a restart, for a new game's first entry, or when live entries came before the past) and
+// handed to live.js as "cupboard:past", which shows each one once, in its place, as not live (no
+// banner, no sound).
 "use strict";
 
 (() => {
   let asking = null;  // the game whose entries are being fetched
 
-  function shownUpTo(game) {
-    let most = 0;
-    for (const li of document.querySelectorAll(`#log li[data-game="${game}"]`)) most = Math.max(most, Number(li.dataset.seq));
-    return most;
+  // true when the log shows every entry of ``game`` up to ``seq`` that it keeps (the latest 60):
+  // live entries can arrive before the past is read back, so the newest alone proves nothing
+  function complete(game, seq) {
+    const shown = new Set();
+    for (const li of document.querySelectorAll(`#log li[data-game="${game}"]`)) shown.add(Number(li.dataset.seq));
+    for (let s = Math.max(1, seq - 59); s <= seq; s++) if (!shown.has(s)) return false;
+    return true;
   }
 
   async function fill(game, seq) {
-    if (asking === game || shownUpTo(game) >= seq) return;
+    if (asking === game || complete(game, seq)) return;
     asking = game;
     try {
       const response = await fetch("/api/log", { headers: { Accept: "application/json" } });
