@@ -465,14 +465,8 @@ class CupsReferee(CameraLoop):
         self._ply = board.ply
 
     def _update_health(self, frame: Frame, seconds: float) -> None:
-        h = self.health
-        h.frames += 1
-        h.frame_ms = seconds * 1000
-        h.camera = "live"
-        self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
-        if len(self._fps_window) > 1:
-            span = self._fps_window[-1] - self._fps_window[0]
-            h.fps = (len(self._fps_window) - 1) / span if span > 0 else 0.0
+        self.health.frames += 1
+        self._count_frame(frame, seconds)
 
     # ------------------------------------------------------------------ people
     def confirm(self, index: int = 0) -> None:

@@ -86,10 +86,22 @@ class CameraLoop:
 
     session: GameSession
     health: Health
+    _fps_window: list[float]
 
     def process(self, frame: Frame) -> object:
         """Judge one frame (the referee's own)."""
         raise NotImplementedError
+
+    def _count_frame(self, frame: Frame, seconds: float) -> None:
+        """Count a judged frame on the health panel: frames, time per frame, and frames per
+        second over the last two seconds (``_fps_window``: their timestamps)."""
+        h = self.health
+        h.frame_ms = seconds * 1000
+        h.camera = "live"
+        self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
+        if len(self._fps_window) > 1:
+            span = self._fps_window[-1] - self._fps_window[0]
+            h.fps = (len(self._fps_window) - 1) / span if span > 0 else 0.0
 
     def camera_event(self, event: SourceEvent) -> None:
         """Journal the camera going away and coming back."""
@@ -295,12 +307,7 @@ class Referee(CameraLoop):
         h.frames += 1
         h.board_found = obs.board_found
         h.hand = obs.hand
-        h.frame_ms = seconds * 1000
-        h.camera = "live"
-        self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
-        if len(self._fps_window) > 1:
-            span = self._fps_window[-1] - self._fps_window[0]
-            h.fps = (len(self._fps_window) - 1) / span if span > 0 else 0.0
+        self._count_frame(frame, seconds)
 
     # ------------------------------------------------------------------ people
     def confirm(self, index: int = 0) -> None:
