@@ -607,18 +607,10 @@ def cups_corners():
     the play area's four corners tapped on the still, from South's left going round (South's
     right, the far corner on that side, the last one).  Finds the camera over the table and
     answers where each container is expected (the guides for tapping them)."""
-    services = companion()
-    _camera()
-    data = json_body()
-    points = _corner_points(data.get("points"))
-    w = wizard(services)
-    with w.lock:
-        c = cups_steps(services)
-        image = _still_for(w, data.get("frame"))
-        _choose_layout(c, data)
-        model = _cups_camera(c, data)
-        return _table_found(c, w, model, lambda: fix_from_corners(points, c.layout, image.shape[1],
-                                                                  image.shape[0], model))
+    _camera()  # no camera is said before a bad tap, as for every wizard step
+    points = _corner_points(json_body().get("points"))
+    return _find_table(lambda c, w, image, model: fix_from_corners(points, c.layout, image.shape[1],
+                                                                   image.shape[0], model))
 
 
 @bp.post("/cups/markers")
@@ -627,6 +619,15 @@ def cups_markers():
     """``{"frame": id, "layout": …, "camera": …}``: find the play area by the marker sheet's
     four tiles laid at its corners (``cupboard marker-sheet``'s, of the piece set's board: each
     tile's inner corner on a corner, the first at South's left going round), on the still."""
+    return _find_table(lambda c, w, image, model: fix_from_markers(image, c.layout, w.board.markers, model),
+                       method="markers")
+
+
+def _find_table(find: Callable[[CupsSteps, Wizard, np.ndarray, str], Any], **extra: Any) -> Response:
+    """Find the play area on the request's still (``frame``) with ``find(steps, wizard, image,
+    camera model)`` (corners or markers), for the request's layout and camera; keep it as the
+    Cups steps' table (the container taps start again), and answer where each container is
+    expected."""
     services = companion()
     _camera()
     data = json_body()
@@ -636,13 +637,11 @@ def cups_markers():
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
         model = _cups_camera(c, data)
-        return _table_found(c, w, model, lambda: fix_from_markers(image, c.layout, w.board.markers, model),
-                            method="markers")
+        return _keep_table(c, w, model, lambda: find(c, w, image, model), **extra)
 
 
-def _table_found(c: CupsSteps, w: Wizard, model: str, find: Callable[[], Any], **extra: Any) -> Response:
-    """Find the play area with ``find`` (corners or markers), keep it as the Cups steps' table
-    (the container taps start again), and answer where each container is expected."""
+def _keep_table(c: CupsSteps, w: Wizard, model: str, find: Callable[[], Any], **extra: Any) -> Response:
+    """Keep the play area ``find`` gives as the Cups steps' table and answer the guides."""
     try:
         fix = find()
     except CupsSetupError as e:
