@@ -274,3 +274,19 @@ def test_colour_vote_tells_the_players_apart_past_glare():
     # glare over more than half of a dark plug is left out of the vote
     assert _vote(_plug(DARK_BGR, 0.6), 30.0, 30.0, 9.0) == pytest.approx(_vote(_plug(DARK_BGR), 30.0, 30.0, 9.0))
     assert np.isnan(_vote(_plug(DARK_BGR), -30.0, 30.0, 9.0))  # the disc lies off the view
+
+
+def test_a_dark_top_under_grey_sheen_is_read_dark():
+    """A glossy dark top facing a lamp mirrors it as grey on top of its own colour: here half as
+    bright again as the board, and its tint faded towards grey.  Measured plainly, its
+    brightness is nearer the light player's; taking off the grey a sheen adds (which can only
+    brighten and grey a colour) leaves the dark player's colour, at a cost that keeps a plainly
+    light top light."""
+    sheen = np.array([70.0, 70.0, 70.0])
+    glossy_dark = np.clip(DARK_BGR + sheen, 0, 255)
+    plain = colour_vote(_plug(glossy_dark), 30.0, 30.0, 9.0, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08)
+    assert plain > 0  # without the sheen taken off: the light player's
+    with_sheen = colour_vote(_plug(glossy_dark), 30.0, 30.0, 9.0, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08, 0.3)
+    assert with_sheen < 0
+    for colour, sign in ((LIGHT_BGR, 1), (DARK_BGR, -1), (LIGHT_BGR * 0.85, 1), (DARK_BGR * 1.2, -1)):
+        assert sign * colour_vote(_plug(colour), 30.0, 30.0, 9.0, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08, 0.3) > 0

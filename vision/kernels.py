@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 _OPTS = {"cache": True, "nogil": True}
+SHEEN_STEPS = 9  # grey amounts ``sheen_distance`` tries, from none to all a pixel can hold
 
 
 @numba.njit(**_OPTS)
@@ -395,8 +396,38 @@ def colour_distance(rows: np.ndarray, ref: np.ndarray, lum_sigma: float, tint_si
 
 
 @numba.njit(**_OPTS)
+def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_sigma: float, tint_sigma: float,
+                   sheen_sigma: float) -> np.ndarray:
+    """Per pixel of ``pixels`` (n, 3; BGR), the ``colour_distance`` to ``ref`` (log-BGR against
+    the board, whose colour now is ``board``) once the best share of sheen is taken off it.
+
+    A glossy top mirrors some of the light as it is, grey, on top of its own colour: a dark
+    top under a lamp looks grey, and its tint fades with it.  So grey amounts ``s`` of up to
+    the pixel's weakest channel are tried (``SHEEN_STEPS`` of them), each costing
+    (``s`` / (``sheen_sigma`` times the board's mean channel))^2 on top of the distance of what
+    is left: a pixel far brighter than a colour can only be that colour under a lot of sheen,
+    which is rare, while no grey makes a pixel darker or more tinted than its colour."""
+    unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
+    out = np.empty(len(pixels))
+    row = np.empty((1, 3))
+    for i in range(len(pixels)):
+        weakest = min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0
+        best = np.inf
+        for k in range(SHEEN_STEPS):
+            sh = max(weakest, 0.0) * k / (SHEEN_STEPS - 1)
+            for ch in range(3):
+                row[0, ch] = np.log(max(pixels[i, ch] - sh, 1.0) / max(board[ch], 1.0))
+            d = colour_distance(row, ref, lum_sigma, tint_sigma)[0]
+            d = np.sqrt(d * d + (sh / unit) ** 2)
+            if d < best:
+                best = d
+        out[i] = best
+    return out
+
+
+@numba.njit(**_OPTS)
 def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndarray, refs: np.ndarray,
-                warm_from: float, lum_sigma: float, tint_sigma: float) -> float:
+                warm_from: float, lum_sigma: float, tint_sigma: float, sheen_sigma: float = 0.0) -> float:
     """How much nearer the light player's colour (``refs[0]``, log-BGR against the board)
     than the dark one's (``refs[1]``) the pixels of ``view`` within ``r`` of (``cx``, ``cy``)
     are, against the board's colour now (``board``, BGR): the median over the pixels of the
@@ -406,7 +437,8 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     Glare and a clear cup's rim are white, cooler (log(R/B) under ``warm_from``) than either
     player's wood, and say nothing: they are left out unless they are most of the disc.
     Glare only ever brightens, and a spot blurred into a dark plug leaves pixels of middling
-    brightness: only the darker half of the disc votes."""
+    brightness: only the darker half of the disc votes.  With ``sheen_sigma`` > 0 each pixel is
+    measured against each colour past the grey sheen a glossy top adds (``sheen_distance``)."""
     h, w = view.shape[0], view.shape[1]
     x0, y0 = int(cx - r), int(cy - r)
     x1, y1 = int(cx + r) + 1, int(cy + r) + 1
@@ -436,5 +468,12 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     for i in range(len(v)):
         lum[i] = (v[i, 0] + v[i, 1] + v[i, 2]) / 3.0
     v = v[lum <= np.median(lum)]
-    return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
-                     - colour_distance(v, refs[0], lum_sigma, tint_sigma))
+    if sheen_sigma <= 0.0:
+        return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
+                         - colour_distance(v, refs[0], lum_sigma, tint_sigma))
+    px = np.empty((len(v), 3))
+    for i in range(len(v)):
+        for ch in range(3):
+            px[i, ch] = np.exp(v[i, ch]) * max(board[ch], 1.0)
+    return np.median(sheen_distance(px, board, refs[1], lum_sigma, tint_sigma, sheen_sigma)
+                     - sheen_distance(px, board, refs[0], lum_sigma, tint_sigma, sheen_sigma))

@@ -76,6 +76,7 @@ RIM_ANGLES = 24
 RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
 RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
+SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
@@ -558,7 +559,7 @@ class Recogniser:
         a dark plug or a grain streak covers well under half of the disc; ``colour_vote``).
         The margin is the vote as a share of the players' distance."""
         vote = colour_vote(view, float(centre[0]), float(centre[1]), max(1.5, radius * share), board_now,
-                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA)
+                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, SHEEN_SIGMA)
         if np.isnan(vote):
             return 0, 0.0
         return (0 if vote >= 0 else 1), abs(vote) / (self._players_apart + 1e-6)
