@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 _OPTS = {"cache": True, "nogil": True}
-SHEEN_STEPS = 9  # grey amounts ``sheen_distance`` tries, from none to all a pixel can hold
+SHEEN_STEPS = 6  # grey amounts ``sheen_distance`` tries, from none to all a pixel can hold
 
 
 @numba.njit(**_OPTS)
@@ -408,20 +408,23 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
     is left: a pixel far brighter than a colour can only be that colour under a lot of sheen,
     which is rare, while no grey makes a pixel darker or more tinted than its colour."""
     unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
+    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
     out = np.empty(len(pixels))
-    row = np.empty((1, 3))
     for i in range(len(pixels)):
-        weakest = min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0
+        weakest = max(min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0, 0.0)
         best = np.inf
         for k in range(SHEEN_STEPS):
-            sh = max(weakest, 0.0) * k / (SHEEN_STEPS - 1)
-            for ch in range(3):
-                row[0, ch] = np.log(max(pixels[i, ch] - sh, 1.0) / max(board[ch], 1.0))
-            d = colour_distance(row, ref, lum_sigma, tint_sigma)[0]
-            d = np.sqrt(d * d + (sh / unit) ** 2)
+            sh = weakest * k / (SHEEN_STEPS - 1)
+            # ``colour_distance`` of what is left once the grey is taken off, written out
+            d0 = np.log(max(pixels[i, 0] - sh, 1.0) / b0) - ref[0]
+            d1 = np.log(max(pixels[i, 1] - sh, 1.0) / b1) - ref[1]
+            d2 = np.log(max(pixels[i, 2] - sh, 1.0) / b2) - ref[2]
+            lum = (d0 + d1 + d2) / 3.0
+            t0, t1, t2 = d0 - lum, d1 - lum, d2 - lum
+            d = (lum / lum_sigma) ** 2 + (t0 * t0 + t1 * t1 + t2 * t2) / tint_sigma ** 2 + (sh / unit) ** 2
             if d < best:
                 best = d
-        out[i] = best
+        out[i] = np.sqrt(best)
     return out
 
 

@@ -77,6 +77,7 @@ RIM_KEEP = 0.8  # share of the angles (the weakest) whose rim lead counts
 RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places the top; its unit
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
+SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
@@ -678,16 +679,40 @@ class Recogniser:
         a dark top.  So where a lighter top's whole outline shows (``_lighter_outline``) the
         colour is read inside it, else where the top was found; either way over most of the
         top's disc, where a glare spot is a minority the reading discards."""
+        colour, margin, _ = self._colour_read(sq, s)
+        return colour, margin
+
+    def _colour_read(self, sq: int, s: int) -> tuple[int, float, tuple[np.ndarray, float, float]]:
+        """``colour_of`` and the disc it was read in: (centre, radius, share)."""
         f = self._last
         radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
         centre = self._top_centre(sq, s)
         colour, margin = self._colour(f.view, centre, radius, f.board_now)
         if margin >= COLOUR_SURE:
-            return colour, margin
+            return colour, margin, (centre, radius, COLOUR_DISC)
         outline, lead = self._lighter_outline(sq, s)
         if lead >= OUTLINE_SURE:
             centre = outline
-        return self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE)
+        return colour, margin, (centre, radius, COLOUR_DISC_WIDE)
+
+    def sure_colour_of(self, sq: int, s: int) -> tuple[int, float]:
+        """``colour_of``, with the margin it keeps were the top mirroring the lamp: read again
+        in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
+        can look grey all over).  A colour the other player's plus such a sheen would explain
+        as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
+        only a top read light is in that doubt.)"""
+        colour, margin, (centre, radius, share) = self._colour_read(sq, s)
+        if colour == 1:
+            # grey added to the light player's colour never looks darker: no doubt to test
+            return colour, margin
+        f = self._last
+        vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
+                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT)
+        if np.isnan(vote):
+            return colour, margin
+        kept = (vote if colour == 0 else -vote) / (self._players_apart + 1e-6)
+        return colour, max(0.0, min(margin, kept))
 
     def top_pixels(self, sq: int, s: int, share: float = COLOUR_DISC_WIDE) -> tuple[np.ndarray, np.ndarray]:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the BGR pixels
@@ -825,7 +850,7 @@ class Recogniser:
             s = a - 1
             centre = self._top_centre(sq, s)
             self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
-            colour, cmargin = self.colour_of(sq, s)
+            colour, cmargin = self.sure_colour_of(sq, s)
             conf = float(probs[sq, a])
             if self.model is not None:
                 conf *= self.model.colour_confidence(cmargin)

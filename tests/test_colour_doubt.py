@@ -1,0 +1,33 @@
+"""A top's colour on the held-out shaded look: read past a glossy top's sheen, and not trusted
+where the other player's colour under a strong sheen would explain it as well
+(``Recogniser.sure_colour_of``; docs/geometry.md, "How a top's colour is read")."""
+
+from vision.evaluate import COMMIT, evaluate
+from vision.observation import CUP
+from vision.square_model import margin_bound
+
+
+def test_a_walnut_plug_mirroring_the_light_is_not_read_light_with_confidence():
+    """Storer's set, the shaded look, seed 7's 19th camera: walnut plugs facing the light look
+    pale grey, and are read as the light player's maple.  Measured plainly their colour margin
+    (0.43-0.45) alone would allow a confidence of 0.98; a walnut top with a strong sheen
+    explains them as well, so they fall under the confidence the referee acts on."""
+    misread, right = [], []
+
+    def observer(rec, obs, truth):
+        for sq, (r, top) in enumerate(zip(obs.squares, truth.tops)):
+            if top is None or r.state != CUP:
+                continue
+            if top[0] == 1 and r.colour == 0:
+                misread.append((r.confidence, rec.colour_of(sq, r.size)[1]))
+            elif r.top == top:
+                right.append(r.confidence)
+
+    evaluate("storer-clear", 2, seed=7, first_camera=18, measure=True, style="shaded", observer=observer)
+    assert misread, "the camera's dark plugs all read dark: the case this test is about is gone"
+    for confidence, plain_margin in misread:
+        assert margin_bound(plain_margin) >= COMMIT  # without the doubt it would be acted on
+        assert confidence < COMMIT
+    # the tops read right keep their confidence
+    assert len(right) >= 10
+    assert sum(c >= COMMIT for c in right) >= 0.9 * len(right)
