@@ -2,6 +2,8 @@
 where the other player's colour under a strong sheen would explain it as well
 (``Recogniser.sure_colour_of``; docs/geometry.md, "How a top's colour is read")."""
 
+import sys
+
 from vision.evaluate import COMMIT, evaluate
 from vision.observation import CUP
 from vision.square_model import margin_bound
@@ -31,3 +33,25 @@ def test_a_walnut_plug_mirroring_the_light_is_not_read_light_with_confidence():
     # the tops read right keep their confidence
     assert len(right) >= 10
     assert sum(c >= COMMIT for c in right) >= 0.9 * len(right)
+
+
+def test_a_glossy_dark_top_facing_the_light_is_read_dark(monkeypatch):
+    """Storer's set, the shaded look, seed 3's third camera: walnut plugs mirroring the light
+    look grey, plainly nearer maple.  Past the grey a sheen adds (``kernels.sheen_distance``)
+    each reads dark; with the sheen left in (``SHEEN_SIGMA`` 0, the plain comparison) at least
+    one reads light."""
+    recognise_module = sys.modules["vision.recognise"]
+    dark, plain = [], []
+
+    def observer(rec, obs, truth):
+        for sq, top in enumerate(truth.tops):
+            if top is not None and top[0] == 1:
+                dark.append(rec.colour_of(sq, top[1])[0])
+                with monkeypatch.context() as m:
+                    m.setattr(recognise_module, "SHEEN_SIGMA", 0.0)
+                    plain.append(rec.colour_of(sq, top[1])[0])
+
+    evaluate("storer-clear", 2, seed=3, first_camera=2, measure=True, style="shaded", observer=observer)
+    assert len(dark) >= 4
+    assert 0 in plain, "every dark plug reads dark even plainly: the case this test is about is gone"
+    assert all(c == 1 for c in dark), dark

@@ -15,6 +15,9 @@ the top's centre; a light plug on light wood shows almost no edge of its own.  C
 read by tint as much as by brightness, so a light cup's shaded side is not taken for dark; a
 doubtful colour is read again inside the outline a lighter top shows all the way round (the
 edges may have found something dark beside it), over most of the top (past a glare spot).
+Each pixel is compared with each player's colour past the grey sheen a glossy top can add
+(``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
+strong sheen explains as well keeps no colour margin (``sure_colour_of``).
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
