@@ -324,7 +324,8 @@ class Referee(CameraLoop):
 
     def dismiss(self) -> None:
         """Forget the pending detection (e.g. after entering the move by hand)."""
-        self.pending = None
+        with self.session.lock:
+            self.pending = None
 
     def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
         """The players' answer about a doubted square: the game is right there (the camera's

@@ -406,6 +406,9 @@ class Tracker:
         self.config = config or TrackerConfig()
         self._window: list[tuple[float, BoardView]] = []
         self._reported: tuple[Label, ...] | None = None
+        # the game as it stood when ``_reported`` was judged: a move played or taken back
+        # since (confirmed on the phone, tapped in) has the same picture judged again
+        self._reported_game: tuple | None = None
         self._lift_streak: dict[int, int] = {}
         # squares a hand was seen over, or whose picture changed, since the last move was
         # committed: a cup cannot come or go where nothing did, so a move changing another
@@ -475,9 +478,11 @@ class Tracker:
         if t - window[0][0] < cfg.settle_s or len(window) < cfg.min_frames:
             return []
         stable = self._consensus([v for _, v in window])
-        if stable is None or stable.labels == self._reported:
+        game = (board.ply, board_labels(board))
+        if stable is None or (stable.labels == self._reported and game == self._reported_game):
             return []
         self._reported = stable.labels
+        self._reported_game = game
         self.last_stable_time = t
         return self._judge(board, stable, t)
 
@@ -779,6 +784,7 @@ class Tracker:
         doubt = self.doubts[square]
         doubt = replace(doubt, confirmed=game_is_right, denied=not game_is_right)
         self.doubts[square] = doubt
+        self._reported = None  # the board as it stands is judged again with the answer
         return doubt
 
     def restore_doubt(self, doubt: Doubt) -> None:
