@@ -24,6 +24,7 @@ that cup lands (``landing``) or from once its move is recorded (``after``).
 from __future__ import annotations
 
 import argparse
+import pickle
 import statistics
 import sys
 import tempfile
@@ -139,7 +140,7 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
         if args.answers:
             players = Players(camera, referee, session, rules, moves, positions, args, totals, index)
             players.play()
-            recorded = recorded_moves(session)
+            recorded = game_moves(session)
             if spoiled is not None:
                 totals.misread_frames += spoiled.frames
             _alerts(session, totals, args)
@@ -229,6 +230,8 @@ class Players:
         self.gone: dict[int, float] = {}  # per script position k >= 1, when the hand left it
         self.journal_seen = 0  # journal events already looked at
         self.image = None
+        self.script_frame: int | None = None  # the stream's frame being fed (None: a held one)
+        self.record: dict | None = {} if args.record else None  # per stream frame, what the tracker was told
         self.notes: list[str] = []
         self.stalled = False
 
@@ -252,6 +255,8 @@ class Players:
         start = time.process_time()
         self.referee.process(Frame(image=image, timestamp=t, index=self.clock))
         self.totals.cpu += time.process_time() - start
+        if self.record is not None and self.script_frame is not None:
+            self.record[self.script_frame] = (self.referee.last_observation, self.referee.last_motion)
         self.totals.frames += 1
         self.clock += 1
         played = game_moves(self.session)
@@ -263,6 +268,7 @@ class Players:
 
     def hold(self, seconds: float) -> None:
         """The board rests as it is for ``seconds`` of stream time."""
+        self.script_frame = None
         for _ in range(int(round(seconds * self.args.fps))):
             self.feed(self.image)
 
@@ -271,7 +277,7 @@ class Players:
         cam = self.camera
         k = 0
         for i in range(cam.frame_count):
-            frame = cam.read()
+            frame = cam.read() if not isinstance(cam, Replayed) else None
             hand = cam.hand_at(i)
             if hand and i > 0 and not cam.hand_at(i - 1):
                 self.look(k, final=False)
@@ -279,9 +285,16 @@ class Players:
                 k += 1
             if not hand and k >= 1 and k not in self.gone:
                 self.gone[k] = self.clock / self.args.fps
-            self.feed(frame.image)
+            self.script_frame = i
+            self.feed(i if frame is None else frame.image)
         self.look(k, final=True)
         self.count()
+        if self.record is not None:
+            path = Path(self.args.record) / f"{self.args.set}-{self.args.style}-{self.args.seed}-{self.index}.pkl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(pickle.dumps({"moves": self.moves, "positions": self.positions, "record": self.record,
+                                           "hands": [cam.hand_at(i) for i in range(cam.frame_count)],
+                                           "at": [cam.position_at(i) for i in range(cam.frame_count)]}))
 
     def truth_top(self, k: int, square: int):
         """(colour, size class) on top of ``square`` in the script's position ``k``, or None."""
@@ -401,6 +414,85 @@ class Players:
                 t.missed += 1
 
 
+class Replayed:
+    """A game recorded with ``--record``, played again with what the tracker was told per
+    stream frame (no rendering, no recognition): the camera side of ``--replay``."""
+
+    def __init__(self, data: dict) -> None:
+        self.data = data
+        self.frame_count = len(data["hands"])
+
+    def hand_at(self, index: int) -> bool:
+        """True when frame ``index`` shows a hand."""
+        return self.data["hands"][index]
+
+    def position_at(self, index: int):
+        """The position frame ``index`` shows."""
+        return self.data["at"][index]
+
+
+class ReplayReferee(Referee):
+    """A ``Referee`` whose frames are a recorded game's observations: ``process`` is given
+    the stream frame's number as its image (a held frame repeats it, still)."""
+
+    def __init__(self, session: GameSession, sizes, record: dict) -> None:  # noqa: D107
+        from companion.referee import Health
+        from vision.tracking import Tracker
+
+        self.health = Health()
+        self.session = session
+        self.snapshots, self.frames, self._frames_failed, self.learner = False, None, False, None
+        self.tracker = Tracker(sizes)
+        self._size_class = {size: k for k, size in enumerate(sizes) if size is not None}
+        self.pending = None
+        self.record = record
+        self._last = None
+        self.last_observation = None
+        self.last_motion = (False, ())
+        self._image = None
+
+    def process(self, frame):
+        """The recorded observation of the stream frame ``frame.image``."""
+        i = frame.image
+        obs, (moving, touched) = self.record[i]
+        if i == self._last:
+            moving, touched = False, ()
+        self._last = i
+        with self.session.lock:
+            board = self.session.board
+            events = [] if self.session.over else self.tracker.update(board, obs, frame.timestamp, moving, touched)
+            for event in events:
+                self._act(event)
+        return events
+
+
+def replay_game(path: Path, args: argparse.Namespace, totals: Totals) -> str:
+    """Referee a game recorded with ``--record`` again (the tracker as it is now)."""
+    data = pickle.loads(path.read_bytes())
+    rules = variant(GAME_OF_SET[args.set])
+    index = int(path.stem.rsplit("-", 1)[1])
+    with tempfile.TemporaryDirectory() as folder:
+        session = GameSession.new(Path(folder), rules)
+        from hardware.pieces import load_piece_set
+
+        sizes = load_piece_set(args.set).logical_sizes_for(rules.sizes)
+        referee = ReplayReferee(session, sizes, data["record"])
+        players = Players(Replayed(data), referee, session, rules, data["moves"], data["positions"], args, totals,
+                          index)
+        players.play()
+        recorded = game_moves(session)
+        _alerts(session, totals, args)
+        session.close()
+    moves = data["moves"]
+    totals.games += 1
+    totals.exact_games += players.alone_all
+    totals.script_moves += len(moves)
+    totals.correct += sum(1 for a, b in zip(recorded, moves) if a == b)
+    totals.stalled += players.stalled
+    mark = "ok" if players.alone_all else "; ".join(players.notes)
+    return f"game {index:3d}: {len(moves):2d} moves, {players.alone:2d} alone  {mark}"
+
+
 def _alerts(session: GameSession, totals: Totals, args: argparse.Namespace) -> None:
     """Count (and with ``--verbose`` print) the game's alerts."""
     for e in session.journal.events:
@@ -478,9 +570,21 @@ def main() -> int:
                          "answering bench)")
     ap.add_argument("--misread", default="none", choices=["none", "landing", "after"],
                     help="one persistent misread per game: White's first cup read dark (see above)")
+    ap.add_argument("--record", default="", help="keep what the tracker was told per frame in this folder "
+                    "(one file per game), for --replay")
+    ap.add_argument("--replay", default="", help="referee again the games recorded in this folder with the "
+                    "tracker as it is now (no rendering or recognition; --set and --style pick the files)")
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core
     totals = Totals()
+    if args.replay:
+        args.answers = True
+        paths = sorted(Path(args.replay).glob(f"{args.set}-{args.style}-*.pkl"),
+                       key=lambda p: [int(x) for x in p.stem.split("-")[-2:]])
+        for path in paths:
+            print(f"{path.stem}: " + replay_game(path, args, totals), flush=True)
+        print(report(totals, args), flush=True)
+        return 0
     games = [int(g) for g in args.only.split(",")] if args.only else range(args.games)
     for i in games:
         print(bench_game(i, args, totals), flush=True)

@@ -169,6 +169,7 @@ class Referee(CameraLoop):
         self.health = Health()
         self.pending: Pending | None = None
         self.last_observation = None
+        self.last_motion: tuple[bool, tuple[int, ...]] = (False, ())
         self._board_moved = False
         self._moved_frames = 0
         self._fps_window: list[float] = []
@@ -181,6 +182,7 @@ class Referee(CameraLoop):
         moving = self.motion.update(frame.image)
         touched = self._touched(frame.image) if moving and obs.board_found else []
         self.last_observation = obs
+        self.last_motion = (moving, tuple(touched))  # what the tracker was told (bench replays)
         self._image = frame.image
         with self.session.lock:
             board = self.session.board
