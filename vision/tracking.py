@@ -28,7 +28,9 @@ from .observation import CUP, OCCLUDED, Observation
 # (None, size) is a cup of that size whose colour is in doubt (a glossy top under a lamp).
 UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
 HIDDEN = "hidden"  # occluded, or too doubtful to use
-Label = tuple[int, int] | tuple[None, int] | str | None
+Label = tuple[int, int] | tuple[None, int] | str | None | frozenset
+# A frozenset of labels is a square whose picture is the one it showed when the game last
+# matched it (a persistent misread): it holds the game's top, or whatever looks the same.
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def label_text(label: Label) -> str:
         return "a cup of a size not in this game"
     if label == HIDDEN:
         return "hidden"
+    if isinstance(label, frozenset):
+        return " or ".join(sorted(label_text(x) for x in label))
     colour, size = label  # type: ignore[misc]
     if colour is None:
         return f"size {size} of either colour"
@@ -220,6 +224,8 @@ def _fits(predicted: Label, seen: Label) -> bool:
     cup of doubtful colour any cup of its size)."""
     if seen == HIDDEN:
         return True
+    if isinstance(seen, frozenset):
+        return predicted in seen
     if isinstance(seen, tuple) and seen[0] is None:
         return isinstance(predicted, tuple) and predicted[1] == seen[1]
     return predicted == seen
@@ -432,6 +438,11 @@ class Tracker:
         # True when the pending explanation leans on a doubt's belief (a colour taken for
         # the other): only a later state that adds moves to it confirms it
         self._pending_leans = False
+        # each square's reading when the game last matched the board (a committed move, or
+        # the board seen unchanged), and the game's tops then: a square that still reads so,
+        # where the game has not changed, shows nothing new (see _persistent)
+        self._looks: tuple[Label, ...] | None = None
+        self._looks_tops: tuple[Label, ...] | None = None
 
     def expect_resync(self) -> None:
         """The board has not been seen yet (e.g. a resumed game): until a stable state matches
@@ -513,6 +524,7 @@ class Tracker:
         raw = view
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
+        view = self._persistent(board, raw, view)
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
         if not self._resyncing:
             verdict, misread = self._past_misreads(board, view, verdict)
@@ -528,6 +540,8 @@ class Tracker:
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
+        if isinstance(verdict, Explained) and not self._resyncing:
+            verdict = self._or_unread(board, raw, view, verdict)
         if isinstance(verdict, Ambiguous):
             verdict = self._where_hands_were(verdict, view)
         elif isinstance(verdict, Explained) and len(verdict.moves) > 1 and not self._resyncing:
@@ -541,6 +555,7 @@ class Tracker:
             self._pending = ()
         if isinstance(verdict, Unchanged):
             self._reached.clear()
+            self._remember_looks(raw, board_labels(board))
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
             for sq in sorted(lifted):
@@ -577,17 +592,17 @@ class Tracker:
             if self._pending_leans:  # the same picture again is no new evidence for a colour
                 confirmed = confirmed and len(verdict.moves) > len(self._pending)
             unreached = [s for s in squares if s not in self._reached]
-            # a square a hand reached that cannot be read may hold what makes this account
-            # wrong (a cup put down there): the account waits until it can be read
-            unread = [s for s in sorted(self._reached) if s not in self.doubts and s not in squares
-                      and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)]
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
-            if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
+            if ((conf >= self.config.commit_confidence or confirmed) and not unreached
                     and (confirmed or not leans)):
                 self._pending = ()
                 self._pending_leans = False
                 self._reached.clear()
+                after = board.copy()
+                for move in verdict.moves:
+                    after.push(move)
+                self._remember_looks(raw, board_labels(after))
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
@@ -597,8 +612,6 @@ class Tracker:
                 self._pending = verdict.moves
                 if unreached:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
-                if unread:
-                    texts += f" ({', '.join(names[s] for s in unread)} cannot be read yet)"
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
@@ -643,6 +656,48 @@ class Tracker:
             )
         return events
 
+    def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
+        """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
+        fewer) that change a square a hand reached that cannot be read: the cup may have gone
+        there.  An unreadable square no such account changes does not hold the account (an
+        empty square read with doubt beside the one a cup landed on is no reason to wait)."""
+        squares = _squares_of(verdict.moves)
+        unread = {s for s in self._reached if s not in self.doubts and s not in squares
+                  and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)}
+        if not unread:
+            return verdict
+        labels = [HIDDEN if s in unread else label for s, label in enumerate(view.labels)]
+        second = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves))
+        if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
+            return second
+        return verdict
+
+    def _remember_looks(self, raw: BoardView, tops: tuple[Label, ...]) -> None:
+        """Keep each square's reading (hidden when below ``min_confidence``) as the look of
+        the game's ``tops``."""
+        low = self.config.min_confidence
+        self._looks = tuple(HIDDEN if c < low else label for label, c in zip(raw.labels, raw.confidences))
+        self._looks_tops = tops
+
+    def _persistent(self, board: Board, raw: BoardView, view: BoardView) -> BoardView:
+        """``view`` with every square that reads as it did when the game last matched the
+        board, where the game has not changed since and the reading is not the game's top (a
+        misread that persists), read as showing nothing new: where no hand reached it, the
+        game's top; where one did, the game's top or anything else that looks the same.  A
+        misread then neither blocks later moves nor makes one, and a square's reading counts
+        as evidence only where it changed."""
+        if self._looks is None or self._looks_tops is None:
+            return view
+        labels = list(view.labels)
+        for sq, (look, then) in enumerate(zip(self._looks, self._looks_tops)):
+            top = board.top(sq)
+            seen = raw.labels[sq]
+            if (look == HIDDEN or sq in self.doubts or then != top or seen != look or seen == top
+                    or raw.confidences[sq] < self.config.min_confidence):
+                continue
+            labels[sq] = top if sq not in self._reached else frozenset((top, look))
+        return BoardView(tuple(labels), view.confidences)
+
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
         """``verdict``, or what the board shows once the squares that show what no move could
         have left there are set aside as misread (then also those squares).
@@ -666,6 +721,13 @@ class Tracker:
         if isinstance(verdict, Explained) and _squares_of(verdict.moves) <= self._reached:
             return verdict, []
         misread = [sq for sq in range(board.rules.squares) if _impossible(board, sq, view.labels[sq])]
+        if isinstance(verdict, (Disagrees, IllegalPhysical)):
+            # nothing legal explains the board: a square no hand reached (nor any change in the
+            # picture) that reads unlike the game is a misread too, whatever it reads
+            misread += [sq for sq in range(board.rules.squares)
+                        if sq not in misread and sq not in self._reached and sq not in self.doubts
+                        and view.labels[sq] not in (HIDDEN, UNKNOWN) and not isinstance(view.labels[sq], frozenset)
+                        and view.labels[sq] != board.top(sq)]
         if not misread or view.labels.count(HIDDEN) + len(misread) > self.config.max_doubtful:
             return verdict, []
         labels = list(view.labels)
@@ -761,6 +823,10 @@ class Tracker:
                 labels[sq] = doubt.belief
                 if doubt.belief != top:
                     leaning.add(sq)
+                elif sq in self._reached:
+                    # a hand was there: the cup may have left or changed in a way that reads
+                    # the same as the misread (a light top read empty, then moved away)
+                    labels[sq] = frozenset((top, seen))
             elif _colour_only(doubt) and not doubt.denied:
                 # it changed: the camera reads this square's colour wrong, not its size
                 labels[sq] = (None, seen[1]) if isinstance(seen, tuple) else seen
@@ -836,7 +902,7 @@ class Tracker:
 def _impossible(board: Board, sq: int, seen: Label) -> bool:
     """True when no move on ``sq`` alone can make it show ``seen``: not its top, not what lies
     under the top (a lift), not a larger cup (a cup put on it)."""
-    if seen == HIDDEN or seen == UNKNOWN:
+    if seen == HIDDEN or seen == UNKNOWN or isinstance(seen, frozenset):
         return False
     stack = board.stack(sq)
     top = stack[-1] if stack else None
