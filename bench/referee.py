@@ -356,8 +356,9 @@ class Players:
         truth = self.moves[ply:k]
         for i, c in enumerate(texts):
             if c and c == truth[: len(c)]:
+                self.notes.append(f"asked {' or '.join(' '.join(t) for t in texts)}: confirmed {' '.join(c)}")
                 if self.args.verbose:
-                    print(f"    asked: {' or '.join(' '.join(t) for t in texts)}: confirmed {' '.join(c)}")
+                    print("    " + self.notes[-1])
                 referee.confirm(i)
                 for p in range(ply, ply + len(c)):
                     self.how[p] = "asked"
