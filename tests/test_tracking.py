@@ -535,3 +535,29 @@ def test_a_doubted_square_a_hand_reached_is_not_taken_for_the_game():
     assert not [e for e in events if e.kind == "moves"]
     (asked,) = [e for e in events if e.kind == "ambiguous"]
     assert sorted(format_moves(board, c.moves)[0] for c in asked.verdict.candidates) == ["4a1-c3", "4c3"]
+
+
+def test_misreads_that_happen_to_make_a_legal_move_are_not_committed():
+    """White puts a 4 on a3, which cannot be read; at the same time White's 4 on b2 reads
+    empty (0.97) and Black's 3 on d3 reads as a light 4 (0.87): together '4b2xd3', a legal
+    move, and the hand reached all three squares.  The cup may be on a3 and those two squares
+    misread, and the account does not lead that rival plainly: it waits, naming a3, and
+    nothing is committed; once the board reads right the move made is."""
+    board = play(Board(variant("gobblet")), "4b2", "4d4", "4c1", "3d3")
+    a3, b2, d3 = (board.geo.square(n) for n in ("a3", "b2", "d3"))
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe(board_labels(board)), clock, 8)
+    truth = list(board_labels(play(board.copy(), "4a3")))
+    reach(tracker, board, truth, {a3, b2, d3}, clock)
+    readings = list(observe(truth).squares)
+    readings[a3] = SquareReading(EMPTY, confidence=0.45)
+    readings[b2] = SquareReading(EMPTY, confidence=0.97)
+    readings[d3] = SquareReading(CUP, 0, 3, 0.87)
+    events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+    assert [e.text for e in events if e.kind == "pending"] == ["4b2xd3 (a3 cannot be read yet)"]
+    # a hand comes back and the board reads right: the move made is committed
+    reach(tracker, board, truth, {a3}, clock)
+    events = feed(tracker, board, observe(truth), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["4a3"]

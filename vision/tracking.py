@@ -376,6 +376,8 @@ class TrackerConfig:
     min_frames: int = 3  # ... over at least this many frames
     min_confidence: float = 0.5  # below this a reading counts as hidden
     commit_confidence: float = 0.8  # below this a detected move waits for a person
+    # ... and below this while a square a hand reached cannot be read (the cup may be there)
+    plain_confidence: float = 0.95
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
     lift_frames: int = 2  # frames a lift must be seen in a row
@@ -592,9 +594,17 @@ class Tracker:
             if self._pending_leans:  # the same picture again is no new evidence for a colour
                 confirmed = confirmed and len(verdict.moves) > len(self._pending)
             unreached = [s for s in squares if s not in self._reached]
+            # a square a hand reached that cannot be read may be where the cup really went, the
+            # account's squares then misread: the account leads that rival plainly only when
+            # every square it changes reads plainly (no account changes the unread square:
+            # those were put to the players as ambiguous)
+            unread = [s for s in sorted(self._reached) if s not in self.doubts and s not in squares
+                      and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)]
+            if conf >= self.config.plain_confidence:
+                unread = []
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
-            if ((conf >= self.config.commit_confidence or confirmed) and not unreached
+            if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans)):
                 self._pending = ()
                 self._pending_leans = False
@@ -612,6 +622,8 @@ class Tracker:
                 self._pending = verdict.moves
                 if unreached:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
+                if unread:
+                    texts += f" ({', '.join(names[s] for s in unread)} cannot be read yet)"
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
