@@ -1,15 +1,37 @@
 """Live-referee benchmark: random legal games rendered as camera streams with hands moving
-the cups (and hands that only hover), refereed frame by frame.
+the cups (and hands that only hover), refereed frame by frame, the players answering the phone.
 
     python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
                             [--misread landing|after] [--style polygon|shaded] [--measure-set] [--no-learn]
+                            [--no-answers] [--record DIR | --replay DIR]
 
-Figures: moves recorded correctly (a recorded move is correct when it is the script's move
-at that ply), false moves (recorded or announced moves the script does not make there),
-delay from the hand leaving after a move (the first frame without a hand once the move is on
-the board) to that move's commit, in stream time, and frames per second of recognise+track
-on one core (CPU time of ``Referee.process``; rendering is not counted).  A game *stalled*
-when fewer moves were recorded than the script made.
+The players (``Players``): whenever a hand is about to come over the board, and at the end,
+they look at the phone.  When it asks (a detected move to confirm or choose, a square in
+doubt) they take 2 s of stream time, the board resting as it is, and answer with the truth
+through the referee's own methods, the ones the phone's routes reach (``/api/camera/confirm``,
+``/dismiss``, ``/doubt`` -> ``LiveReferee`` -> ``Referee``): the right candidate (counted
+*asked*), or dismiss and tap the moves in when it is not among them (*asked without it*);
+"the game is right" or not about a square.  An alert (illegal, disagrees, ...) while the move
+made was legal is a *false alarm*, cleared by tapping the move in; a wrong commit is taken
+back (a *false move*, then handled like any move not recorded).  A move not on the record
+with nothing on the phone is left to the referee (it may commit it with the next); one still
+missing at the end of the stream with nothing to answer is *missed*, and its game *stalled*:
+the referee stopped in a way no answer on the phone resumes.
+
+Figures: moves recorded right (the script's move at that ply), and how: committed by the
+camera alone, asked, false alarm, missed; false moves (recorded or announced moves the script
+does not make there); the delay from the hand leaving after a move (the first frame without
+a hand once the move is on the board) to the camera's commit, in stream time; and frames per
+second of recognise+track on one core (CPU time of ``Referee.process``, held frames
+included; rendering is not counted).  ``--no-answers``: nobody answers (the stream runs as
+scripted; the figures before issue 19's answering bench), a game *stalled* when fewer moves
+were recorded than the script made.
+
+``--record DIR`` keeps, per game, what the tracker was told at each stream frame (observation
+and motion); ``--replay DIR`` referees those games again with the tracker as it is now, in
+seconds, with no rendering or recognition (held frames repeat the last observation, and the
+recogniser does not learn from play in between: a replay approximates a live run of the same
+seed, it does not replace one).
 
 The referee learns from the positions it commits (``vision.adapt.PlayLearner``) unless
 ``--no-learn``; its training runs on a thread of its own, so its time is not in the frames per
