@@ -335,6 +335,7 @@ class Players:
             self._take_back_wrong()
             if referee.pending is not None and session.board.ply < k:
                 self._answer_pending(k)
+                self.journal_seen = len(session.journal.events)  # that question is answered
             elif referee.pending is not None:
                 referee.dismiss()  # a question about nothing the players did
             for doubt in referee.tracker.open_doubts(session.board):
