@@ -29,8 +29,8 @@ from .observation import CUP, OCCLUDED, Observation
 UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
 HIDDEN = "hidden"  # occluded, or too doubtful to use
 Label = tuple[int, int] | tuple[None, int] | str | None | frozenset
-# A frozenset of labels is a square whose picture is the one it showed when the game last
-# matched it (a persistent misread): it holds the game's top, or whatever looks the same.
+# A frozenset of labels: a doubted square a hand reached, still showing its misread look: it
+# holds the game's top, or whatever else looks the same (see Tracker._apply_doubts).
 
 
 @dataclass(frozen=True)
@@ -440,11 +440,6 @@ class Tracker:
         # True when the pending explanation leans on a doubt's belief (a colour taken for
         # the other): only a later state that adds moves to it confirms it
         self._pending_leans = False
-        # each square's reading when the game last matched the board (a committed move, or
-        # the board seen unchanged), and the game's tops then: a square that still reads so,
-        # where the game has not changed, shows nothing new (see _persistent)
-        self._looks: tuple[Label, ...] | None = None
-        self._looks_tops: tuple[Label, ...] | None = None
 
     def expect_resync(self) -> None:
         """The board has not been seen yet (e.g. a resumed game): until a stable state matches
@@ -526,7 +521,6 @@ class Tracker:
         raw = view
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
-        view = self._persistent(board, raw, view)
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
         if not self._resyncing:
             verdict, misread = self._past_misreads(board, view, verdict)
@@ -557,7 +551,6 @@ class Tracker:
             self._pending = ()
         if isinstance(verdict, Unchanged):
             self._reached.clear()
-            self._remember_looks(raw, board_labels(board))
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
             for sq in sorted(lifted):
@@ -591,8 +584,23 @@ class Tracker:
             # a doubtful explanation is confirmed when a later, separate stable state is
             # explained by the same move(s) followed by more
             confirmed = bool(self._pending) and verdict.moves[: len(self._pending)] == self._pending
+            keep: set[int] = set()
             if self._pending_leans:  # the same picture again is no new evidence for a colour
                 confirmed = confirmed and len(verdict.moves) > len(self._pending)
+            if confirmed and len(verdict.moves) > len(self._pending):
+                # the later state vouches for the moves that waited, not for what it adds: those
+                # are committed, and the moves after them judged on their own evidence once
+                # the game holds them (the board is judged again when the game changes)
+                rest = _squares_of(verdict.moves[len(self._pending):])
+                if _confidence(view.confidences, tuple(rest)) < self.config.commit_confidence or (
+                        rest - self._reached):
+                    keep = rest & self._reached  # the hands seen there are still evidence
+                    verdict = Explained(self._pending, verdict.confidence)
+                    squares = tuple(sorted(_squares_of(verdict.moves)))
+                    conf = _confidence(view.confidences, squares)
+                    verdict = Explained(verdict.moves, conf)
+                    self.last_verdict = verdict
+                    texts = _moves_text(board, verdict.moves)
             unreached = [s for s in squares if s not in self._reached]
             # a square a hand reached that cannot be read may be where the cup really went, the
             # account's squares then misread: the account leads that rival plainly only when
@@ -608,11 +616,7 @@ class Tracker:
                     and (confirmed or not leans)):
                 self._pending = ()
                 self._pending_leans = False
-                self._reached.clear()
-                after = board.copy()
-                for move in verdict.moves:
-                    after.push(move)
-                self._remember_looks(raw, board_labels(after))
+                self._reached = set(keep)
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
@@ -683,32 +687,6 @@ class Tracker:
         if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
             return second
         return verdict
-
-    def _remember_looks(self, raw: BoardView, tops: tuple[Label, ...]) -> None:
-        """Keep each square's reading (hidden when below ``min_confidence``) as the look of
-        the game's ``tops``."""
-        low = self.config.min_confidence
-        self._looks = tuple(HIDDEN if c < low else label for label, c in zip(raw.labels, raw.confidences))
-        self._looks_tops = tops
-
-    def _persistent(self, board: Board, raw: BoardView, view: BoardView) -> BoardView:
-        """``view`` with every square that reads as it did when the game last matched the
-        board, where the game has not changed since and the reading is not the game's top (a
-        misread that persists), read as showing nothing new: where no hand reached it, the
-        game's top; where one did, the game's top or anything else that looks the same.  A
-        misread then neither blocks later moves nor makes one, and a square's reading counts
-        as evidence only where it changed."""
-        if self._looks is None or self._looks_tops is None:
-            return view
-        labels = list(view.labels)
-        for sq, (look, then) in enumerate(zip(self._looks, self._looks_tops)):
-            top = board.top(sq)
-            seen = raw.labels[sq]
-            if (look == HIDDEN or sq in self.doubts or then != top or seen != look or seen == top
-                    or raw.confidences[sq] < self.config.min_confidence):
-                continue
-            labels[sq] = top if sq not in self._reached else frozenset((top, look))
-        return BoardView(tuple(labels), view.confidences)
 
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
         """``verdict``, or what the board shows once the squares that show what no move could
