@@ -169,6 +169,7 @@ class Referee(CameraLoop):
         self.health = Health()
         self.pending: Pending | None = None
         self.last_observation = None
+        self.last_motion: tuple[bool, tuple[int, ...]] = (False, ())
         self._board_moved = False
         self._moved_frames = 0
         self._fps_window: list[float] = []
@@ -181,6 +182,7 @@ class Referee(CameraLoop):
         moving = self.motion.update(frame.image)
         touched = self._touched(frame.image) if moving and obs.board_found else []
         self.last_observation = obs
+        self.last_motion = (moving, tuple(touched))  # what the tracker was told (bench replays)
         self._image = frame.image
         with self.session.lock:
             board = self.session.board
@@ -324,7 +326,8 @@ class Referee(CameraLoop):
 
     def dismiss(self) -> None:
         """Forget the pending detection (e.g. after entering the move by hand)."""
-        self.pending = None
+        with self.session.lock:
+            self.pending = None
 
     def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
         """The players' answer about a doubted square: the game is right there (the camera's

@@ -142,3 +142,60 @@ def test_the_game_is_not_right_there(tmp_path, camera_and_calibration):
     (answer,) = alerts(services.hub.session, "doubt-answered")
     assert answer.text.startswith("b2 is not a light size 3: put the board back as the game shows it")
     services.hub.close()
+
+
+def test_a_move_confirmed_on_the_phone_while_the_board_rests_is_judged_at_once(tmp_path, camera_and_calibration):
+    """White's light 3 reads dark as it lands on b2: the move is proposed on the phone.  The
+    players confirm it through the real route while the board rests (no hand comes): the
+    referee judges the resting board again at once — it matches the game, and the phone asks
+    about b2's look — instead of waiting for the next hand; the rest of the game is then
+    refereed by the camera alone."""
+    from hardware.frames import EndOfStream, Frame
+    from vision.tracking import Unchanged
+
+    camera, calibration = camera_and_calibration
+    app = create_app(CompanionConfig(tmp_path, token=TOKEN, default_variant=SET))
+    services = app.extensions["cupboard"]
+    live = LiveReferee(services.hub, calibration)
+    services.attach_live(live)
+    session = services.hub.session
+    referee = live.referee = Referee(session, calibration)
+    misread_light(referee, B2, lambda: True)
+    client = app.test_client()
+    n = 0
+
+    def feed(image):
+        nonlocal n
+        referee.process(Frame(image=image, timestamp=n / 10, index=n))
+        n += 1
+
+    camera.open()
+    answered = False
+    while True:
+        try:
+            frame = camera.read()
+        except EndOfStream:
+            break
+        feed(frame.image)
+        if referee.pending is None or answered:
+            continue
+        state = client.get("/api/state").get_json()
+        assert [c["text"] for c in state["pending"]["candidates"]] == ["3b2"]
+        for _ in range(20):  # two seconds to read the phone, the board as it is
+            feed(frame.image)
+        r = client.post("/api/camera/confirm", json={"index": 0, "game": state["game"]}, headers=AUTH)
+        assert r.status_code == 200, r.get_json()
+        answered = True
+        assert session.board.ply == 1
+        for _ in range(10):  # the board still rests
+            feed(frame.image)
+        assert isinstance(referee.tracker.last_verdict, Unchanged)
+        state = client.get("/api/state").get_json()
+        assert [d["square"] for d in state["pending"]["doubts"]] == ["b2"]
+    camera.close()
+    assert answered
+    assert recorded_moves(session) == MOVES
+    sources = [m.annotations["source"] for m in session.to_record().moves]
+    assert sources == ["confirmed", "camera", "camera", "camera"]
+    assert not alerts(session, *WRONG)
+    services.hub.close()

@@ -28,7 +28,9 @@ from .observation import CUP, OCCLUDED, Observation
 # (None, size) is a cup of that size whose colour is in doubt (a glossy top under a lamp).
 UNKNOWN = "unknown"  # a cup whose size class plays no part in the rules in use
 HIDDEN = "hidden"  # occluded, or too doubtful to use
-Label = tuple[int, int] | tuple[None, int] | str | None
+Label = tuple[int, int] | tuple[None, int] | str | None | frozenset
+# A frozenset of labels: a doubted square a hand reached, still showing its misread look: it
+# holds the game's top, or whatever else looks the same (see Tracker._apply_doubts).
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def label_text(label: Label) -> str:
         return "a cup of a size not in this game"
     if label == HIDDEN:
         return "hidden"
+    if isinstance(label, frozenset):
+        return " or ".join(sorted(label_text(x) for x in label))
     colour, size = label  # type: ignore[misc]
     if colour is None:
         return f"size {size} of either colour"
@@ -220,6 +224,8 @@ def _fits(predicted: Label, seen: Label) -> bool:
     cup of doubtful colour any cup of its size)."""
     if seen == HIDDEN:
         return True
+    if isinstance(seen, frozenset):
+        return predicted in seen
     if isinstance(seen, tuple) and seen[0] is None:
         return isinstance(predicted, tuple) and predicted[1] == seen[1]
     return predicted == seen
@@ -370,6 +376,8 @@ class TrackerConfig:
     min_frames: int = 3  # ... over at least this many frames
     min_confidence: float = 0.5  # below this a reading counts as hidden
     commit_confidence: float = 0.8  # below this a detected move waits for a person
+    # ... and below this while a square a hand reached cannot be read (the cup may be there)
+    plain_confidence: float = 0.95
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
     lift_frames: int = 2  # frames a lift must be seen in a row
@@ -406,6 +414,9 @@ class Tracker:
         self.config = config or TrackerConfig()
         self._window: list[tuple[float, BoardView]] = []
         self._reported: tuple[Label, ...] | None = None
+        # the game as it stood when ``_reported`` was judged: a move played or taken back
+        # since (confirmed on the phone, tapped in) has the same picture judged again
+        self._reported_game: tuple | None = None
         self._lift_streak: dict[int, int] = {}
         # squares a hand was seen over, or whose picture changed, since the last move was
         # committed: a cup cannot come or go where nothing did, so a move changing another
@@ -475,9 +486,11 @@ class Tracker:
         if t - window[0][0] < cfg.settle_s or len(window) < cfg.min_frames:
             return []
         stable = self._consensus([v for _, v in window])
-        if stable is None or stable.labels == self._reported:
+        game = (board.ply, board_labels(board))
+        if stable is None or (stable.labels == self._reported and game == self._reported_game):
             return []
         self._reported = stable.labels
+        self._reported_game = game
         self.last_stable_time = t
         return self._judge(board, stable, t)
 
@@ -523,6 +536,8 @@ class Tracker:
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
+        if isinstance(verdict, Explained) and not self._resyncing:
+            verdict = self._or_unread(board, raw, view, verdict)
         if isinstance(verdict, Ambiguous):
             verdict = self._where_hands_were(verdict, view)
         elif isinstance(verdict, Explained) and len(verdict.moves) > 1 and not self._resyncing:
@@ -569,20 +584,39 @@ class Tracker:
             # a doubtful explanation is confirmed when a later, separate stable state is
             # explained by the same move(s) followed by more
             confirmed = bool(self._pending) and verdict.moves[: len(self._pending)] == self._pending
+            keep: set[int] = set()
             if self._pending_leans:  # the same picture again is no new evidence for a colour
                 confirmed = confirmed and len(verdict.moves) > len(self._pending)
+            if confirmed and len(verdict.moves) > len(self._pending):
+                # the later state vouches for the moves that waited, not for what it adds: those
+                # are committed, and the moves after them judged on their own evidence once
+                # the game holds them (the board is judged again when the game changes)
+                rest = _squares_of(verdict.moves[len(self._pending):])
+                if _confidence(view.confidences, tuple(rest)) < self.config.commit_confidence or (
+                        rest - self._reached):
+                    keep = rest & self._reached  # the hands seen there are still evidence
+                    verdict = Explained(self._pending, verdict.confidence)
+                    squares = tuple(sorted(_squares_of(verdict.moves)))
+                    conf = _confidence(view.confidences, squares)
+                    verdict = Explained(verdict.moves, conf)
+                    self.last_verdict = verdict
+                    texts = _moves_text(board, verdict.moves)
             unreached = [s for s in squares if s not in self._reached]
-            # a square a hand reached that cannot be read may hold what makes this account
-            # wrong (a cup put down there): the account waits until it can be read
+            # a square a hand reached that cannot be read may be where the cup really went, the
+            # account's squares then misread: the account leads that rival plainly only when
+            # every square it changes reads plainly (no account changes the unread square:
+            # those were put to the players as ambiguous)
             unread = [s for s in sorted(self._reached) if s not in self.doubts and s not in squares
                       and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)]
+            if conf >= self.config.plain_confidence:
+                unread = []
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans)):
                 self._pending = ()
                 self._pending_leans = False
-                self._reached.clear()
+                self._reached = set(keep)
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
@@ -638,6 +672,22 @@ class Tracker:
             )
         return events
 
+    def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
+        """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
+        fewer) that change a square a hand reached that cannot be read: the cup may have gone
+        there.  An unreadable square no such account changes does not hold the account (an
+        empty square read with doubt beside the one a cup landed on is no reason to wait)."""
+        squares = _squares_of(verdict.moves)
+        unread = {s for s in self._reached if s not in self.doubts and s not in squares
+                  and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)}
+        if not unread:
+            return verdict
+        labels = [HIDDEN if s in unread else label for s, label in enumerate(view.labels)]
+        second = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves))
+        if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
+            return second
+        return verdict
+
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
         """``verdict``, or what the board shows once the squares that show what no move could
         have left there are set aside as misread (then also those squares).
@@ -661,6 +711,13 @@ class Tracker:
         if isinstance(verdict, Explained) and _squares_of(verdict.moves) <= self._reached:
             return verdict, []
         misread = [sq for sq in range(board.rules.squares) if _impossible(board, sq, view.labels[sq])]
+        if isinstance(verdict, (Disagrees, IllegalPhysical)):
+            # nothing legal explains the board: a square no hand reached (nor any change in the
+            # picture) that reads unlike the game is a misread too, whatever it reads
+            misread += [sq for sq in range(board.rules.squares)
+                        if sq not in misread and sq not in self._reached and sq not in self.doubts
+                        and view.labels[sq] not in (HIDDEN, UNKNOWN) and not isinstance(view.labels[sq], frozenset)
+                        and view.labels[sq] != board.top(sq)]
         if not misread or view.labels.count(HIDDEN) + len(misread) > self.config.max_doubtful:
             return verdict, []
         labels = list(view.labels)
@@ -756,6 +813,10 @@ class Tracker:
                 labels[sq] = doubt.belief
                 if doubt.belief != top:
                     leaning.add(sq)
+                elif sq in self._reached:
+                    # a hand was there: the cup may have left or changed in a way that reads
+                    # the same as the misread (a light top read empty, then moved away)
+                    labels[sq] = frozenset((top, seen))
             elif _colour_only(doubt) and not doubt.denied:
                 # it changed: the camera reads this square's colour wrong, not its size
                 labels[sq] = (None, seen[1]) if isinstance(seen, tuple) else seen
@@ -779,6 +840,7 @@ class Tracker:
         doubt = self.doubts[square]
         doubt = replace(doubt, confirmed=game_is_right, denied=not game_is_right)
         self.doubts[square] = doubt
+        self._reported = None  # the board as it stands is judged again with the answer
         return doubt
 
     def restore_doubt(self, doubt: Doubt) -> None:
@@ -830,7 +892,7 @@ class Tracker:
 def _impossible(board: Board, sq: int, seen: Label) -> bool:
     """True when no move on ``sq`` alone can make it show ``seen``: not its top, not what lies
     under the top (a lift), not a larger cup (a cup put on it)."""
-    if seen == HIDDEN or seen == UNKNOWN:
+    if seen == HIDDEN or seen == UNKNOWN or isinstance(seen, frozenset):
         return False
     stack = board.stack(sq)
     top = stack[-1] if stack else None
