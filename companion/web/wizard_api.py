@@ -65,6 +65,7 @@ from hardware.pieces import (
     load_piece_set,
     piece_set_names,
 )
+from vision.cups.empty import check_empty_table
 from vision.observation import CUP
 from vision.recognise import Recogniser
 from vision.set_measure import describe_layout, measure_set
@@ -755,9 +756,15 @@ def cups_empty():
         if frame.shape != still.shape:
             raise ApiError(409, "the camera's pictures changed size since the still: take a new still")
         try:
-            c.draft = make_setup(c.layout, c.fix, taps_to_table(c.taps, c.layout, c.fix), frame, bean)
+            draft = make_setup(c.layout, c.fix, taps_to_table(c.taps, c.layout, c.fix), frame, bean)
         except CupsSetupError as e:
             raise ApiError(422, str(e)) from None
+        # the frame becomes the reader's picture of the bare table: a hand or a thing on it
+        # would be taken for the table ever after
+        check = check_empty_table(draft.layout, draft.calibration, still, frame, tap_order(draft.layout))
+        if not check.ok:
+            raise ApiError(409, "the table is not clear: " + "; ".join(check.problems) + ". Clear it and capture again.")
+        c.draft = draft
         return jsonify(draft=_cups_draft(c.draft))
 
 
