@@ -402,11 +402,19 @@ class CupsReferee(CameraLoop):
     def _unreached(self, before: TableState, best: TableState, reading: TableReading) -> bool:
         """Whether ``best`` puts a bean the camera did not see into a cup the hand did not come
         over (never ``TOUCH_COVER`` of it differed at once): a drop one cup longer than the
-        one played, chosen because the beans of the move played were not seen either."""
-        cups = 2 * before.cups_per_row
+        one played, chosen because the beans of the move played were not seen either.  A cup
+        with a later cup of its row (a drop and a sow go from the player's left) that ``best``
+        changes read changed is no such end: the move's length is seen beyond it (issue 23's
+        third look: d6x asked about for an unseen bean in cup 2, cups 3-6 read changed)."""
+        x = before.cups_per_row
         b, a = before.as_counts(), best.as_counts()
-        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < TOUCH_COVER
-                   for i in range(cups))
+        changed = [r.changed for r in reading.containers]
+        for i in range(2 * x):
+            if a[i] > b[i] and not changed[i] and self.cover.get(i, 0.0) < TOUCH_COVER:
+                row_end = (i // x + 1) * x
+                if not any(a[j] != b[j] and changed[j] for j in range(i + 1, row_end)):
+                    return True
+        return False
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over

@@ -137,7 +137,6 @@ class CupsReader:
         self.pose = calibration.pose()
         self.cam = self.pose.centre
         self.bean_px = np.pi * (calibration.bean_mm / 2) ** 2 * PPM ** 2
-        self._unit = self.bean_px  # one bean's area in the last frame read
         self.views = [self._view(c) for c in layout.containers]
         self.empty = [self._reference(v, self._look(v, empty)) for v in self.views]
         for v, ref in zip(self.views, self.empty):
@@ -363,7 +362,8 @@ class CupsReader:
             return fg
         return fg & ~np.isin(labels, small)
 
-    def bean_change(self, diff: np.ndarray, fg_now: np.ndarray, fg_then: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def bean_change(diff: np.ndarray, fg_now: np.ndarray, fg_then: np.ndarray, unit: float) -> np.ndarray:
         """The changed pixels (``diff``, against the last stable frame) that can be beans come or
         gone: a pixel that looks like the empty floor in both frames (``fg_now``, ``fg_then``:
         unlike the empty table) has neither gained nor lost a bean, whatever the light did to it
@@ -371,9 +371,9 @@ class CupsReader:
         read changed).  Where beans lay and still lie, the change counts only in blobs of
         ``ON_BEAN`` of a bean (one bean landing on another shows as a whole bean); a part of a
         bean seen a little otherwise (its glint, the noise of a dark bean) is no change
-        (seed 3004 cups-6 lamplight, a cup of two beans the hand passed over)."""
-        unit = self._unit
-        fg_now, fg_then = self.beans(fg_now, unit), self.beans(fg_then, unit)
+        (seed 3004 cups-6 lamplight, a cup of two beans the hand passed over).  ``unit``: one
+        bean's area in pixels."""
+        fg_now, fg_then = CupsReader.beans(fg_now, unit), CupsReader.beans(fg_then, unit)
         k = np.ones((5, 5), np.uint8)
         came_or_went = cv2.dilate(fg_now ^ fg_then, k)
         both = fg_now & fg_then & (1 - came_or_went)
@@ -392,7 +392,6 @@ class CupsReader:
         looks = [_log(self._look(v, frame)) for v in self.views]
         fgs = [self._unlike(v, cur, ref) for v, cur, ref in zip(self.views, looks, self.empty)]
         unit = self.unit_area(fgs)
-        self._unit = unit
         self._last = (frame, fgs)
         for i, v in enumerate(self.views):
             cur = looks[i]
@@ -401,7 +400,7 @@ class CupsReader:
             # light shifts; a cup's short one does not, and there a bean against the wall may
             # show only as a crescent beside the rim's shadow
             thick = v.container.kind != "cup"
-            diff = self.bean_change(self._unlike(v, cur, self.stable[i]), fgs[i], self.stable_fg[i])
+            diff = self.bean_change(self._unlike(v, cur, self.stable[i]), fgs[i], self.stable_fg[i], unit)
             changed = self.moved(diff, unit, thick) >= CHANGE_BEANS
             out.append(ContainerReading(bool(changed), est, low, high, conf))
         return TableReading(tuple(out), self.hand(frame))
