@@ -365,10 +365,9 @@ class CupsReader:
     @staticmethod
     def bean_change(diff: np.ndarray, fg_now: np.ndarray, fg_then: np.ndarray, unit: float) -> np.ndarray:
         """The changed pixels (``diff``, against the last stable frame) that can be beans come or
-        gone: a pixel that looks like the empty floor in both frames (``fg_now``, ``fg_then``:
-        unlike the empty table) has neither gained nor lost a bean, whatever the light did to it
-        (the edge of a rim's shadow under a low lamp: seed 3000 cups-6 lamplight, an empty cup
-        read changed).  Where beans lay and still lie, the change counts only in blobs of
+        gone: where the floor looks bare in both frames (``fg_now``, ``fg_then``: unlike the
+        empty table) only blobs a bean thick count, not the thin edge of a rim's shadow that the
+        light moved (seed 3000 cups-6 lamplight, an empty cup read changed).  Where beans lay and still lie, the change counts only in blobs of
         ``ON_BEAN`` of a bean (one bean landing on another shows as a whole bean); a part of a
         bean seen a little otherwise (its glint, the noise of a dark bean) is no change
         (seed 3004 cups-6 lamplight, a cup of two beans the hand passed over).  ``unit``: one
@@ -384,7 +383,26 @@ class CupsReader:
             big = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= ON_BEAN * unit) + 1
             if len(big):
                 out |= np.isin(labels, big).astype(np.uint8)
+        # where the floor looks bare in both frames, a bean the empty table's comparison missed
+        # (its threshold follows that comparison's noise) still shows as a blob a bean thick;
+        # a shadow's edge does not
+        bare = diff & (1 - came_or_went) & (1 - both) & (1 - fg_now) & (1 - fg_then)
+        if bare.any():
+            out |= CupsReader.thick_blobs(bare, unit)
         return out
+
+    @staticmethod
+    def thick_blobs(mask: np.ndarray, unit: float) -> np.ndarray:
+        """The blobs of ``mask`` a bean thick somewhere (they keep pixels under an erosion by
+        a disc ``THICK`` of a bean's radius)."""
+        n, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n <= 1:
+            return np.zeros_like(mask)
+        r = max(1, int(round(THICK * np.sqrt(unit / np.pi))))
+        core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        keep = np.unique(labels[core > 0])
+        keep = keep[keep > 0]
+        return np.isin(labels, keep).astype(np.uint8) if len(keep) else np.zeros_like(mask)
 
     def read(self, frame: np.ndarray) -> TableReading:
         """Every container's reading against the last stable frame, and the hand flag."""
