@@ -336,9 +336,10 @@ class CupsReferee(CameraLoop):
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
             if best.index != 0 and self._same_pattern(before, best.state, reading):
-                # the containers read changed are exactly those a legal move changes: a count
-                # misread (dark beans in a rim's shadow read as a bare floor: seed 3004 cups-6
-                # lamplight, d4x) is likelier than an illegal move that looks legal
+                # every container read changed is one a legal move changes, and it misses only
+                # beans it adds: a count misread (dark beans in a rim's shadow read as a bare
+                # floor: seed 3004 cups-6 lamplight, d4x) or a bean unseen is likelier than an
+                # illegal move that looks legal
                 return self._ask(game, [moves[best.index - 1]], ex)
             return self._illegal(game, reading, ex)
         if best.index == 0 and self._waiting is None and self.pending is None:
@@ -423,9 +424,11 @@ class CupsReferee(CameraLoop):
 
     @staticmethod
     def _same_pattern(before: TableState, after: TableState, reading: TableReading) -> bool:
-        """Whether the containers read changed are exactly those the move to ``after`` changes."""
+        """Whether the move to ``after`` explains every container read changed, and what it
+        changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
+        or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean)."""
         b, a = before.as_counts(), after.as_counts()
-        return all(r.changed == (a[i] != b[i]) for i, r in enumerate(reading.containers))
+        return all(a[i] != b[i] if r.changed else a[i] >= b[i] for i, r in enumerate(reading.containers))
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over
