@@ -335,6 +335,12 @@ class CupsReferee(CameraLoop):
         ex = explain_readings(before, states, reading)
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
+            if best.index != 0 and self._same_pattern(before, best.state, reading):
+                # every container read changed is one a legal move changes, and it misses only
+                # beans it adds: a count misread (dark beans in a rim's shadow read as a bare
+                # floor: seed 3004 cups-6 lamplight, d4x) or a bean unseen is likelier than an
+                # illegal move that looks legal
+                return self._ask(game, [moves[best.index - 1]], ex)
             return self._illegal(game, reading, ex)
         if best.index == 0 and self._waiting is None and self.pending is None:
             unseen = self._unseen_moves(before, ex, reading)
@@ -402,11 +408,27 @@ class CupsReferee(CameraLoop):
     def _unreached(self, before: TableState, best: TableState, reading: TableReading) -> bool:
         """Whether ``best`` puts a bean the camera did not see into a cup the hand did not come
         over (never ``TOUCH_COVER`` of it differed at once): a drop one cup longer than the
-        one played, chosen because the beans of the move played were not seen either."""
-        cups = 2 * before.cups_per_row
+        one played, chosen because the beans of the move played were not seen either.  A cup
+        with a later cup of its row (a drop and a sow go from the player's left) that ``best``
+        changes read changed is no such end: the move's length is seen beyond it (issue 23's
+        third look: d6x asked about for an unseen bean in cup 2, cups 3-6 read changed)."""
+        x = before.cups_per_row
         b, a = before.as_counts(), best.as_counts()
-        return any(a[i] > b[i] and not reading.containers[i].changed and self.cover.get(i, 0.0) < TOUCH_COVER
-                   for i in range(cups))
+        changed = [r.changed for r in reading.containers]
+        for i in range(2 * x):
+            if a[i] > b[i] and not changed[i] and self.cover.get(i, 0.0) < TOUCH_COVER:
+                row_end = (i // x + 1) * x
+                if not any(a[j] != b[j] and changed[j] for j in range(i + 1, row_end)):
+                    return True
+        return False
+
+    @staticmethod
+    def _same_pattern(before: TableState, after: TableState, reading: TableReading) -> bool:
+        """Whether the move to ``after`` explains every container read changed, and what it
+        changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
+        or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean)."""
+        b, a = before.as_counts(), after.as_counts()
+        return all(a[i] != b[i] if r.changed else a[i] >= b[i] for i, r in enumerate(reading.containers))
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over

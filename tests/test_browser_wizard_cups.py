@@ -91,3 +91,46 @@ def test_the_wizard_sets_a_cups_table_up(served, tmp_path):
     placed = np.array([(c.x_mm, c.y_mm) for c in saved.layout.containers])
     assert np.hypot(*(placed - table.centres()).T).max() < 10
     assert saved.calibration.bean_mm == 10.5
+
+
+def test_a_reload_keeps_the_cups_steps_progress(served, tmp_path):
+    """The server keeps the still, the play area found, the taps and the empty table; a page
+    reloaded halfway (a phone's browser does that) shows them again and goes on from there."""
+    running, camera, table = served
+    wait_shown(camera, table, start_state(4))
+    with phone_page() as page:
+        page.goto(f"{running.url}calibrate?token={TOKEN}")
+        page.wait_for_function("() => !document.getElementById('cups-steps').hidden")
+        page.click("#btn-cups-still")
+        page.wait_for_function("() => document.getElementById('cups-still').naturalWidth > 0")
+        for x, y in table.corners(noise=0.0):
+            tap_still(page, x, y)
+        page.click("#btn-cups-corners")
+        page.wait_for_selector("#cups-corners-result.good >> text=Table found")
+        for k, (x, y) in enumerate(table.rims()[:5]):
+            tap_still(page, x, y)
+            page.wait_for_selector(f"#cups-containers-result.good >> text={k + 1} of 12 placed")
+
+        page.reload()
+        page.wait_for_function("() => document.getElementById('cups-still').naturalWidth > 0")
+        page.wait_for_selector("#cups-corners-result.good >> text=Table found")
+        assert page.text_content("#cups-prompt") == "Tap North's cup 2 (from North's left)."
+        assert page.text_content("#cups-containers-result") == "5 of 12 placed."
+        assert page.locator("#cups-still-box .cups-dot").count() == 4 + 2 * 5  # the corners; 5 containers
+        page.click("#btn-cups-find")
+        page.wait_for_selector("#cups-containers-result.good >> text=All 12 found")
+        empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
+        table.show(empty)
+        wait_shown(camera, table, empty)
+        page.click("#btn-cups-empty")
+        page.wait_for_selector("#cups-empty-result.good")
+
+        page.reload()
+        page.wait_for_selector("#cups-empty-result.good >> text=12 containers")
+        assert "done" in page.get_attribute("#cups-step-empty", "class")
+        assert "done" in page.get_attribute("#cups-step-area", "class")
+        assert page.text_content("#cups-prompt") == "Every container is placed."
+        assert page.is_enabled("#btn-cups-save")
+        page.click("#btn-cups-save")
+        page.wait_for_selector("#cups-save-result.good >> text=Saved as cups-setup.json")
+    assert len(load_cups_setup(tmp_path).layout.containers) == 12

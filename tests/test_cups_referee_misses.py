@@ -125,3 +125,53 @@ def test_a_thin_sliver_is_no_bean_but_half_a_bean_is():
     half[:, :60] = 0
     assert 0.35 < CupsReader.moved(half, unit) < 0.65
     assert CupsReader.moved(np.zeros((50, 50), np.uint8), unit) == 0.0
+
+
+def test_an_empty_cups_shadow_edge_is_no_change(tmp_path):
+    """Seed 3000, cups-6 under the lamp: South's sow of cup 3 (move 9) once read South's empty
+    cup 1, which the hand never came near, as changed (a sliver of its rim's shadow edge, a
+    quarter of a bean, that differed from the empty table in the last still table and not now)
+    and was alerted as a sow without the exact count."""
+    outcomes = play(tmp_path, "cups-6", "lamplight", 3000, 9)
+    assert outcomes[8] in ("right", "asked")
+    assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
+
+
+def test_a_bean_seen_a_little_otherwise_is_no_change(tmp_path):
+    """Seed 3004, cups-6 under the lamp: North's drop of 4 (move 6) passed the hand over South's
+    cup 5, whose two beans stayed; part of its dark bean read otherwise (half a bean's area) and
+    the move was alerted as a drop into the opponent's cups."""
+    outcomes = play(tmp_path, "cups-6", "lamplight", 3004, 6)
+    assert outcomes[5] in ("right", "asked")
+    assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
+
+
+def test_a_change_counts_only_where_beans_come_go_or_land_on_beans():
+    """``CupsReader.bean_change`` on masks: a thin change where the floor looks bare in both
+    frames (a shadow's edge) counts nothing, a bean-thick one counts; a new bean counts whole; on a bean that stays, half a bean's change counts
+    nothing and a bean landing on it (a whole bean's change) counts."""
+    unit = 400.0
+    r = int(round(np.sqrt(unit / np.pi)))
+    empty = np.zeros((120, 120), np.uint8)
+    bean = empty.copy()
+    cv2.circle(bean, (40, 60), r, 1, -1)
+    # the floor bare in both frames: a shadow edge that moved is no bean
+    edge = empty.copy()
+    edge[20:28, 10:60] = 1
+    assert not CupsReader.bean_change(edge, empty, empty, unit).any()
+    # ... but a bean the empty table's comparison missed still shows
+    assert CupsReader.bean_change(bean, empty, empty, unit).sum() == bean.sum()
+    # a bean came: all of its change counts
+    assert CupsReader.bean_change(bean, bean, empty, unit).sum() == bean.sum()
+    # a bean went
+    assert CupsReader.bean_change(bean, empty, bean, unit).sum() == bean.sum()
+    # the bean stays; half of it reads otherwise (its glint, the noise of a dark bean)
+    half = bean.copy()
+    half[:, 40:] = 0
+    assert not CupsReader.bean_change(half, bean, bean, unit).any()
+    # another bean lands on it: a whole bean's change where beans lay and lie
+    assert CupsReader.bean_change(bean, bean, bean, unit).sum() == bean.sum()
+    # a speck unlike the empty table (a tenth of a bean) is no bean to come or go
+    speck = empty.copy()
+    speck[60:66, 100:106] = 1
+    assert not CupsReader.bean_change(speck, speck, empty, unit).any()

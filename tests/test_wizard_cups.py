@@ -4,9 +4,11 @@ Gobblet wizard tests do): a still, the play area's four corners, the containers 
 tapped in their named order, the empty table, save; and each bad input answered with a clear
 JSON error."""
 
+import re
 import time
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from conftest import AUTH, TOKEN, started_camera
@@ -20,7 +22,7 @@ from hardware.cups.layout import load_layout
 from hardware.cups.state import TableState, start_state
 from hardware.frames import Frame, FrameSource
 from hardware.pieces import load_board
-from hardware.render.cups import arrange, random_cups_scene, render_cups
+from hardware.render.cups import arrange, random_cups_hand, random_cups_scene, render_cups
 
 
 class CupsTable(FrameSource):
@@ -36,8 +38,10 @@ class CupsTable(FrameSource):
         seen = (lambda s: markers_in_view(self.layout, s, markers)) if markers else (lambda s: in_view(self.layout, s))
         self.seed = seed if seed is not None else next(s for s in range(200, 400) if seen(s))
         self.index = 0
-        self.rendered: dict[TableState, np.ndarray] = {}
+        self.rendered: dict = {}  # state (or state and what else is on the table) -> frame
         self.shown: dict[int, TableState] = {}
+        self.extra: str | None = None  # "hand": a hand over the table; "thing": a box on it
+        self.extras: dict[int, str | None] = {}  # frame index -> what else it showed
 
     def open(self) -> None:
         self.scene = random_cups_scene(self.layout, start_state(self.layout.cups_per_row), self.seed)
@@ -54,14 +58,27 @@ class CupsTable(FrameSource):
 
     def read(self) -> Frame:
         state = self.state
-        if state not in self.rendered:
-            image, truth = render_cups(self.scene, self.seed)
-            self.rendered[state] = image if self.markers is None else lay_markers(image, self.layout, truth,
-                                                                                  self.markers)
+        key = state if self.extra is None else (state, self.extra)
+        if key not in self.rendered:
+            scene = self.scene
+            if self.extra == "hand":  # reaching toward North's cup 2
+                c = self.layout.containers[self.layout.cups_per_row + 1]
+                scene = replace(scene, hands=(random_cups_hand(self.layout, np.random.default_rng(4),
+                                                               over=(c.x_mm, c.y_mm)),))
+            image, truth = render_cups(scene, self.seed)
+            if self.extra == "thing":  # a blue box 40 mm square where the play area is clear
+                x, y = self.clear_spot()
+                box = np.array([[x - 20, y - 20, 0], [x + 20, y - 20, 0], [x + 20, y + 20, 0], [x - 20, y + 20, 0]])
+                image = image.copy()
+                cv2.fillConvexPoly(image, np.round(project(box, truth.intrinsics, truth.pose)).astype(np.int32),
+                                   (190, 110, 30))
+            self.rendered[key] = image if self.markers is None else lay_markers(image, self.layout, truth,
+                                                                                self.markers)
         self.index += 1
         self.shown[self.index] = state
+        self.extras[self.index] = self.extra
         time.sleep(0.05)
-        return Frame(image=self.rendered[state], timestamp=self.index / 10, index=self.index)
+        return Frame(image=self.rendered[key], timestamp=self.index / 10, index=self.index)
 
     def close(self) -> None:
         pass
@@ -70,6 +87,13 @@ class CupsTable(FrameSource):
         s = self.scene
         rng = np.random.default_rng(seed)
         return (project(play_area_corners(self.layout), s.intrinsics, s.pose) + rng.normal(0, noise, (4, 2))).tolist()
+
+    def clear_spot(self) -> tuple[float, float]:
+        """The point of the play area farthest from every container (mm)."""
+        grid = [(x, y) for x in np.arange(40, self.layout.width_mm - 40, 10.0)
+                for y in np.arange(40, self.layout.depth_mm - 40, 10.0)]
+        return max(grid, key=lambda p: min(np.hypot(c.x_mm - p[0], c.y_mm - p[1]) - c.radius_mm
+                                           for c in self.layout.containers))
 
     def centres(self) -> np.ndarray:
         return np.array([self.scene.centre(i) for i in range(len(self.layout.containers))])
@@ -81,9 +105,12 @@ class CupsTable(FrameSource):
 
 
 def wait_shown(camera, table: CupsTable, state: TableState) -> None:
-    """Until the camera thread's latest frame shows ``state``."""
+    """Until the camera thread's latest frame shows ``state`` (and ``table.extra``)."""
     deadline = time.monotonic() + 30
-    while table.shown.get(getattr(camera.latest_frame(), "index", None)) != state:
+    while True:
+        index = getattr(camera.latest_frame(), "index", None)
+        if table.shown.get(index) == state and table.extras.get(index) == table.extra:
+            return
         assert time.monotonic() < deadline, camera.error
         time.sleep(0.02)
 
@@ -154,6 +181,40 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
     assert np.hypot(*(np.array([(c.x_mm, c.y_mm) for c in saved.layout.containers]) - table.centres()).T).max() < 10
     assert np.array_equal(saved.empty, table.rendered[empty])
     assert client.get("/api/calibration/cups").get_json()["saved"] is True
+
+
+def test_the_empty_table_step_refuses_a_hand_or_a_thing_on_the_table(cups_app, table_camera):
+    """The empty table's frame becomes the reader's picture of the bare table: with a hand over
+    the table or a box standing on it, the step says what is wrong and keeps nothing; cleared,
+    it is taken."""
+    table, camera = table_camera
+    table.show(start_state(4))
+    wait_shown(camera, table, start_state(4))
+    client = cups_app.test_client()
+    frame = post(client, "/still", {})[1]["frame"]
+    assert post(client, "/cups/corners", {"points": table.corners(), "frame": frame})[0] == 200
+    assert post(client, "/cups/containers", {"points": table.rims().tolist()})[0] == 200
+    empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
+    table.show(empty)
+    try:
+        table.extra = "hand"
+        wait_shown(camera, table, empty)
+        code, d = post(client, "/cups/empty", {})
+        assert code == 409 and "the table is not clear: a hand is over the table" in d["error"], d
+        assert client.get("/api/calibration/cups").get_json()["draft"] is None
+        table.extra = "thing"
+        wait_shown(camera, table, empty)
+        code, d = post(client, "/cups/empty", {})
+        assert code == 409 and "something stands on the table at" in d["error"], d
+        assert "hand" not in d["error"], d
+        x, y = (float(v) for v in re.search(r"at (\d+) mm from South's left, (\d+) mm toward", d["error"]).groups())
+        assert np.hypot(x - table.clear_spot()[0], y - table.clear_spot()[1]) < 30, d
+    finally:
+        table.extra = None
+    wait_shown(camera, table, empty)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200, d
+    assert client.get("/api/calibration/cups").get_json()["draft"] is not None
 
 
 def test_the_cups_steps_answer_clear_errors(cups_app, table_camera):

@@ -302,15 +302,48 @@
       return;
     }
     Object.assign(cups, { mode: "containers", order: r.data.order, taps: [], table: r.data.table });
-    const t = r.data.table;
+    if (markers) cups.corners = [];
+    result("cups-corners-result", tableText(r.data.table, markers), true);
+    draw();
+  }
+
+  function tableText(t, markers) {
     // where nothing told the lens, say so: through another module's lens the height is far off
     const assumed = t.lens === "assumed"
       ? `\nTaken as a ${$("cups-camera").querySelector("option[value=pi3]").textContent}: the corners cannot tell ` +
         "the lens of a camera looking nearly straight down. If yours is another, choose it above." : "";
-    if (markers) cups.corners = [];
-    result("cups-corners-result", `Table found: camera ${t.camera_height_mm} mm above it (${t.camera_model}), ` +
-      `${markers ? "markers" : "corners"} within ${t.error_px} px.` + assumed, true);
-    draw();
+    return `Table found: camera ${t.camera_height_mm} mm above it (${t.camera_model}), ` +
+      `${markers ? "markers" : "corners"} within ${t.error_px} px.` + assumed;
+  }
+
+  function draftText(d) {
+    return `The empty table is captured: ${d.containers.length} containers on a ` +
+      `${Math.round(d.layout.width_mm)} × ${Math.round(d.layout.depth_mm)} mm play area, camera ` +
+      `${d.camera_height_mm} mm above it, beans ${d.bean_mm} mm.`;
+  }
+
+  // After a reload: the still, the play area found on it, the containers tapped and the empty
+  // table, as the server keeps them (the Gobblet steps' draft is restored the same way).
+  function restore(s) {
+    if (s.still === null || cups.frame !== null) return;
+    const found = s.table !== null && s.table_still === s.still;
+    Object.assign(cups, { frame: s.still, method: s.method, corners: found && s.method === "markers" ? [] : (s.corners || []),
+      mode: found ? "containers" : "corners", order: found ? s.order : [], taps: found ? s.taps : [],
+      table: found ? s.table : null, draft: found ? s.draft : null });
+    const img = $("cups-still");
+    img.onload = draw;
+    img.src = `/api/calibration/still/${s.still}.jpg`;
+    $("cups-still-box").hidden = false;
+    if (!found) return;
+    result("cups-corners-result", tableText(s.table, s.method === "markers"), true);
+    if (s.taps.length) {
+      result("cups-containers-result", s.taps.length === s.order.length ? "Every container is placed: now empty the table."
+        : `${s.taps.length} of ${s.order.length} placed.`, true);
+    }
+    if (s.draft) {
+      result("cups-empty-result", draftText(s.draft), true);
+      done("cups-step-empty", true);
+    }
   }
 
   async function find() {
@@ -354,6 +387,7 @@
     }
     $("cups-sheet").textContent = s.marker_sheet;
     done("cups-step-save", s.saved);
+    restore(s);
   }
 
   function bind() {
@@ -382,10 +416,7 @@
       const r = await api("POST", "/api/calibration/cups/empty", { beans: $("cups-beans").value });
       if (!r.ok) { result("cups-empty-result", r.data.error || "refused", false); return; }
       cups.draft = r.data.draft;
-      const d = r.data.draft;
-      result("cups-empty-result", `The empty table is captured: ${d.containers.length} containers on a ` +
-        `${Math.round(d.layout.width_mm)} × ${Math.round(d.layout.depth_mm)} mm play area, camera ` +
-        `${d.camera_height_mm} mm above it, beans ${d.bean_mm} mm.`, true);
+      result("cups-empty-result", draftText(r.data.draft), true);
       done("cups-step-empty", true);
       draw();
     });

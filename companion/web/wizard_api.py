@@ -65,6 +65,7 @@ from hardware.pieces import (
     load_piece_set,
     piece_set_names,
 )
+from vision.cups.empty import check_empty_table
 from vision.observation import CUP
 from vision.recognise import Recogniser
 from vision.set_measure import describe_layout, measure_set
@@ -118,6 +119,10 @@ class CupsSteps:
     still_id: int = 0
     taps: list[list[float]] = field(default_factory=list)
     draft: CupsSetup | None = None
+    # how the play area was found ("corners" or "markers") and the corners tapped (px): the
+    # page shows them again after a reload
+    method: str = "corners"
+    corners: list[list[float]] | None = None
 
 
 _STILL_IDS = counter(1)
@@ -560,6 +565,10 @@ def cups_status():
         order=order,
         still=None if w.still is None else w.still_id,
         table=_cups_fix(c),
+        # the still the play area was found on (the page restores its steps only on that still)
+        table_still=c.still_id if c.fix is not None else None,
+        method=c.method,
+        corners=c.corners,
         taps=c.taps,
         next=order[len(c.taps)] if c.fix is not None and len(c.taps) < len(order) else None,
         draft=_cups_draft(c.draft),
@@ -609,8 +618,11 @@ def cups_corners():
     answers where each container is expected (the guides for tapping them)."""
     _camera()  # no camera is said before a bad tap, as for every wizard step
     points = _corner_points(json_body().get("points"))
-    return _find_table(lambda c, w, image, model: fix_from_corners(points, c.layout, image.shape[1],
-                                                                   image.shape[0], model))
+    answer = _find_table(lambda c, w, image, model: fix_from_corners(points, c.layout, image.shape[1],
+                                                                     image.shape[0], model))
+    c = cups_steps()
+    c.method, c.corners = "corners", [[float(x), float(y)] for x, y in points]
+    return answer
 
 
 @bp.post("/cups/markers")
@@ -619,8 +631,11 @@ def cups_markers():
     """``{"frame": id, "layout": …, "camera": …}``: find the play area by the marker sheet's
     four tiles laid at its corners (``cupboard marker-sheet``'s, of the piece set's board: each
     tile's inner corner on a corner, the first at South's left going round), on the still."""
-    return _find_table(lambda c, w, image, model: fix_from_markers(image, c.layout, w.board.markers, model),
-                       method="markers")
+    answer = _find_table(lambda c, w, image, model: fix_from_markers(image, c.layout, w.board.markers, model),
+                         method="markers")
+    c = cups_steps()
+    c.method, c.corners = "markers", None
+    return answer
 
 
 def _find_table(find: Callable[[CupsSteps, Wizard, np.ndarray, str], Any], **extra: Any) -> Response:
@@ -755,9 +770,15 @@ def cups_empty():
         if frame.shape != still.shape:
             raise ApiError(409, "the camera's pictures changed size since the still: take a new still")
         try:
-            c.draft = make_setup(c.layout, c.fix, taps_to_table(c.taps, c.layout, c.fix), frame, bean)
+            draft = make_setup(c.layout, c.fix, taps_to_table(c.taps, c.layout, c.fix), frame, bean)
         except CupsSetupError as e:
             raise ApiError(422, str(e)) from None
+        # the frame becomes the reader's picture of the bare table: a hand or a thing on it
+        # would be taken for the table ever after
+        check = check_empty_table(draft.layout, draft.calibration, still, frame, tap_order(draft.layout))
+        if not check.ok:
+            raise ApiError(409, "the table is not clear: " + "; ".join(check.problems) + ". Clear it and capture again.")
+        c.draft = draft
         return jsonify(draft=_cups_draft(c.draft))
 
 

@@ -44,6 +44,7 @@ HAND_MIN_MM2 = 1800.0  # as vision.hands: a hand covers at least this much of th
 HAND_PPM = 0.5
 HAND_REACH_MM = 400.0  # how far beyond the play area the hand view reaches
 HEAP_COVER = 0.45  # above this share of the floor covered, beans are taken to pile
+PILE_LAYERS = 3.0  # a heap in a bowl or a stock may hold this many times its top layer
 BLUR_PX = 1.5  # the views are smoothed this much (px) before comparing: sensor noise, JPEG
 LOG_OFFSET = 24.0  # added before the log, so noise in a dark glaze does not look like change
 NOISE_K = 4.0  # a pixel changed when a channel departs by this many times its noise
@@ -51,6 +52,11 @@ PILED_SHARE = 0.15  # the estimate: this far from the flat count toward the pile
 HIGH_SPREAD = 0.9  # the range's top: the piled count plus this many sqrt(beans in touching blobs)
 THICK = 0.4  # a changed blob is a bean's only where it is this share of a bean's radius thick
 SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)
+# a bowl or stock whose floor's noise reads this high in every channel is mostly covered (a
+# heap): its quieter pixels are beans, not floor (an empty floor's quietest channel stays
+# under 0.06 on the rendered tables)
+COVERED_NOISE = 0.08
+ON_BEAN = 0.6  # a change where beans lay and still lie counts when it is this much of a bean
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,9 @@ class _View:
     mask: np.ndarray  # bool: floor seen through the rim
     ring: np.ndarray  # bool: table just outside the container
     area_px: int
+    # per channel, how much larger a noise in the floor's logs is than the same noise in the
+    # table ring's (the floor is darker): set from the empty table
+    gap: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.mask_u8 = self.mask.astype(np.uint8)
@@ -130,7 +139,14 @@ class CupsReader:
         self.bean_px = np.pi * (calibration.bean_mm / 2) ** 2 * PPM ** 2
         self.views = [self._view(c) for c in layout.containers]
         self.empty = [self._reference(v, self._look(v, empty)) for v in self.views]
+        for v, ref in zip(self.views, self.empty):
+            if v.area_px and len(v.ring_idx):
+                flat = ref.log.reshape(-1, 3)
+                v.gap = np.exp(np.median(flat[v.ring_idx], axis=0) - np.median(flat[v.mask_idx], axis=0))
         self.stable = list(self.empty)
+        # per container, the pixels unlike the empty table in the last stable frame (beans)
+        self.stable_fg = [np.zeros(v.mask.shape, np.uint8) for v in self.views]
+        self._last: tuple[np.ndarray, list[np.ndarray]] | None = None  # the last frame read, its beans
         self._hand_setup(empty)
 
     # -- set-up ---------------------------------------------------------------------------
@@ -237,6 +253,11 @@ class CupsReader:
         # percentile of a half-normal departure is a quarter of its sigma
         raw = np.abs(lc - ref.log[b]).reshape(-1, 3)[v.box_idx[::3]]
         noise = np.percentile(raw, 20, axis=0) / 0.253 if len(raw) else np.zeros(3, np.float32)
+        if v.container.kind != "cup" and v.gap is not None and noise.min() > COVERED_NOISE:
+            # a heap covers the floor, so its quieter pixels are beans too: take the noise from
+            # the table ring's (never covered), scaled to the floor's darker logs
+            ring = np.abs(flat_c[v.ring_idx] - shift - flat_r[v.ring_idx])
+            noise = np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap)
         thr = np.maximum(DIFF, NOISE_K * noise).astype(np.float32)
         # against the reference's darkest and brightest within a pixel: edges that noise and
         # JPEG blocks move by a pixel are no change
@@ -296,7 +317,13 @@ class CupsReader:
         if cover > HEAP_COVER:
             # a heap: what shows is its top; under it may lie as many layers again
             layer = v.area_px / unit * cover
-            high = max(high, int(np.ceil(layer * (1.2 + 3.0 * (cover - HEAP_COVER)) + 3)))
+            deep = 1.2 + 3.0 * (cover - HEAP_COVER)
+            if v.container.kind != "cup":
+                # a bowl's or a stock's heap is not held in by a cup's wall: it stands up to
+                # PILE_LAYERS layers of its footprint (rendered stocks of 35-59 beans showed
+                # 2-3 times the beans of their top layer)
+                deep = max(deep, PILE_LAYERS)
+            high = max(high, int(np.ceil(layer * deep + 3)))
             est = max(est, (low + high) / 2)
             conf = 0.3
         est_i = int(round(est))
@@ -325,12 +352,65 @@ class CupsReader:
         thick[np.unique(labels[core > 0])] = True
         return float(areas[big[thick[big]] - 1].sum()) / unit
 
+    @staticmethod
+    def beans(fg: np.ndarray, unit: float) -> np.ndarray:
+        """The blobs of ``fg`` (pixels unlike the empty table) that ``count`` takes for beans:
+        a quarter of a bean's area or more (specks are noise, a glint, a shadow's edge)."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        small = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] < 0.25 * unit) + 1
+        if not len(small):
+            return fg
+        return fg & ~np.isin(labels, small)
+
+    @staticmethod
+    def bean_change(diff: np.ndarray, fg_now: np.ndarray, fg_then: np.ndarray, unit: float) -> np.ndarray:
+        """The changed pixels (``diff``, against the last stable frame) that can be beans come or
+        gone: where the floor looks bare in both frames (``fg_now``, ``fg_then``: unlike the
+        empty table) only blobs a bean thick count, not the thin edge of a rim's shadow that the
+        light moved (seed 3000 cups-6 lamplight, an empty cup read changed).  Where beans lay and still lie, the change counts only in blobs of
+        ``ON_BEAN`` of a bean (one bean landing on another shows as a whole bean); a part of a
+        bean seen a little otherwise (its glint, the noise of a dark bean) is no change
+        (seed 3004 cups-6 lamplight, a cup of two beans the hand passed over).  ``unit``: one
+        bean's area in pixels."""
+        fg_now, fg_then = CupsReader.beans(fg_now, unit), CupsReader.beans(fg_then, unit)
+        k = np.ones((5, 5), np.uint8)
+        came_or_went = cv2.dilate(fg_now ^ fg_then, k)
+        both = fg_now & fg_then & (1 - came_or_went)
+        out = diff & came_or_went
+        on_bean = diff & both
+        if on_bean.any():
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(on_bean, connectivity=8)
+            big = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= ON_BEAN * unit) + 1
+            if len(big):
+                out |= np.isin(labels, big).astype(np.uint8)
+        # where the floor looks bare in both frames, a bean the empty table's comparison missed
+        # (its threshold follows that comparison's noise) still shows as a blob a bean thick;
+        # a shadow's edge does not
+        bare = diff & (1 - came_or_went) & (1 - both) & (1 - fg_now) & (1 - fg_then)
+        if bare.any():
+            out |= CupsReader.thick_blobs(bare, unit)
+        return out
+
+    @staticmethod
+    def thick_blobs(mask: np.ndarray, unit: float) -> np.ndarray:
+        """The blobs of ``mask`` a bean thick somewhere (they keep pixels under an erosion by
+        a disc ``THICK`` of a bean's radius)."""
+        n, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n <= 1:
+            return np.zeros_like(mask)
+        r = max(1, int(round(THICK * np.sqrt(unit / np.pi))))
+        core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        keep = np.unique(labels[core > 0])
+        keep = keep[keep > 0]
+        return np.isin(labels, keep).astype(np.uint8) if len(keep) else np.zeros_like(mask)
+
     def read(self, frame: np.ndarray) -> TableReading:
         """Every container's reading against the last stable frame, and the hand flag."""
         out = []
         looks = [_log(self._look(v, frame)) for v in self.views]
         fgs = [self._unlike(v, cur, ref) for v, cur, ref in zip(self.views, looks, self.empty)]
         unit = self.unit_area(fgs)
+        self._last = (frame, fgs)
         for i, v in enumerate(self.views):
             cur = looks[i]
             est, low, high, conf = self.count(v, fgs[i], unit)
@@ -338,12 +418,18 @@ class CupsReader:
             # light shifts; a cup's short one does not, and there a bean against the wall may
             # show only as a crescent beside the rim's shadow
             thick = v.container.kind != "cup"
-            changed = self.moved(self._unlike(v, cur, self.stable[i]), unit, thick) >= CHANGE_BEANS
+            diff = self.bean_change(self._unlike(v, cur, self.stable[i]), fgs[i], self.stable_fg[i], unit)
+            changed = self.moved(diff, unit, thick) >= CHANGE_BEANS
             out.append(ContainerReading(bool(changed), est, low, high, conf))
         return TableReading(tuple(out), self.hand(frame))
 
     def set_stable(self, frame: np.ndarray) -> None:
         """Make ``frame`` (a still frame with no hand) the reference changes are read from."""
-        self.stable = [self._reference(v, self._look(v, frame)) for v in self.views]
+        looks = [self._look(v, frame) for v in self.views]
+        self.stable = [self._reference(v, look) for v, look in zip(self.views, looks)]
+        if self._last is not None and self._last[0] is frame:
+            self.stable_fg = list(self._last[1])
+        else:
+            self.stable_fg = [self._unlike(v, ref.log, e) for v, ref, e in zip(self.views, self.stable, self.empty)]
         # hands are looked for against the last still table too: the light and the sun move
         self.hand_detector = HandDetector(rectify(frame, self.hand_maps), self.hand_area, HAND_PPM)
