@@ -167,13 +167,7 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
                 totals.misread_frames += spoiled.frames
             _alerts(session, totals, args)
             session.close()
-            totals.games += 1
-            totals.exact_games += players.alone_all
-            totals.script_moves += len(moves)
-            totals.correct += sum(1 for a, b in zip(recorded, moves) if a == b)
-            totals.stalled += players.stalled
-            mark = "ok" if players.alone_all else "; ".join(players.notes)
-            return f"game {index:3d}: {len(moves):2d} moves, {players.alone:2d} alone  {mark}"
+            return _tally(players, moves, recorded, totals, index)
         gone = hands_gone(camera, positions)
         announced: list[str] = []
         while True:
@@ -507,7 +501,11 @@ def replay_game(path: Path, args: argparse.Namespace, totals: Totals) -> str:
         recorded = game_moves(session)
         _alerts(session, totals, args)
         session.close()
-    moves = data["moves"]
+    return _tally(players, data["moves"], recorded, totals, index)
+
+
+def _tally(players: Players, moves: list[str], recorded: list[str], totals: Totals, index: int) -> str:
+    """Add one answered game's figures to ``totals``; its one-line summary."""
     totals.games += 1
     totals.exact_games += players.alone_all
     totals.script_moves += len(moves)
