@@ -388,11 +388,17 @@ def colour_distance(rows: np.ndarray, ref: np.ndarray, lum_sigma: float, tint_si
     stays light."""
     out = np.empty(len(rows))
     for i in range(len(rows)):
-        d0, d1, d2 = rows[i, 0] - ref[0], rows[i, 1] - ref[1], rows[i, 2] - ref[2]
-        lum = (d0 + d1 + d2) / 3.0
-        t0, t1, t2 = d0 - lum, d1 - lum, d2 - lum
-        out[i] = np.sqrt((lum / lum_sigma) ** 2 + (t0 ** 2 + t1 ** 2 + t2 ** 2) / tint_sigma ** 2)
+        out[i] = np.sqrt(_squared_distance(rows[i, 0] - ref[0], rows[i, 1] - ref[1], rows[i, 2] - ref[2],
+                                           lum_sigma, tint_sigma))
     return out
+
+
+@numba.njit(**_OPTS)
+def _squared_distance(d0: float, d1: float, d2: float, lum_sigma: float, tint_sigma: float) -> float:
+    """The square of ``colour_distance`` for one log-BGR difference (``d0``, ``d1``, ``d2``)."""
+    lum = (d0 + d1 + d2) / 3.0
+    t0, t1, t2 = d0 - lum, d1 - lum, d2 - lum
+    return (lum / lum_sigma) ** 2 + (t0 ** 2 + t1 ** 2 + t2 ** 2) / tint_sigma ** 2
 
 
 @numba.njit(**_OPTS)
@@ -415,13 +421,11 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
         best = np.inf
         for k in range(SHEEN_STEPS):
             sh = weakest * k / (SHEEN_STEPS - 1)
-            # ``colour_distance`` of what is left once the grey is taken off, written out
-            d0 = np.log(max(pixels[i, 0] - sh, 1.0) / b0) - ref[0]
-            d1 = np.log(max(pixels[i, 1] - sh, 1.0) / b1) - ref[1]
-            d2 = np.log(max(pixels[i, 2] - sh, 1.0) / b2) - ref[2]
-            lum = (d0 + d1 + d2) / 3.0
-            t0, t1, t2 = d0 - lum, d1 - lum, d2 - lum
-            d = (lum / lum_sigma) ** 2 + (t0 * t0 + t1 * t1 + t2 * t2) / tint_sigma ** 2 + (sh / unit) ** 2
+            # the distance of what is left once the grey is taken off, plus the grey's cost
+            d = _squared_distance(np.log(max(pixels[i, 0] - sh, 1.0) / b0) - ref[0],
+                                  np.log(max(pixels[i, 1] - sh, 1.0) / b1) - ref[1],
+                                  np.log(max(pixels[i, 2] - sh, 1.0) / b2) - ref[2],
+                                  lum_sigma, tint_sigma) + (sh / unit) ** 2
             if d < best:
                 best = d
         out[i] = np.sqrt(best)
@@ -450,13 +454,15 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     if yb <= ya or xb <= xa:
         return np.nan
     v = np.empty(((yb - ya) * (xb - xa), 3))
+    px = np.empty_like(v)  # the pixels themselves (at least 1), for the sheen's grey
     n = 0
     for inside_only in (True, False):  # the whole patch where no pixel lies in the disc
         for y in range(ya, yb):
             for x in range(xa, xb):
                 if not inside_only or (x - cx) ** 2 + (y - cy) ** 2 <= r * r:
                     for ch in range(3):
-                        v[n, ch] = np.log(max(np.float64(view[y, x, ch]), 1.0) / max(board[ch], 1.0))
+                        px[n, ch] = max(np.float64(view[y, x, ch]), 1.0)
+                        v[n, ch] = np.log(px[n, ch] / max(board[ch], 1.0))
                     n += 1
         if n > 0:
             break
@@ -464,19 +470,17 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     for i in range(n):
         warm[i] = v[i, 2] - v[i, 0] >= warm_from
     if np.count_nonzero(warm) >= max(4, n // 4):
-        v = v[:n][warm]
+        v, px = v[:n][warm], px[:n][warm]
     else:
-        v = v[:n]
+        v, px = v[:n], px[:n]
     lum = np.empty(len(v))
     for i in range(len(v)):
         lum[i] = (v[i, 0] + v[i, 1] + v[i, 2]) / 3.0
-    v = v[lum <= np.median(lum)]
+    darker = lum <= np.median(lum)
     if sheen_sigma <= 0.0:
+        v = v[darker]
         return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
                          - colour_distance(v, refs[0], lum_sigma, tint_sigma))
-    px = np.empty((len(v), 3))
-    for i in range(len(v)):
-        for ch in range(3):
-            px[i, ch] = np.exp(v[i, ch]) * max(board[ch], 1.0)
+    px = px[darker]
     return np.median(sheen_distance(px, board, refs[1], lum_sigma, tint_sigma, sheen_sigma)
                      - sheen_distance(px, board, refs[0], lum_sigma, tint_sigma, sheen_sigma))

@@ -714,7 +714,7 @@ class Recogniser:
                            self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT)
         if np.isnan(vote):
             return colour, margin
-        kept = (vote if colour == 0 else -vote) / (self._players_apart + 1e-6)
+        kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
         return colour, max(0.0, min(margin, kept))
 
     def top_pixels(self, sq: int, s: int, share: float = COLOUR_DISC_WIDE) -> tuple[np.ndarray, np.ndarray]:
