@@ -15,7 +15,7 @@ engine's job; the tracker only proposes explanations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from engine.gobblet import Board, Move
@@ -595,10 +595,9 @@ class Tracker:
                 if _confidence(view.confidences, tuple(rest)) < self.config.commit_confidence or (
                         rest - self._reached):
                     keep = rest & self._reached  # the hands seen there are still evidence
-                    verdict = Explained(self._pending, verdict.confidence)
-                    squares = tuple(sorted(_squares_of(verdict.moves)))
+                    squares = tuple(sorted(_squares_of(self._pending)))
                     conf = _confidence(view.confidences, squares)
-                    verdict = Explained(verdict.moves, conf)
+                    verdict = Explained(self._pending, conf)
                     self.last_verdict = verdict
                     texts = _moves_text(board, verdict.moves)
             unreached = [s for s in squares if s not in self._reached]
@@ -606,10 +605,7 @@ class Tracker:
             # account's squares then misread: the account leads that rival plainly only when
             # every square it changes reads plainly (no account changes the unread square:
             # those were put to the players as ambiguous)
-            unread = [s for s in sorted(self._reached) if s not in self.doubts and s not in squares
-                      and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)]
-            if conf >= self.config.plain_confidence:
-                unread = []
+            unread = self._unread(raw, squares) if conf < self.config.plain_confidence else set()
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
@@ -627,7 +623,7 @@ class Tracker:
                 if unreached:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
                 if unread:
-                    texts += f" ({', '.join(names[s] for s in unread)} cannot be read yet)"
+                    texts += f" ({', '.join(names[s] for s in sorted(unread))} cannot be read yet)"
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
@@ -677,9 +673,7 @@ class Tracker:
         fewer) that change a square a hand reached that cannot be read: the cup may have gone
         there.  An unreadable square no such account changes does not hold the account (an
         empty square read with doubt beside the one a cup landed on is no reason to wait)."""
-        squares = _squares_of(verdict.moves)
-        unread = {s for s in self._reached if s not in self.doubts and s not in squares
-                  and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)}
+        unread = self._unread(raw, _squares_of(verdict.moves))
         if not unread:
             return verdict
         labels = [HIDDEN if s in unread else label for s, label in enumerate(view.labels)]
@@ -687,6 +681,12 @@ class Tracker:
         if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
             return second
         return verdict
+
+    def _unread(self, raw: BoardView, squares: Collection[int]) -> set[int]:
+        """The squares a hand reached, outside ``squares`` and not in doubt, that cannot be read
+        (hidden, or below ``min_confidence``)."""
+        return {s for s in self._reached if s not in self.doubts and s not in squares
+                and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)}
 
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
         """``verdict``, or what the board shows once the squares that show what no move could
