@@ -337,30 +337,24 @@ class CupsReader:
         a JPEG block) and the thin slivers a shadow's or a rim's edge leaves when the light
         shifts a little are no beans; a bean half under the rim is still a bean thick.  With
         ``thick`` False the thickness is not asked for (a cup: see ``read``)."""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
-        if n <= 1:
-            return 0.0
+        if thick:
+            diff = CupsReader.thick_blobs(diff, unit)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
         areas = stats[1:, cv2.CC_STAT_AREA]
-        big = np.flatnonzero(areas >= 0.2 * unit) + 1
-        if not len(big):
-            return 0.0
-        if not thick:
-            return float(areas[big - 1].sum()) / unit
-        r = max(1, int(round(THICK * np.sqrt(unit / np.pi))))
-        core = cv2.erode(diff, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
-        thick = np.zeros(n, bool)
-        thick[np.unique(labels[core > 0])] = True
-        return float(areas[big[thick[big]] - 1].sum()) / unit
+        return float(areas[areas >= 0.2 * unit].sum()) / unit
 
     @staticmethod
     def beans(fg: np.ndarray, unit: float) -> np.ndarray:
         """The blobs of ``fg`` (pixels unlike the empty table) that ``count`` takes for beans:
         a quarter of a bean's area or more (specks are noise, a glint, a shadow's edge)."""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        small = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] < 0.25 * unit) + 1
-        if not len(small):
-            return fg
-        return fg & ~np.isin(labels, small)
+        return CupsReader.large_blobs(fg, 0.25 * unit)
+
+    @staticmethod
+    def large_blobs(mask: np.ndarray, min_area: float) -> np.ndarray:
+        """The blobs of ``mask`` (uint8) of ``min_area`` pixels or more."""
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        big = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= min_area) + 1
+        return np.isin(labels, big).astype(np.uint8)
 
     @staticmethod
     def bean_change(diff: np.ndarray, fg_now: np.ndarray, fg_then: np.ndarray, unit: float) -> np.ndarray:
@@ -379,10 +373,7 @@ class CupsReader:
         out = diff & came_or_went
         on_bean = diff & both
         if on_bean.any():
-            n, labels, stats, _ = cv2.connectedComponentsWithStats(on_bean, connectivity=8)
-            big = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= ON_BEAN * unit) + 1
-            if len(big):
-                out |= np.isin(labels, big).astype(np.uint8)
+            out |= CupsReader.large_blobs(on_bean, ON_BEAN * unit)
         # where the floor looks bare in both frames, a bean the empty table's comparison missed
         # (its threshold follows that comparison's noise) still shows as a blob a bean thick;
         # a shadow's edge does not
