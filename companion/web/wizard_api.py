@@ -618,11 +618,9 @@ def cups_corners():
     answers where each container is expected (the guides for tapping them)."""
     _camera()  # no camera is said before a bad tap, as for every wizard step
     points = _corner_points(json_body().get("points"))
-    answer = _find_table(lambda c, w, image, model: fix_from_corners(points, c.layout, image.shape[1],
-                                                                     image.shape[0], model))
-    c = cups_steps()
-    c.method, c.corners = "corners", [[float(x), float(y)] for x, y in points]
-    return answer
+    return _find_table(lambda c, w, image, model: fix_from_corners(points, c.layout, image.shape[1],
+                                                                   image.shape[0], model),
+                       "corners", [[float(x), float(y)] for x, y in points])
 
 
 @bp.post("/cups/markers")
@@ -631,18 +629,16 @@ def cups_markers():
     """``{"frame": id, "layout": …, "camera": …}``: find the play area by the marker sheet's
     four tiles laid at its corners (``cupboard marker-sheet``'s, of the piece set's board: each
     tile's inner corner on a corner, the first at South's left going round), on the still."""
-    answer = _find_table(lambda c, w, image, model: fix_from_markers(image, c.layout, w.board.markers, model),
-                         method="markers")
-    c = cups_steps()
-    c.method, c.corners = "markers", None
-    return answer
+    return _find_table(lambda c, w, image, model: fix_from_markers(image, c.layout, w.board.markers, model),
+                       "markers", None, method="markers")
 
 
-def _find_table(find: Callable[[CupsSteps, Wizard, np.ndarray, str], Any], **extra: Any) -> Response:
+def _find_table(find: Callable[[CupsSteps, Wizard, np.ndarray, str], Any], how: str,
+                corners: list[list[float]] | None, **extra: Any) -> Response:
     """Find the play area on the request's still (``frame``) with ``find(steps, wizard, image,
-    camera model)`` (corners or markers), for the request's layout and camera; keep it as the
-    Cups steps' table (the container taps start again), and answer where each container is
-    expected."""
+    camera model)``, for the request's layout and camera; keep it as the Cups steps' table with
+    how it was found (``how``: "corners" or "markers"; the ``corners`` tapped: the page shows them after a reload;
+    the container taps start again), and answer where each container is expected."""
     services = companion()
     _camera()
     data = json_body()
@@ -652,20 +648,16 @@ def _find_table(find: Callable[[CupsSteps, Wizard, np.ndarray, str], Any], **ext
         image = _still_for(w, data.get("frame"))
         _choose_layout(c, data)
         model = _cups_camera(c, data)
-        return _keep_table(c, w, model, lambda: find(c, w, image, model), **extra)
-
-
-def _keep_table(c: CupsSteps, w: Wizard, model: str, find: Callable[[], Any], **extra: Any) -> Response:
-    """Keep the play area ``find`` gives as the Cups steps' table and answer the guides."""
-    try:
-        fix = find()
-    except CupsSetupError as e:
-        raise ApiError(422, f"the play area was not found: {e}") from None
-    if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
-        fix = replace(fix, lens="sensor")
-    c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
-    return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
-                   next=tap_order(c.layout)[0], **extra)
+        try:
+            fix = find(c, w, image, model)
+        except CupsSetupError as e:
+            raise ApiError(422, f"the play area was not found: {e}") from None
+        if c.camera_model == AUTO_CAMERA and model != AUTO_CAMERA:
+            fix = replace(fix, lens="sensor")
+        c.fix, c.still_id, c.taps, c.draft = fix, w.still_id, [], None
+        c.method, c.corners = how, corners
+        return jsonify(table=_cups_fix(c), layout=_layout_json(c.layout), order=tap_order(c.layout),
+                       next=tap_order(c.layout)[0], **extra)
 
 
 def _cups_camera(c: CupsSteps, data: dict[str, Any]) -> str:
