@@ -297,7 +297,7 @@ class CupsReferee(CameraLoop):
                 self._rebase()  # moves tapped in or taken back: the table is read afresh
             if self._dirty and self._still >= self.settle and not self.session.over:
                 judgement = self._judge(frame)
-        self._update_health(frame, time.perf_counter() - start)
+        self._count_frame(frame, time.perf_counter() - start)
         return judgement
 
     def _rebase(self) -> None:
@@ -486,10 +486,6 @@ class CupsReferee(CameraLoop):
             self.session.play(Pass(), source="camera", notes={"forced": "yes"})
         self._ply = board.ply
 
-    def _update_health(self, frame: Frame, seconds: float) -> None:
-        self.health.frames += 1
-        self._count_frame(frame, seconds)
-
     # ------------------------------------------------------------------ people
     def confirm(self, index: int = 0) -> None:
         """Play candidate ``index`` of the pending question; the table as last read becomes
@@ -510,7 +506,6 @@ class CupsReferee(CameraLoop):
     def dismiss(self) -> None:
         """Forget the pending question (the players tap the move in, or put the table back)."""
         self.pending = None
-
 
 
 class CupsCamera:

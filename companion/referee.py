@@ -96,6 +96,7 @@ class CameraLoop:
         """Count a judged frame on the health panel: frames, time per frame, and frames per
         second over the last two seconds (``_fps_window``: their timestamps)."""
         h = self.health
+        h.frames += 1
         h.frame_ms = seconds * 1000
         h.camera = "live"
         self._fps_window = [t for t in self._fps_window if frame.timestamp - t < 2.0] + [frame.timestamp]
@@ -306,7 +307,6 @@ class Referee(CameraLoop):
 
     def _update_health(self, frame: Frame, obs, seconds: float) -> None:
         h = self.health
-        h.frames += 1
         h.board_found = obs.board_found
         h.hand = obs.hand
         self._count_frame(frame, seconds)
@@ -351,7 +351,6 @@ class Referee(CameraLoop):
             data = {"squares": [name], "game_is_right": game_is_right, **doubt_json(board, doubt)}
             self.session.alert("doubt-answered", text, data)
             return doubt
-
 
 
 # ---------------------------------------------------------------------- doubts in the journal
