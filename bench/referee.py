@@ -67,7 +67,7 @@ from engine import variant  # noqa: E402
 from hardware.synthetic import render_scene  # noqa: E402
 from vision.evaluate import layout_scene  # noqa: E402
 from vision.set_measure import measure_set  # noqa: E402
-from hardware.frames import EndOfStream  # noqa: E402
+from hardware.frames import EndOfStream, Frame  # noqa: E402
 from tests.referee_streams import (  # noqa: E402
     StagedCamera,
     game_steps,
@@ -263,8 +263,6 @@ class Players:
 
     def feed(self, image) -> None:
         """One frame to the referee, at the next stream time."""
-        from hardware.frames import Frame
-
         self.image = image
         t = self.clock / self.args.fps
         before = self.session.board.ply
@@ -354,9 +352,7 @@ class Players:
             if kind == "missed":
                 self.stalled = True
             what = problems[-1].text if problems else "nothing on the phone"
-            self.notes.append(f"{kind} at {' '.join(self.moves[ply:k])} ({what})")
-            if self.args.verbose:
-                print(f"    {kind}: {' '.join(self.moves[ply:k])}: {what}")
+            self._note(f"{kind} at {' '.join(self.moves[ply:k])} ({what})")
             referee.dismiss()
             for p in range(ply, k):
                 self.how[p] = kind
@@ -373,21 +369,22 @@ class Players:
         truth = self.moves[ply:k]
         for i, c in enumerate(texts):
             if c and c == truth[: len(c)]:
-                self.notes.append(f"asked {' or '.join(' '.join(t) for t in texts)}: confirmed {' '.join(c)}")
-                if self.args.verbose:
-                    print("    " + self.notes[-1])
+                self._note(f"asked {' or '.join(' '.join(t) for t in texts)}: confirmed {' '.join(c)}")
                 referee.confirm(i)
                 for p in range(ply, ply + len(c)):
                     self.how[p] = "asked"
                 return
-        self.notes.append(f"asked without the move: {' or '.join(' '.join(t) for t in texts)} "
-                          f"(made {' '.join(truth)})")
-        if self.args.verbose:
-            print("    " + self.notes[-1])
+        self._note(f"asked without the move: {' or '.join(' '.join(t) for t in texts)} (made {' '.join(truth)})")
         referee.dismiss()
         for p in range(ply, k):
             self.how[p] = "asked-wrong"
             session.play(self.moves[p], source="hand")
+
+    def _note(self, text: str) -> None:
+        """Keep ``text`` for the game's line (and print it with ``--verbose``)."""
+        self.notes.append(text)
+        if self.args.verbose:
+            print("    " + text)
 
     def _texts(self, moves) -> list[str]:
         board = self.session.board.copy()
@@ -406,9 +403,7 @@ class Players:
         if good == len(played):
             return
         self.totals.false_moves += len(played) - good
-        self.notes.append(f"FALSE {' '.join(played[good:])} (made {' '.join(self.moves[good:good + 1])})")
-        if self.args.verbose:
-            print("    " + self.notes[-1])
+        self._note(f"FALSE {' '.join(played[good:])} (made {' '.join(self.moves[good:good + 1])})")
         while self.session.board.ply > good:
             self.session.take_back()
         for p in list(self.how):
