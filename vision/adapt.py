@@ -157,7 +157,7 @@ class PlayLearner:
         self.steps, self.pull = steps, pull
         self.positions: deque[Squares] = deque(maxlen=window)
         self._lock = threading.Lock()
-        self._wanted = threading.Event()  # positions were added since the last training began
+        self._wanted = False  # positions were added since the last training began (under _lock)
         self._idle = threading.Event()
         self._idle.set()
         self._worker: threading.Thread | None = None
@@ -175,7 +175,7 @@ class PlayLearner:
         with self._lock:
             self.positions.append(Squares(x, np.ones(x.shape[:2], bool), y))
             self._idle.clear()
-            self._wanted.set()
+            self._wanted = True
             if self._worker is None:
                 self._worker = threading.Thread(target=self._train, name="play-learner", daemon=True)
                 self._worker.start()
@@ -187,11 +187,11 @@ class PlayLearner:
     def _train(self) -> None:
         while True:
             with self._lock:
-                if not self._wanted.is_set():
+                if not self._wanted:
                     self._worker = None
                     self._idle.set()
                     return
-                self._wanted.clear()
+                self._wanted = False
                 data = _merge(list(self.positions))
             try:
                 self.recogniser.model = fine_tune(self.start, data, self.steps, self.pull)
