@@ -608,3 +608,24 @@ def test_a_cup_read_gone_that_shows_where_it_landed_is_no_misread():
     events = feed(tracker, board, observe(after), clock, 10)
     assert not [e for e in events if e.kind in ("doubt", "moves", "pending")]
     assert [e.kind for e in events if e.kind in ("illegal", "disagrees")] == ["illegal"]
+
+
+def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed():
+    """a2's light 3 reads empty, and a player said the game is right (that is how the cup looks
+    there).  A hand then reaches a2 and c4, and c4 reads as a light 3 (a new light 4 misread).
+    "3a2-c4" fits the picture, but a2 shows no change: the move is proposed, not committed
+    (live held-out seed 13, game 1, made 4c4)."""
+    from vision.tracking import Doubt
+
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "3a2", "4d2")
+    a2, c4 = board.geo.square("a2"), board.geo.square("c4")
+    seen = list(board_labels(board))
+    seen[a2] = None
+    tracker = Tracker(SIZES_4)
+    tracker.restore_doubt(Doubt(a2, board.top(a2), board.top(a2), None, confirmed=True))
+    clock = Clock()
+    seen[c4] = (0, 3)
+    reach(tracker, board, seen, {a2, c4}, clock)
+    events = feed(tracker, board, observe(seen), clock, 10)
+    assert not [e for e in events if e.kind == "moves"], [e.text for e in events]
+    assert [e.text for e in events if e.kind == "pending"] == ["3a2-c4"]

@@ -622,8 +622,13 @@ class Tracker:
             unread = self._unread(raw, squares) if conf < self.config.plain_confidence else set()
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
+            # a doubted square a hand reached that still shows its misread look shows no change:
+            # a move from or to it is not in the picture there (a persistent 'empty' misread
+            # and a misread where a cup landed would make a move nobody made)
+            unshown = [s for s in squares if isinstance(view.labels[s], frozenset)]
+            guess = vanished or bool(unshown)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
-                    and (confirmed or not leans) and not vanished):
+                    and (confirmed or not leans) and not guess):
                 self._pending = ()
                 self._pending_leans = False
                 self._reached = set(keep)
@@ -643,10 +648,10 @@ class Tracker:
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
                               f" (it looks like {looks_text(doubt.seen)})")
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
-                if vanished:
-                    # an account that needed cups read gone to be misreads is a guess (the cup may
-                    # be the one that moved, misread where it landed): a person confirms it, no
-                    # later picture does
+                if guess:
+                    # an account that needed cups read gone to be misreads, or a change the
+                    # picture does not show, is a guess (the cup may be the one that moved,
+                    # misread where it landed): a person confirms it, no later picture does
                     self._pending = ()
                     self._pending_leans = False
             return events
