@@ -11,9 +11,11 @@ doubt) they take 2 s of stream time, the board resting as it is, and answer with
 through the referee's own methods, the ones the phone's routes reach (``/api/camera/confirm``,
 ``/dismiss``, ``/doubt`` -> ``LiveReferee`` -> ``Referee``): the right candidate (counted
 *asked*), or dismiss and tap the moves in when it is not among them (*asked without it*);
-"the game is right" or not about a square.  An alert (illegal, disagrees, ...) while the move
-made was legal is a *false alarm*, cleared by tapping the move in; a wrong commit is taken
-back (a *false move*, then handled like any move not recorded).  A move not on the record
+"the game is right" or not about a square (a square reads unlike the game: e.g. a cup read as
+gone that shows nowhere else, which the referee asks about rather than alerting).  An alert
+(illegal, disagrees, ...) while the move made was legal is a *false alarm*, cleared by
+tapping the move in; a wrong commit is taken back (a *false move*, then handled like any move
+not recorded).  A move not on the record
 with nothing on the phone is left to the referee (it may commit it with the next); one still
 missing at the end of the stream with nothing to answer is *missed*, and its game *stalled*:
 the referee stopped in a way no answer on the phone resumes.

@@ -570,3 +570,62 @@ def test_misreads_that_happen_to_make_a_legal_move_are_not_committed():
     reach(tracker, board, truth, {a3}, clock)
     events = feed(tracker, board, observe(truth), clock, 10)
     assert [e.text for e in events if e.kind == "moves"] == ["4a3"]
+
+
+def test_cups_read_gone_after_a_hand_passed_are_asked_about_not_alerted():
+    """A hand crossed a1, d1 and a4 to put a 3 on c3; afterwards the light 4s on a1 and a4
+    read empty (pale tops on pale wood).  A cup never leaves the board, and neither 4 shows
+    anywhere else: they are misreads to ask about, not a board that disagrees, and the move
+    the rest shows is proposed, never committed on this picture alone."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "4a4", "4d4")
+    a1, a4, c3, d1 = (board.geo.square(n) for n in ("a1", "a4", "c3", "d1"))
+    after = list(board_labels(play(board.copy(), "3c3")))
+    after[a1] = after[a4] = None
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    reach(tracker, board, after, {a1, a4, c3, d1}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    kinds = [e.kind for e in events if e.kind in ("moves", "pending", "disagrees", "illegal", "doubt")]
+    assert kinds == ["doubt", "doubt", "pending"], [e.text for e in events]
+    assert sorted(e.squares[0] for e in events if e.kind == "doubt") == sorted((a1, a4))
+    assert [e.text for e in events if e.kind == "pending"] == ["3c3"]
+    # the same picture later is no confirmation: nothing is committed without a person
+    reach(tracker, board, after, {c3}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "disagrees", "illegal")]
+
+
+def test_a_cup_read_gone_that_shows_where_it_landed_is_no_misread():
+    """a1's 4 reads gone but a light 4 shows on c3 where the game has none: that is the 4
+    moving (here out of turn), not a misread to set aside."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "3b2")
+    a1, c3 = board.geo.square("a1"), board.geo.square("c3")
+    after = list(board_labels(board))
+    after[c3], after[a1] = after[a1], None
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    reach(tracker, board, after, {a1, c3}, clock)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("doubt", "moves", "pending")]
+    assert [e.kind for e in events if e.kind in ("illegal", "disagrees")] == ["illegal"]
+
+
+def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed():
+    """a2's light 3 reads empty, and a player said the game is right (that is how the cup looks
+    there).  A hand then reaches a2 and c4, and c4 reads as a light 3 (a new light 4 misread).
+    "3a2-c4" fits the picture, but a2 shows no change: the move is proposed, not committed
+    (live held-out seed 13, game 1, made 4c4)."""
+    from vision.tracking import Doubt
+
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "3a2", "4d2")
+    a2, c4 = board.geo.square("a2"), board.geo.square("c4")
+    seen = list(board_labels(board))
+    seen[a2] = None
+    tracker = Tracker(SIZES_4)
+    tracker.restore_doubt(Doubt(a2, board.top(a2), board.top(a2), None, confirmed=True))
+    clock = Clock()
+    seen[c4] = (0, 3)
+    reach(tracker, board, seen, {a2, c4}, clock)
+    events = feed(tracker, board, observe(seen), clock, 10)
+    assert not [e for e in events if e.kind == "moves"], [e.text for e in events]
+    assert [e.text for e in events if e.kind == "pending"] == ["3a2-c4"]

@@ -63,6 +63,8 @@ class EvalResult:
     wrong_under_hand: int = 0
     said_occluded: int = 0
     false_occluded: int = 0
+    # of those, squares with no hidden square beside them either: no hand near
+    occluded_no_hand_near: int = 0
     false_hand_frames: int = 0
     hand_frames: int = 0
     hand_frames_seen: int = 0
@@ -87,16 +89,17 @@ class EvalResult:
         """Share of boards with every square right."""
         return self.boards_right / self.boards if self.boards else 0.0
 
-    def count(self, obs: Observation, tops: Sequence, occluded: Sequence[bool]) -> None:
+    def count(self, obs: Observation, tops: Sequence, occluded: Sequence[bool], cols: int | None = None) -> None:
         """Count one recognised frame against its truth: per square the top (colour, size
         class) or None, and whether something hides it (a hidden square is right if read
-        as occluded or read correctly)."""
+        as occluded or read correctly).  ``cols``: the board's columns, to tell a square said
+        occluded with no hand near (no hidden square beside it) from one a hand touches."""
         any_occl = any(occluded)
         self.hand_frames += any_occl
         self.hand_frames_seen += any_occl and obs.hand
         self.false_hand_frames += (not any_occl) and obs.hand
         all_right = True
-        for reading, top, occl in zip(obs.squares, tops, occluded):
+        for sq, (reading, top, occl) in enumerate(zip(obs.squares, tops, occluded)):
             got = reading.top if reading.state != OCCLUDED else OCCLUDED
             right = got == top or (occl and got == OCCLUDED)
             if occl:
@@ -105,6 +108,8 @@ class EvalResult:
             if got == OCCLUDED:
                 self.said_occluded += 1
                 self.false_occluded += not occl
+                if cols and not occl and not _hidden_beside(occluded, sq, cols):
+                    self.occluded_no_hand_near += 1
             else:
                 self.conf_right.append((reading.confidence, got == top))
                 if got is None:
@@ -204,6 +209,14 @@ def layout_scene(base: Scene, seed: int | None) -> Scene:
     return replace(base, position=pos, offsets=offsets, hands=())
 
 
+def _hidden_beside(occluded: Sequence[bool], sq: int, cols: int) -> bool:
+    """True when a square next to ``sq`` (diagonals too) on a board of ``cols`` columns is hidden."""
+    r, c = divmod(sq, cols)
+    rows = len(occluded) // cols
+    return any(occluded[rr * cols + cc] for rr in range(max(0, r - 1), min(rows, r + 2))
+               for cc in range(max(0, c - 1), min(cols, c + 2)) if (rr, cc) != (r, c))
+
+
 def _label(top) -> str:
     if top is None:
         return "empty"
@@ -264,7 +277,7 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
             res.cpu_ms.append((time.thread_time() - c0) * 1000)
             if observer is not None:
                 observer(rec, obs, truth)
-            res.count(obs, truth.tops, truth.occluded)
+            res.count(obs, truth.tops, truth.occluded, board.cols)
             done += 1
             if progress:
                 progress(done, boards)
@@ -285,7 +298,7 @@ def evaluate_folder(folder: str | Path, model: SquareModel | None | str = "shipp
         obs = rec.recognise(image)
         res.ms.append((time.perf_counter() - t0) * 1000)
         res.cpu_ms.append((time.thread_time() - c0) * 1000)
-        res.count(obs, item.tops, item.hidden)
+        res.count(obs, item.tops, item.hidden, cal.board.cols)
     return res
 
 
@@ -302,8 +315,10 @@ def format_result(res: EvalResult) -> str:
         f"empty {res.empty_right}/{res.empty} = {100 * res.empty_right / max(1, res.empty):.3f} %)",
         f"whole-board accuracy {100 * res.board_accuracy:7.3f} %  ({res.boards_right}/{res.boards})",
         f"wrong labels {res.wrong_labels}, read as occluded {res.said_occluded} (of them not hidden "
-        f"{res.false_occluded}), calibrations failed {res.calibrations_failed}",
-        f"hands: {res.hand_frames} frames with hidden squares, hand seen in {res.hand_frames_seen}; "
+        f"{res.false_occluded}, with no hidden square beside them {res.occluded_no_hand_near}), "
+        f"calibrations failed {res.calibrations_failed}",
+        f"hands: {res.hand_frames} frames with hidden squares, hand seen in {res.hand_frames_seen} "
+        f"(missed in {res.hand_frames - res.hand_frames_seen}); "
         f"hand reported in {res.false_hand_frames} hand-free frames; hidden squares {res.occluded_truth}, "
         f"said occluded {res.occluded_truth_said}, wrong labels under a hand {res.wrong_under_hand}",
         f"ms per frame         median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f} wall; "

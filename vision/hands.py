@@ -10,8 +10,15 @@ its tint, so the whole log-ratio moves down by about the same amount in each cha
 a sleeve puts another surface there, which changes the tint too.  A changed region that is
 nearly all shade is no hand: the long shadows of several cups under a low light join and reach
 the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
-links a pale hand's few changed pixels over the board to its sleeve.)  Everything is done on a
-quarter-size copy of the board view.
+links a pale hand's few changed pixels over the board to its sleeve.)  A shadow under a lamp is
+lit by the room's fill light alone, which is cooler than a lamp: it may turn bluer as it
+darkens, within what the two lights' colours allow, and is still shade.
+
+Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
+over a finger's width joined to the hand, and what lies within half an arm's width of that
+(a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
+picture changes all over the board.  Everything is done on a quarter-size copy of the board
+view.
 """
 
 from __future__ import annotations
@@ -30,8 +37,27 @@ SHADE_SHARE = 0.95  # a changed region this much shade is shadows, not an arm
 # shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
 SHADE_DEPTH = 1.0
 # ... with each channel within this of the mean darkening (log; room for a cast between the
-# direct light and the ambient light that fills the shadow)
+# direct light and the ambient light that fills the shadow) ...
 SHADE_TINT = 0.12
+# ... or, more, bluer: a shadow is lit by the fill light alone, and a room's fill (sky, bounced
+# daylight) is cooler than a lamp, so in shade red loses more than green, green more than blue.
+# How much more grows with the depth (the share of the lamp taken away): the spread between
+# red's and blue's log-darkening is at most this share of the mean darkening ...
+SHADE_COOL = 0.8
+# ... and never more than the log of the red/blue ratio between a 2,700 K lamp and 6,500 K
+# daylight (about 2.5 for a camera white-balanced in between)
+SHADE_COOL_MAX = 0.9
+SHADE_NOISE = 0.06  # log; a channel brighter than this, or out of that order by more, is no shade
+# what hides a square is solid: a finger is some 15 mm wide, while the grid lines and grain a
+# blurred or pale picture changes, and the rims of cups read a little off, are a few mm
+SOLID_MM = 12.0
+# a pale arm over pale wood changes the picture only along its outline (its edges, its shadow,
+# the lines it hides): the hand's region counts as covering within half an arm's width of the
+# solid part seen ...
+ARM_HALF_MM = 45.0
+# ... and a palm too pale to tell from the wood reaches at most this far from it (a hand's
+# width)
+PALM_MM = 80.0
 
 
 @dataclass(frozen=True)
@@ -55,12 +81,31 @@ class Change:
     depart: np.ndarray
 
     def shade(self) -> np.ndarray:
-        """Pixels (uint8 0/1, the mask's shape) that only went darker, keeping their tint.
-        Asked for only when a region may be a hand, which most frames have none of."""
-        mean = self.depart.mean(axis=1)
-        tint = _largest_channel(np.abs(self.depart - mean[:, None]))
-        shade = (mean < 0) & (mean > -SHADE_DEPTH) & (tint < SHADE_TINT)
-        return shade.reshape(self.mask.shape).astype(np.uint8)
+        """Pixels (uint8 0/1, the mask's shape) that only went darker, keeping their tint or
+        turning bluer as a shadow does (``cool_shade``).  Asked for only when a region may be
+        a hand, which most frames have none of."""
+        neutral, cool = self._shades()
+        return (neutral | cool).reshape(self.mask.shape).astype(np.uint8)
+
+    def cool_shade(self) -> np.ndarray:
+        """Pixels (uint8 0/1, the mask's shape) darker and bluer beyond a neutral cast, as a
+        shadow under a lamp filled by cooler light is: a hand's shadow on the board, which
+        hides nothing.  (A dark grey sleeve darkens without turning bluer, so neutral shade
+        stays part of what a hand may cover.)"""
+        neutral, cool = self._shades()
+        return (cool & ~neutral).reshape(self.mask.shape).astype(np.uint8)
+
+    def _shades(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per pixel: darker keeping its tint, and darker turning bluer within what the fill
+        light's colour allows at that depth."""
+        d = self.depart
+        mean = d.mean(axis=1)
+        dark = (mean < 0) & (mean > -SHADE_DEPTH)
+        neutral = dark & (_largest_channel(np.abs(d - mean[:, None])) < SHADE_TINT)
+        b, g, r = d[:, 0], d[:, 1], d[:, 2]
+        cool = (dark & (b < SHADE_NOISE) & (b + SHADE_NOISE >= g) & (g + SHADE_NOISE >= r)
+                & (b - r < np.minimum(SHADE_TINT - SHADE_COOL * mean, SHADE_COOL_MAX)))
+        return neutral, cool
 
 
 class HandDetector:
@@ -82,7 +127,11 @@ class HandDetector:
         seen = small.max(axis=2) > 0
         self.fit_idx = np.flatnonzero(seen.ravel())[::7]
         self.fit_basis = self.basis[self.fit_idx]
-        self.mm2_per_px = 1.0 / (ppm * SCALE) ** 2
+        self.mm_per_px = 1.0 / (ppm * SCALE)
+        self.mm2_per_px = self.mm_per_px ** 2
+        self.solid_kernel = _round_kernel(SOLID_MM / self.mm_per_px / 2)
+        self.arm_kernel = _round_kernel(ARM_HALF_MM / self.mm_per_px)
+        self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -140,6 +189,40 @@ class HandDetector:
         mask = keep_c[labels].astype(np.uint8) * 255
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
+
+    def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
+                 shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Of the hand's region ``hand`` (the small mask of ``HandFinding``), the part solid
+        enough to hide what lies under it, and the part near it where a pale palm may be.
+
+        ``changed`` (small, uint8 0/1) is the change since the empty board, ``unexplained`` the
+        part of it the cups read do not account for.  The hand's region is joined up from
+        fragments (a pale hand shows as the lines it hides), so on a blurred picture, where
+        every grid line changed, it can spread over the board; what really covers a square is
+        change that is solid over a finger's width and joins a solid part of the region that
+        no cup read explains (cups misread under the hand are part of what it covers).  Near
+        it (a palm's width), unexplained change may be a palm too pale to see whole: the
+        caller hides a square where much of that lies.  ``shade`` (``Change.cool_shade``):
+        the hand's shadow falls on squares it does not cover, which stay readable."""
+        kernel = self.solid_kernel
+        if shade is not None:
+            changed = changed & (shade == 0)
+            unexplained = unexplained & (shade == 0)
+        solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        seed = cv2.morphologyEx((unexplained > 0).astype(np.uint8) & (hand > 0), cv2.MORPH_OPEN, kernel)
+        n, labels = cv2.connectedComponents(solid, connectivity=8)
+        joined = np.bincount(labels[seed > 0], minlength=n) > 0
+        joined[0] = False
+        solid_hand = joined[labels].astype(np.uint8)
+        core = ((cv2.dilate(solid_hand, self.arm_kernel) > 0) & (hand > 0)).astype(np.uint8) | solid_hand
+        near = cv2.dilate(solid_hand, self.palm_kernel)
+        return core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8)
+
+
+def _round_kernel(radius_px: float) -> np.ndarray:
+    """A disc-shaped structuring element of ``radius_px`` (at least 1)."""
+    r = max(1, int(round(radius_px)))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
 def _largest_channel(values: np.ndarray) -> np.ndarray:

@@ -339,7 +339,8 @@ class Recogniser:
         H = self.pose.height
         n = nadir(self.pose)
         k = height_scale(H, min(self.cal.pieces.sizes[-1].height_mm, 0.8 * H))
-        half = self.board.square_mm * 0.45
+        # where a top can show: the largest cup's outline, not the whole square
+        half = min(self.board.square_mm * 0.45, self.cal.pieces.sizes[-1].outer_diameter_mm / 2)
         corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         out = []
         for c in self.centres_mm:
@@ -860,10 +861,12 @@ class Recogniser:
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade)
         if finding.small is not None:
-            cover = self._coverage(finding.small)
-            # near a hand, change the cups read do not explain is a hand too pale to tell
-            # from the wood (a palm): hide those squares rather than risk a wrong label
-            stray = self._coverage(changed & (explained == 0))
+            # what hides a square is the solid part of the hand; near it, change the cups read
+            # do not explain is a hand too pale to tell from the wood (a palm): hide those
+            # squares rather than risk a wrong label
+            core, palm = self.hands.covering(changed, changed & (explained == 0), finding.small, change.cool_shade())
+            cover = self._coverage(core)
+            stray = self._coverage(palm)
             readings = [SquareReading(OCCLUDED, confidence=1.0)
                         if cover[sq] > OCCLUDED_COVER or stray[sq] > STRAY_COVER else r
                         for sq, r in enumerate(readings)]

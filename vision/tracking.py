@@ -139,7 +139,9 @@ class Doubt:
     colour) still trusts the reading but for its colour, and any other doubt makes the square
     count as hidden.  ``confirmed``: a player said the game is right (the
     look is then just how that cup looks here); ``denied``: a player said it is wrong (the
-    square stays hidden until the picture agrees with the game)."""
+    square stays hidden until the picture agrees with the game).  ``gone``: the cup reads as
+    gone and shows nowhere else (``Tracker._vanished``); until a player answers, the moves
+    the board shows around it are only proposed."""
 
     square: int
     expected: Label
@@ -147,6 +149,7 @@ class Doubt:
     seen: Label
     confirmed: bool = False
     denied: bool = False
+    gone: bool = False
 
 
 def label_text(label: Label) -> str:
@@ -536,6 +539,17 @@ class Tracker:
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
+            if isinstance(verdict, (IllegalPhysical, Disagrees)):
+                found = self._vanished(board, view)
+                if found is not None:
+                    verdict, gone = found
+                    for sq in gone:
+                        doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq], gone=True)
+                        self.doubts[sq] = doubt
+                        events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
+        # a cup read gone that nobody has answered for still reads so: the account holds only
+        # if that is a misread
+        vanished = any(d.gone and not d.confirmed and raw.labels[sq] == d.seen for sq, d in self.doubts.items())
         if isinstance(verdict, Explained) and not self._resyncing:
             verdict = self._or_unread(board, raw, view, verdict)
         if isinstance(verdict, Ambiguous):
@@ -608,8 +622,13 @@ class Tracker:
             unread = self._unread(raw, squares) if conf < self.config.plain_confidence else set()
             # a move that lands where the picture shows the other colour is only taken on trust
             leans = [s for s in squares if s in leaning]
+            # a doubted square a hand reached that still shows its misread look shows no change:
+            # a move from or to it is not in the picture there (a persistent 'empty' misread
+            # and a misread where a cup landed would make a move nobody made)
+            unshown = [s for s in squares if isinstance(view.labels[s], frozenset)]
+            guess = vanished or bool(unshown)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
-                    and (confirmed or not leans)):
+                    and (confirmed or not leans) and not guess):
                 self._pending = ()
                 self._pending_leans = False
                 self._reached = set(keep)
@@ -629,6 +648,12 @@ class Tracker:
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
                               f" (it looks like {looks_text(doubt.seen)})")
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
+                if guess:
+                    # an account that needed cups read gone to be misreads, or a change the
+                    # picture does not show, is a guess (the cup may be the one that moved,
+                    # misread where it landed): a person confirms it, no later picture does
+                    self._pending = ()
+                    self._pending_leans = False
             return events
         if isinstance(verdict, Ambiguous):
             texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
@@ -735,6 +760,40 @@ class Tracker:
             return verdict, []
         possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
         return (possible[0], misread) if len(possible) == 1 else (verdict, [])
+
+    def _vanished(self, board: Board, view: BoardView) -> tuple[Verdict, list[int]] | None:
+        """When nothing legal explains the board: what it shows once every cup that reads as
+        gone (its square shows what lies beneath it) and shows nowhere else is taken for a
+        misread, and those squares; None when there is no such cup, or the rest still has no
+        single account that leaves them alone.
+
+        In these games a cup never leaves the board: one that moved shows where it landed.  A
+        cup read as gone that shows nowhere is a misread (a pale top on pale wood read empty;
+        after a hand passes, several at once), so the players are asked about the square
+        instead of being told the board is wrong, and what the rest shows is only proposed
+        (the cup may have moved and be misread where it landed too)."""
+        seen = view.labels
+        shown = [label for sq, label in enumerate(seen)
+                 if isinstance(label, tuple) and label != board.top(sq)]
+        gone = []
+        for sq in range(board.rules.squares):
+            stack = board.stack(sq)
+            if not stack or sq in self.doubts:
+                continue
+            below = stack[-2] if len(stack) > 1 else None
+            colour, size = stack[-1]
+            if seen[sq] == below and not any(label[1] == size and label[0] in (colour, None) for label in shown):
+                gone.append(sq)
+        if not gone:
+            return None
+        labels = [HIDDEN if sq in gone else label for sq, label in enumerate(seen)]
+        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        found = [second] if isinstance(second, Explained) else (
+            list(second.candidates) if isinstance(second, Ambiguous) else [])
+        possible = [c for c in found if not _squares_of(c.moves) & set(gone)]
+        if isinstance(second, Unchanged):
+            return second, gone
+        return (possible[0], gone) if len(possible) == 1 else None
 
     def _where_hands_were(self, verdict: Ambiguous, view: BoardView) -> Verdict:
         """The one candidate that changes only squares a hand reached, when the others

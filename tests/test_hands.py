@@ -1,0 +1,89 @@
+"""Hands and their shadows on the board view of a real calibration (the demo camera's, made
+from a rendered frame of its empty board): what is a hand, and which squares it hides."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.hands import ARM_HALF_MM
+
+
+@pytest.fixture(scope="module")
+def detector_and_view():
+    """The hand detector of the demo gobblet camera and that board's own empty view."""
+    from companion.demo import calibrate_demo, demo_camera
+    from vision.recognise import Recogniser
+
+    camera, _ = demo_camera("gobblet", seed=5, loop=False)
+    rec = Recogniser(calibrate_demo(camera))
+    camera.close()
+    return rec.hands, rec.cal.reference.copy()
+
+
+def _band(view):
+    h, w = view.shape[:2]
+    return (slice(int(h * 0.4), int(h * 0.6)), slice(0, int(w * 0.6)))
+
+
+def _scaled(view, region, bgr):
+    out = view.copy()
+    out[region] = np.clip(out[region].astype(float) * np.array(bgr), 0, 255).astype(view.dtype)
+    return out
+
+
+def test_a_bluish_shadow_is_no_arm(detector_and_view):
+    """A long shadow from a warm lamp, filled by cooler light, darkens red most and blue
+    least (here by 0.5, 0.6 and 0.75): it is shade, not an arm reaching in."""
+    hands, view = detector_and_view
+    found = hands.find(_scaled(view, _band(view), (0.75, 0.6, 0.5)))
+    assert found.mask is None
+
+
+@pytest.mark.parametrize("bgr", [(0.5, 0.6, 0.75), (0.45, 0.45, 0.7), (1.2, 0.6, 0.5)])
+def test_a_darkening_a_shadow_cannot_make_is_an_arm(detector_and_view, bgr):
+    """The same band darkened warmer (red least: skin), or with one channel brighter (a
+    blue sleeve), is not shade: it is found as an arm."""
+    hands, view = detector_and_view
+    h, w = view.shape[:2]
+    found = hands.find(_scaled(view, _band(view), bgr))
+    assert found.mask is not None and found.mask[h // 2, w // 4] > 0
+
+
+def _covering(hands, view):
+    change = hands.changed(view)
+    found = hands.from_changed(change.mask, change.light, None, change.shade)
+    assert found.small is not None
+    core, palm = hands.covering(change.mask, change.mask, found.small, change.cool_shade())
+    return found, core, palm
+
+
+def test_what_covers_is_the_sleeve_not_its_bluish_shadow(detector_and_view):
+    """A grey sleeve reaching in, its shadow (bluish) beside it: the sleeve covers what
+    lies under it, the shadow covers nothing (the squares there stay readable)."""
+    hands, view = detector_and_view
+    h, w = view.shape[:2]
+    painted = view.copy()
+    sleeve = (slice(int(h * 0.35), int(h * 0.45)), slice(0, int(w * 0.5)))
+    painted[sleeve] = (90, 95, 100)
+    shadow = (slice(int(h * 0.45), int(h * 0.75)), slice(0, int(w * 0.45)))
+    painted = _scaled(painted, shadow, (0.7, 0.55, 0.45))
+    found, core, _ = _covering(hands, painted)
+    small_h, small_w = core.shape
+    assert core[int(small_h * 0.4), small_w // 4]  # the sleeve
+    assert not core[int(small_h * 0.7), small_w // 4]  # its shadow, beyond an arm's half-width
+
+
+def test_a_blurred_picture_does_not_spread_the_hand_over_the_board(detector_and_view):
+    """Out of focus, every grid line and grain of the board changes, and the hand's region,
+    joined up from fragments, can spread over the whole board; what covers stays the arm and
+    what lies within half an arm's width of it."""
+    hands, view = detector_and_view
+    h, w = view.shape[:2]
+    painted = cv2.GaussianBlur(view, (0, 0), 3.0)
+    band = (slice(int(h * 0.4), int(h * 0.5)), slice(0, int(w * 0.3)))
+    painted[band] = (60, 90, 150)
+    found, core, _ = _covering(hands, painted)
+    px = ARM_HALF_MM / hands.mm_per_px
+    far = int(h * 0.5 / 4 + px + 3)
+    assert core[int(h * 0.45 / 4), int(w * 0.15 / 4)]
+    assert not core[far:, :].any() and not core[:, int(w * 0.3 / 4 + px + 3):].any()
