@@ -95,6 +95,8 @@ STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change th
 # top hides the grain, while a shadow or a change of light leaves it
 EMPTY_CHANGED = 0.03
 GRAIN_SEEN = 0.3
+GRAIN_MIN = 0.02  # spread of the empty board's grain (log-brightness) under which it has none to see
+EMPTY_CHANGED_SMOOTH = 0.1  # where it has none, the share of changed middle that alone doubts "empty"
 GRAIN_DISC = 0.22  # radius of the disc the grain is compared in, as a share of a square's side
 GRAIN_BLUR = 2.0  # px: the grain is the log-brightness less its blur by this sigma
 GRAIN_SHIFT = 1  # px either way the grain may have moved (the board's pose to a pixel)
@@ -291,6 +293,10 @@ class Recogniser:
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
         self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
+        # the squares whose middle has grain enough to tell bare board from a top (a smooth
+        # painted board has none: there only a plainer change of the middle doubts "empty")
+        self._grained = np.array([self._disc_values(self._ref_grain, sq)[0].std() >= GRAIN_MIN
+                                  for sq in range(cal.board.squares)])
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -742,20 +748,11 @@ class Recogniser:
         any light or shadow (they change the level, not the grain); near 0 where something
         stands on it, however faint its edges, or where the board has no grain to see."""
         f = self._last
-        h, w = f.lum.shape
-        r = self._grain_r
-        m = int(np.ceil(r)) + GRAIN_SHIFT + int(3 * GRAIN_BLUR) + 1
-        cx, cy = (int(round(v)) for v in self.centres_px[sq])
-        x0, x1, y0, y1 = max(cx - m, 0), min(cx + m + 1, w), max(cy - m, 0), min(cy + m + 1, h)
-        if x1 - x0 < 3 or y1 - y0 < 3:
+        a, inside, (x0, x1, y0, y1) = self._disc_values(self._ref_grain, sq)
+        if len(a) < 9:
             return 0.0
         now = _grain(f.lum[y0:y1, x0:x1])
-        ref = self._ref_grain[y0:y1, x0:x1]
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r)
-        inside[:GRAIN_SHIFT] = inside[-GRAIN_SHIFT:] = False
-        inside[:, :GRAIN_SHIFT] = inside[:, -GRAIN_SHIFT:] = False
-        a = ref[inside] - ref[inside].mean()
+        a = a - a.mean()
         na = float(np.sqrt((a * a).sum()))
         best = 0.0
         for dy in range(-GRAIN_SHIFT, GRAIN_SHIFT + 1):
@@ -764,6 +761,21 @@ class Recogniser:
                 b = b - b.mean()
                 best = max(best, float((a * b).sum()) / (na * float(np.sqrt((b * b).sum())) + 1e-9))
         return best
+
+    def _disc_values(self, image: np.ndarray, sq: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
+        """``image``'s values in the disc ``grain_kept`` compares round square ``sq``'s centre,
+        the disc's mask on the patch round it and the patch (x0, x1, y0, y1): the patch has room
+        for the grain's blur and shifts, which the disc keeps clear of its edges."""
+        h, w = image.shape
+        r = self._grain_r
+        m = int(np.ceil(r)) + GRAIN_SHIFT + int(3 * GRAIN_BLUR) + 1
+        cx, cy = (int(round(v)) for v in self.centres_px[sq])
+        x0, x1, y0, y1 = max(cx - m, 0), min(cx + m + 1, w), max(cy - m, 0), min(cy + m + 1, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+        inside[:GRAIN_SHIFT] = inside[-GRAIN_SHIFT:] = False
+        inside[:, :GRAIN_SHIFT] = inside[:, -GRAIN_SHIFT:] = False
+        return image[y0:y1, x0:x1][inside], inside, (x0, x1, y0, y1)
 
     def top_pixels(self, sq: int, s: int, share: float = COLOUR_DISC_WIDE) -> tuple[np.ndarray, np.ndarray]:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the BGR pixels
@@ -899,7 +911,9 @@ class Recogniser:
             a = int(probs[sq].argmax())
             if a == 0:
                 conf = float(probs[sq, 0])
-                if centre_change[sq] >= EMPTY_CHANGED and self.model is not None and self.grain_kept(sq) < GRAIN_SEEN:
+                if self.model is not None and (
+                        centre_change[sq] >= EMPTY_CHANGED and self._grained[sq] and self.grain_kept(sq) < GRAIN_SEEN
+                        or centre_change[sq] >= EMPTY_CHANGED_SMOOTH and not self._grained[sq]):
                     conf = min(conf, EMPTY_DOUBT)
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
