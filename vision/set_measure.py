@@ -41,7 +41,6 @@ DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
 AGREE = 0.08  # how far apart the two colours' cups of a size may put its edge and be believed
 FOUND = 2.0  # ring score (its units) from which a cup's top counts as found
 BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
-DARK_SHARE = 30  # the same for the dark player's tops, which a lamp's sheen greys the most
 SHEEN_STEPS = 40  # grey amounts tried when one top's colour is explained by another's plus sheen
 SHEEN_FADES = 0.7  # a top less tinted than this share of its player's least greyed top carries a sheen
 SHEEN_WARN = 0.25  # grey (a share of the board's brightness) on a player's tops from which the advice names it
@@ -154,11 +153,11 @@ def _measured_scale(scores: np.ndarray) -> float:
     return f if abs(f - 1.0) > DEADBAND else 1.0
 
 
-def _body_colour(pixels: np.ndarray, share: float = BODY_SHARE) -> np.ndarray:
-    """The colour of a top's body: the median BGR of its pixels below the ``share``
+def _body_colour(pixels: np.ndarray) -> np.ndarray:
+    """The colour of a top's body: the median BGR of its pixels below the ``BODY_SHARE``
     percentile of brightness (a lamp's reflection only ever brightens)."""
     lum = pixels.astype(np.float64).sum(axis=1)
-    keep = pixels[lum <= np.percentile(lum, share)]
+    keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
     return np.median((keep if len(keep) else pixels).astype(np.float64), axis=0)
 
 
@@ -239,8 +238,7 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             bodies.append(None)
             continue
         pixels, board_now = rec.top_pixels(c.square, c.size)
-        share = DARK_SHARE if c.colour == 1 else BODY_SHARE
-        bodies.append(_body_colour(pixels, share) * ref_board / np.maximum(board_now, 1.0))
+        bodies.append(_body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
         glare[c.colour].append(float(np.mean(pixels.max(axis=1) >= GLARE_LEVEL)) if len(pixels) else 0.0)
     players = []
     mirroring: tuple[list[LayoutCup], list[LayoutCup]] = ([], [])  # per player, the tops sheen greyed
