@@ -247,8 +247,11 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
         if not own:
             raise CalibrationError(f"none of the {COLOUR_NAMES[colour]} cups was found: put "
                                    + _cups_text(board, pieces, tuple(c for c in layout if c.colour == colour)))
-        if colour == 0:
-            # grey added to a light top leaves it light: its tops' median is its colour
+        if colour == 0 or pieces.clear:
+            # grey added to a light top leaves it light: its tops' median is its colour.  A clear
+            # cup's plug is read as it is: on shaded seeds 5 and 7 taking the sheen off Storer's
+            # dark plugs cost 1.1-1.4 % of squares (plugs a shade brighter than the darkest then
+            # read light), where it gained nothing
             players.append(np.median(np.stack([b for b, _ in own]), axis=0))
             continue
         ref, greys = player_colour([b for b, _ in own])
