@@ -57,8 +57,11 @@ from .square_model import (
     N_POLAR_RADII,
     SquareEvidence,
     SquareModel,
+    CLEAR_TEMPERATURE,
     alternatives,
     calibrated_model,
+    size_bound,
+    tempered,
 )
 
 N_ANG = 24
@@ -86,6 +89,18 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
+# an "empty" reading is doubted where the square's middle changed since the empty board
+# (``EMPTY_CHANGED`` of it, as the hand detector sees change) and the board's own grain is not
+# seen there as it was (its correlation with the empty board's under ``GRAIN_SEEN``): a faint
+# top hides the grain, while a shadow or a change of light leaves it
+EMPTY_CHANGED = 0.03
+GRAIN_SEEN = 0.3
+GRAIN_MIN = 0.02  # spread of the empty board's grain (log-brightness) under which it has none to see
+EMPTY_CHANGED_SMOOTH = 0.1  # where it has none, the share of changed middle that alone doubts "empty"
+GRAIN_DISC = 0.22  # radius of the disc the grain is compared in, as a share of a square's side
+GRAIN_BLUR = 2.0  # px: the grain is the log-brightness less its blur by this sigma
+GRAIN_SHIFT = 1  # px either way the grain may have moved (the board's pose to a pixel)
+EMPTY_DOUBT = 0.4  # the most an empty reading so doubted keeps: under the tracker's min_confidence
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -172,6 +187,7 @@ class _Frame:
     lum_level: np.ndarray | None = None
     far_dir: tuple[np.ndarray, np.ndarray] | None = None
     n_px: np.ndarray | None = None
+    lum: np.ndarray | None = None  # log-brightness of the view (``_channels``)
     tops: np.ndarray | None = None  # ``_top_centres`` of every square, made when first asked
 
 
@@ -274,6 +290,13 @@ class Recogniser:
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
+        # the empty board's grain (``grain_kept``), and per square the disc it is compared in
+        self._ref_grain = _grain(self.ref_log)
+        self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
+        # the squares whose middle has grain enough to tell bare board from a top (a smooth
+        # painted board has none: there only a plainer change of the middle doubts "empty")
+        self._grained = np.array([self._disc_values(self._ref_grain, sq)[0].std() >= GRAIN_MIN
+                                  for sq in range(cal.board.squares)])
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -718,6 +741,43 @@ class Recogniser:
         kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
         return colour, max(0.0, min(margin, kept))
 
+    def grain_kept(self, sq: int) -> float:
+        """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
+        the square as it did (the best correlation, over shifts of up to ``GRAIN_SHIFT`` px, of
+        the fine detail of log-brightness now and on the empty board, in a disc of
+        ``GRAIN_DISC`` of the square round its centre).  Near 1 where the bare board shows, under
+        any light or shadow (they change the level, not the grain); near 0 where something
+        stands on it, however faint its edges, or where the board has no grain to see."""
+        f = self._last
+        a, inside, (x0, x1, y0, y1) = self._disc_values(self._ref_grain, sq)
+        if len(a) < 9:
+            return 0.0
+        now = _grain(f.lum[y0:y1, x0:x1])
+        a = a - a.mean()
+        na = float(np.sqrt((a * a).sum()))
+        best = 0.0
+        for dy in range(-GRAIN_SHIFT, GRAIN_SHIFT + 1):
+            for dx in range(-GRAIN_SHIFT, GRAIN_SHIFT + 1):
+                b = np.roll(now, (dy, dx), axis=(0, 1))[inside]
+                b = b - b.mean()
+                best = max(best, float((a * b).sum()) / (na * float(np.sqrt((b * b).sum())) + 1e-9))
+        return best
+
+    def _disc_values(self, image: np.ndarray, sq: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
+        """``image``'s values in the disc ``grain_kept`` compares round square ``sq``'s centre,
+        the disc's mask on the patch round it and the patch (x0, x1, y0, y1): the patch has room
+        for the grain's blur and shifts, which the disc keeps clear of its edges."""
+        h, w = image.shape
+        r = self._grain_r
+        m = int(np.ceil(r)) + GRAIN_SHIFT + int(3 * GRAIN_BLUR) + 1
+        cx, cy = (int(round(v)) for v in self.centres_px[sq])
+        x0, x1, y0, y1 = max(cx - m, 0), min(cx + m + 1, w), max(cy - m, 0), min(cy + m + 1, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+        inside[:GRAIN_SHIFT] = inside[-GRAIN_SHIFT:] = False
+        inside[:, :GRAIN_SHIFT] = inside[:, -GRAIN_SHIFT:] = False
+        return image[y0:y1, x0:x1][inside], inside, (x0, x1, y0, y1)
+
     def top_pixels(self, sq: int, s: int, share: float = COLOUR_DISC_WIDE) -> tuple[np.ndarray, np.ndarray]:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the BGR pixels
         (n, 3) of the disc of ``share`` times the top's edge radius round where it was found,
@@ -824,7 +884,7 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px, lum)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
@@ -846,10 +906,17 @@ class Recogniser:
             probs[np.arange(nsq), np.where(hyp.score.max(axis=1) >= EMPTY_THRESHOLD,
                                            1 + hyp.score.argmax(axis=1), 0)] = 1.0
         readings = []
+        # how far the edges support each size against the one next to it (solid tops)
+        bound = size_bound(hyp.score / EMPTY_THRESHOLD, self._solid)
         for sq in range(nsq):
             a = int(probs[sq].argmax())
             if a == 0:
-                readings.append(SquareReading(EMPTY, confidence=float(probs[sq, 0])))
+                conf = float(probs[sq, 0])
+                if self.model is not None and (
+                        centre_change[sq] >= EMPTY_CHANGED and self._grained[sq] and self.grain_kept(sq) < GRAIN_SEEN
+                        or centre_change[sq] >= EMPTY_CHANGED_SMOOTH and not self._grained[sq]):
+                    conf = min(conf, EMPTY_DOUBT)
+                readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
             s = a - 1
             centre = self._top_centre(sq, s)
@@ -857,7 +924,9 @@ class Recogniser:
             colour, cmargin = self.sure_colour_of(sq, s)
             conf = float(probs[sq, a])
             if self.model is not None:
-                conf *= self.model.colour_confidence(cmargin)
+                if not self._solid[s]:
+                    conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
+                conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade)
         if finding.small is not None:
@@ -897,6 +966,11 @@ def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy:
     across *= uy
     along += across
     return along
+
+
+def _grain(lum: np.ndarray) -> np.ndarray:
+    """The fine detail of a log-brightness image (the board's grain): it less its blur."""
+    return lum - cv2.GaussianBlur(lum, (0, 0), GRAIN_BLUR)
 
 
 def _seen_small(seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -34,13 +34,16 @@ from hardware.camera_model import height_scale
 from hardware.pieces import BoardSpec, PieceSet
 
 from .adapt import learn_from_frame
-from .recognise import Recogniser
+from .recognise import LUM_SIGMA, TINT_SIGMA, Recogniser
 
 SCALES = np.round(np.arange(0.70, 1.1501, 0.025), 3)  # edge radii tried, shares of the set file's
 DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
 AGREE = 0.08  # how far apart the two colours' cups of a size may put its edge and be believed
 FOUND = 2.0  # ring score (its units) from which a cup's top counts as found
 BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
+SHEEN_STEPS = 40  # grey amounts tried when one top's colour is explained by another's plus sheen
+SHEEN_FADES = 0.7  # a top less tinted than this share of its player's least greyed top carries a sheen
+SHEEN_WARN = 0.25  # grey (a share of the board's brightness) on a player's tops from which the advice names it
 GLARE_LEVEL = 250  # a pixel this bright in a channel is blown out: it shows the lamp, not the top
 GLARE_SHARE = 0.3  # share of a top's pixels blown out from which the lamp's reflection hides it
 ALIKE = 0.25  # log-colour distance under which the players' colours are too close to tell well
@@ -158,6 +161,49 @@ def _body_colour(pixels: np.ndarray) -> np.ndarray:
     return np.median((keep if len(keep) else pixels).astype(np.float64), axis=0)
 
 
+def _tint(colour: np.ndarray) -> float:
+    """How tinted a BGR colour is: the size of its log channels' departure from their mean."""
+    lg = np.log(np.maximum(colour, 1.0))
+    return float(np.linalg.norm(lg - lg.mean()))
+
+
+def sheen_over(colour: np.ndarray, base: np.ndarray) -> float:
+    """How much grey (BGR units, the same in every channel) a glossy top's sheen adds to
+    ``base`` where it looks like ``colour``: the grey that leaves ``colour`` nearest ``base``,
+    brightness and tint weighed as the recogniser weighs them (``LUM_SIGMA``, ``TINT_SIGMA``).
+    Only a top that is brighter than ``base`` and plainly less tinted (under ``SHEEN_FADES``
+    of its tint) is taken to carry a sheen, since grey brightens a colour and fades its tint,
+    where more light brightens it and keeps its tint; else 0."""
+    colour = np.asarray(colour, np.float64)
+    base = np.maximum(np.asarray(base, np.float64), 1.0)
+    room = float(colour.min()) - 1.0
+    if room <= 0.0 or colour.sum() <= base.sum() or _tint(colour) >= SHEEN_FADES * _tint(base):
+        return 0.0
+    greys = np.linspace(0.0, room, SHEEN_STEPS)
+    left = np.maximum(colour[None, :] - greys[:, None], 1.0)
+    d = np.log(left / base)
+    lum = d.mean(axis=1)
+    apart = np.hypot(lum / LUM_SIGMA, np.linalg.norm(d - lum[:, None], axis=1) / TINT_SIGMA)
+    return float(greys[int(np.argmin(apart))])
+
+
+def player_colour(bodies: list[np.ndarray]) -> tuple[np.ndarray, tuple[float, ...]]:
+    """One player's colour from the body colours of its tops (``_body_colour``), read
+    consistently across them: each top's sheen is measured against the player's darkest top
+    (the one mirroring the lamp least) and taken off before the median.  Returns the colour and
+    the grey taken off each top (BGR units).
+
+    A dark cup whose top faces the lamp looks grey all over, so no share of its own pixels
+    shows its colour; but the same player's cups elsewhere on the board mirror the lamp less,
+    and the lamp's grey is all that separates them.  Tops that differ only as light and shade
+    keep their colours (light scales the channels, it does not add grey)."""
+    stack = np.stack(bodies)
+    darkest = stack[int(np.argmin(stack.sum(axis=1)))]
+    greys = [sheen_over(b, darkest) for b in stack]
+    clean = np.maximum(stack - np.array(greys)[:, None], 1.0)
+    return np.median(clean, axis=0), tuple(greys)
+
+
 def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     """Measure the user's set on ``frame`` (the board with the ``set_layout`` cups, under the
     same camera as ``cal``, which is a calibration of the empty board): returns ``cal`` with
@@ -195,12 +241,22 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
         bodies.append(_body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
         glare[c.colour].append(float(np.mean(pixels.max(axis=1) >= GLARE_LEVEL)) if len(pixels) else 0.0)
     players = []
+    mirroring: tuple[list[LayoutCup], list[LayoutCup]] = ([], [])  # per player, the tops sheen greyed
     for colour in (0, 1):
-        own = [b for b, c in zip(bodies, layout) if b is not None and c.colour == colour]
+        own = [(b, c) for b, c in zip(bodies, layout) if b is not None and c.colour == colour]
         if not own:
             raise CalibrationError(f"none of the {COLOUR_NAMES[colour]} cups was found: put "
                                    + _cups_text(board, pieces, tuple(c for c in layout if c.colour == colour)))
-        players.append(np.median(np.stack(own), axis=0))
+        if colour == 0 or pieces.clear:
+            # grey added to a light top leaves it light: its tops' median is its colour.  A clear
+            # cup's plug is read as it is: on shaded seeds 5 and 7 taking the sheen off Storer's
+            # dark plugs cost 1.1-1.4 % of squares (plugs a shade brighter than the darkest then
+            # read light), where it gained nothing
+            players.append(np.median(np.stack([b for b, _ in own]), axis=0))
+            continue
+        ref, greys = player_colour([b for b, _ in own])
+        players.append(ref)
+        mirroring[colour].extend(c for (_, c), g in zip(own, greys) if g > SHEEN_WARN * float(ref_board.mean()))
     light, dark = players
     if _swapped(cal, light, dark):
         raise CalibrationError(
@@ -208,8 +264,9 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             f"{_squares(board, layout, 1)} the {pieces.colours[1].name} ones, but each group looks like the "
             "other player's: swap them")
     logs = np.log(np.maximum(np.stack(players), 1.0))
+    greyed = set(mirroring[0]) | set(mirroring[1])
     for b, c in zip(bodies, layout):
-        if b is None:
+        if b is None or c in greyed:  # a top sheen greys is named with the lamp's advice below
             continue
         d = np.linalg.norm(np.log(np.maximum(b, 1.0)) - logs, axis=1)
         if d[1 - c.colour] < 0.6 * d[c.colour]:  # plainly the other player's, not a shade off
@@ -217,19 +274,56 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
                           f"{COLOUR_NAMES[1 - c.colour]} player's: it should be a {COLOUR_NAMES[c.colour]} size "
                           f"{pieces.sizes[c.size].name}")
     for colour, shares in enumerate(glare):
+        name = pieces.colours[colour].name
         if shares and np.median(shares) > GLARE_SHARE:
-            advice.append(f"the {pieces.colours[colour].name} cups' tops mirror the lamp (they look white to the "
+            advice.append(f"the {name} cups' tops mirror the lamp (they look white to the "
                           "camera): move the lamp away from above the board or soften it, then measure again")
+        elif mirroring[colour]:
+            advice.append(f"the {name} {_tops_text(board, mirroring[colour])} the lamp (grey to the camera; "
+                          f"their colour was taken from the {name} tops that do not): turn the lamp so it does not "
+                          f"reflect in the {COLOUR_NAMES[colour]} tops, or the {name} cups may be read as the other "
+                          "player's where they face it")
     apart = float(np.linalg.norm(logs[0] - logs[1]))
     if apart < ALIKE:
-        advice.append("the light and dark cups look alike under this light: more light on the board, or "
-                      "light from another side, will make their colours easier to tell")
+        advice.append(_alike_advice(board, pieces, layout, bodies, logs, mirroring))
     colour = ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark), "set")
     tops: list[tuple[int, int] | None] = [None] * board.squares
     for c in layout:
         tops[c.square] = (c.colour, c.size)
     learnt = learn_from_frame(replace(measured, colour=colour), frame, tops)
     return SetMeasurement(learnt, tuple(round(f, 3) for f in scales), found, tuple(advice))
+
+
+def _alike_advice(board: BoardSpec, pieces: PieceSet, layout: tuple[LayoutCup, ...], bodies: list,
+                  logs: np.ndarray, mirroring: tuple[list[LayoutCup], list[LayoutCup]]) -> str:
+    """What to change when the two players' colours look alike: the lamp, where it mirrors in
+    one player's tops; else the cup that looks most like the other player's; else the light."""
+    start = "the light and dark cups look alike under this light: "
+    for colour in (1, 0):
+        if mirroring[colour]:
+            return (start + f"turn the lamp so it does not reflect in the {COLOUR_NAMES[colour]} tops "
+                    f"({_squares_of(board, mirroring[colour])}), then measure again")
+    worst, lead = None, 0.0
+    for b, c in zip(bodies, layout):
+        if b is None:
+            continue
+        d = np.linalg.norm(np.log(np.maximum(b, 1.0)) - logs, axis=1)
+        if d[c.colour] - d[1 - c.colour] > lead:
+            worst, lead = c, float(d[c.colour] - d[1 - c.colour])
+    if worst is not None:
+        return (start + f"the {COLOUR_NAMES[worst.colour]} cup on {board.square_name(worst.square)} looks more like "
+                f"the {COLOUR_NAMES[1 - worst.colour]} ones: check that it is a {COLOUR_NAMES[worst.colour]} size "
+                f"{pieces.sizes[worst.size].name}, and light the board more evenly")
+    return start + "more light on the board, or light from another side, will make their colours easier to tell"
+
+
+def _squares_of(board: BoardSpec, cups: list[LayoutCup]) -> str:
+    return ", ".join(board.square_name(c.square) for c in cups)
+
+
+def _tops_text(board: BoardSpec, cups: list[LayoutCup]) -> str:
+    return (f"cup's top on {_squares_of(board, cups)} mirrors" if len(cups) == 1
+            else f"cups' tops on {_squares_of(board, cups)} mirror")
 
 
 def _swapped(cal: Calibration, light: np.ndarray, dark: np.ndarray) -> bool:

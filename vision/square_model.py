@@ -59,6 +59,13 @@ N_FEATURES = len(CUP_FEATURES) + len(EMPTY_FEATURES)
 # the spread of a colour margin (a share of the players' distance) under conditions the
 # fit never saw: a margin of 2 sigma (0.4) gives at most 0.977, of 3 sigma (0.6) 0.9987
 COLOUR_MARGIN_SIGMA = 0.2
+# the spread of the edge evidence (log(1 + ring score)) between a solid top's size and the
+# size next to it: where the two fit nearly as well, the size read is right with probability at
+# most Phi(lead / ``RING_LEAD_SIGMA``), a coin toss where they fit alike
+RING_LEAD_SIGMA = 0.2
+# clear cups' size probabilities are softened by this temperature: the fit's evidence (rims,
+# plugs, profiles) separates sizes less on pictures unlike those it was fitted on
+CLEAR_TEMPERATURE = 1.5
 
 
 class ModelFileError(ValueError):
@@ -196,6 +203,32 @@ def margin_bound(margin: float) -> float:
     """The most a colour margin supports: Phi(margin / ``COLOUR_MARGIN_SIGMA``), 0.5 at a
     margin of 0 (the top as close to one player's colour as to the other's)."""
     return 0.5 * (1.0 + math.erf(max(0.0, float(margin)) / (COLOUR_MARGIN_SIGMA * math.sqrt(2.0))))
+
+
+def size_bound(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
+    """(squares, sizes): the most the edge evidence supports reading each size, like
+    ``margin_bound`` for colour.  ``ring`` is the ring score of every size (``SquareEvidence``),
+    ``solid`` which sizes are solid tops.  A solid top's edge is a ring at its own radius and
+    height; where the ring of a size next to it (one up or down) is nearly as strong, the two
+    are hard to tell apart and the bound is Phi(lead / ``RING_LEAD_SIGMA``) of the read size's
+    lead in log(1 + score) over the stronger neighbour (0.5 where they fit alike).  Clear tops
+    are sized by their rims and plugs (``CLEAR_TEMPERATURE``): 1 for them."""
+    lr = np.log1p(np.clip(ring, 0.0, 30.0))
+    nsz = lr.shape[1]
+    if nsz < 2:
+        return np.ones_like(lr)
+    beside = np.maximum(np.pad(lr[:, 1:], ((0, 0), (0, 1)), constant_values=-np.inf),
+                        np.pad(lr[:, :-1], ((0, 0), (1, 0)), constant_values=-np.inf))
+    lead = (lr - beside) / (RING_LEAD_SIGMA * math.sqrt(2.0))
+    bound = 0.5 * (1.0 + np.vectorize(math.erf)(lead))
+    return np.where(np.asarray(solid, bool)[None, :], bound, 1.0)
+
+
+def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """``probs`` (..., alternatives) softened: each to the power 1 / ``temperature``, summing to
+    one again (the softmax of the utilities divided by the temperature)."""
+    q = np.power(np.maximum(probs, 1e-300), 1.0 / temperature)
+    return q / q.sum(axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True)
