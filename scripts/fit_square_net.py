@@ -65,6 +65,7 @@ WEIGHT_DECAY = 1e-4
 POWERS = ((1.0, 0.0), (1.0, 0.25), (1.0, 0.5), (1.0, 0.75), (1.0, 1.0), (0.75, 1.0), (0.5, 1.0))
 CAPS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 COMMIT = 0.8  # the confidence at and above which a reading counts as confident (the benches')
+LOSS_SHARE = 0.005  # share of right readings the combination may leave below ``COMMIT`` (``choose``)
 
 
 def collect(piece_set: str, boards: int, seed: int, per_camera: int) -> dict[str, np.ndarray]:
@@ -263,11 +264,25 @@ def net_probs(net: SquareNet, data: dict[str, np.ndarray]) -> np.ndarray:
     return out
 
 
-def tally(probs: np.ndarray, label: np.ndarray) -> tuple[int, int]:
-    """(squares read wrong, read wrong at ``COMMIT`` or above)."""
+def tally(probs: np.ndarray, label: np.ndarray) -> tuple[int, int, int]:
+    """(squares read wrong, read wrong at ``COMMIT`` or above, read right below it)."""
     best = probs.argmax(axis=1)
     wrong = best != label
-    return int(wrong.sum()), int((wrong & (probs.max(axis=1) >= COMMIT)).sum())
+    sure = probs.max(axis=1) >= COMMIT
+    return int(wrong.sum()), int((wrong & sure).sum()), int((~wrong & ~sure).sum())
+
+
+def choose(choices: dict[tuple[float, float, float], list[tuple[int, int, int]]], squares: int) -> tuple:
+    """The combination for the polygon look: of those that add no error and lose confidence on
+    at most ``LOSS_SHARE`` of the squares against the square model alone, the one that gives
+    the net the most say (the highest power, then the lowest cap)."""
+    base = [sum(t[i] for t in choices[(1.0, 0.0, 1.0)]) for i in range(3)]
+    ok = []
+    for k, v in choices.items():
+        wrong, sure_wrong, unsure = (sum(t[i] for t in v) for i in range(3))
+        if wrong <= base[0] and sure_wrong <= base[1] and unsure - base[2] <= LOSS_SHARE * squares:
+            ok.append(k)
+    return max(ok, key=lambda k: (k[1] / k[0], -k[2]))
 
 
 def main() -> int:
@@ -283,6 +298,8 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered crops here (not in the repo)")
     ap.add_argument("--out", type=Path, default=NET_PATH)
     ap.add_argument("--collect-only", action="store_true")
+    ap.add_argument("--powers", type=float, nargs=3, default=None, metavar=("MODEL", "NET", "CAP"),
+                    help="set the combination instead of choosing it on the held-out polygon boards")
     args = ap.parse_args()
     tasks = [(s, args.boards, args.seed, args.per_camera, args.cache) for s in SETS]
     tasks += [(s, args.held_out, args.seed + 1, args.per_camera, args.cache) for s in SETS]
@@ -311,14 +328,17 @@ def main() -> int:
             for cap in CAPS:
                 p = SquareNet(weights, a, b, cap).combine(pm, pn)
                 choices.setdefault((a, b, cap), []).append(tally(p, h["label"]))
-    # the fewest confident errors, then the fewest errors, then the least change to the square model
-    best = min(choices, key=lambda k: (sum(c for _, c in choices[k]), sum(w for w, _ in choices[k]),
-                                       k[1], -k[2]))
     for k, v in choices.items():
-        print(f"powers {k[0]:.2f}/{k[1]:.2f}, cap {k[2]:.2f}: wrong (confidently) per set {v}")
-    a, b, cap = best
+        print(f"powers {k[0]:.2f}/{k[1]:.2f}, cap {k[2]:.2f}: wrong, confidently wrong, right but unsure "
+              f"per set {v}")
+    a, b, cap = choose(choices, sum(len(h["label"]) for h in held))
+    print(f"chosen on the held-out polygon boards: powers {a}/{b}, cap {cap}")
+    if args.powers is not None:
+        a, b, cap = args.powers
+        print(f"set by --powers: {a}/{b}, cap {cap}")
     note = (f"fitted by scripts/fit_square_net.py --boards {args.boards} --held-out {args.held_out} "
-            f"--seed {args.seed} --per-camera {args.per_camera} --epochs {args.epochs} (polygon look only)")
+            f"--seed {args.seed} --per-camera {args.per_camera} --epochs {args.epochs} (polygon look only); "
+            f"powers {a}/{b}, cap {cap}" + (" set by --powers" if args.powers else ""))
     save_square_net(SquareNet(weights, a, b, cap, CROP_PX, note), args.out)
     print(f"powers {a}/{b}, cap {cap}; wrote {args.out}")
     return 0

@@ -101,6 +101,15 @@ _LOG_SUM = np.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0)
 _LOG_LEVEL = np.log(np.maximum(np.arange(256, dtype=np.float32), 1.0))
 
 
+def _sum3(bgr: np.ndarray) -> np.ndarray:
+    """The sum of a uint8 picture's three channels, uint16 (numpy's sum over the last axis
+    is several times slower)."""
+    out = bgr[..., 0].astype(np.uint16)
+    out += bgr[..., 1]
+    out += bgr[..., 2]
+    return out
+
+
 def crop_channels(view: np.ndarray, ref: np.ndarray, board_now: np.ndarray, board_ref: np.ndarray,
                   light: np.ndarray, dark: np.ndarray) -> np.ndarray:
     """The net's input channels (n, 3, px, px) float32 of BGR uint8 crops ``view`` (this
@@ -110,8 +119,8 @@ def crop_channels(view: np.ndarray, ref: np.ndarray, board_now: np.ndarray, boar
     if view.dtype != np.uint8 or ref.dtype != np.uint8:
         raise TypeError("crop_channels reads BGR uint8 crops")
     n, h, w = view.shape[:3]
-    lum_v = _LOG_SUM.take(view.sum(axis=-1, dtype=np.int32))
-    lum_r = _LOG_SUM.take(ref.sum(axis=-1, dtype=np.int32))
+    lum_v = _LOG_SUM.take(_sum3(view))
+    lum_r = _LOG_SUM.take(_sum3(ref))
     level = np.log(float(np.sum(board_now)) + 12.0) - np.log(float(np.sum(board_ref)) + 12.0)
     out = np.empty((n, CHANNELS, h, w), np.float32)
     np.subtract(lum_v, lum_r, out=out[:, 0])
