@@ -1,8 +1,8 @@
 """Fit the square net of ``vision/square_net.py`` on rendered boards of the polygon look only,
 and write ``vision/data/square_net.npz``.
 
-    python scripts/fit_square_net.py [--boards 160] [--held-out 40] [--seed 31]
-                                     [--cache /work/fitcache/net30] [--epochs 6] [--jobs 1]
+    python scripts/fit_square_net.py [--boards 400] [--held-out 24] [--seed 31] [--powers 1 0.5 0.7]
+                                     [--cache DIR] [--epochs 4] [--jobs 1]
 
 Boards: ``--boards`` per piece set (gobblet, storer-clear, gobblet-jr) of seed ``--seed``
 (31), ``--per-camera`` boards per random camera, each camera calibrated from its empty board;
@@ -288,12 +288,12 @@ def choose(choices: dict[tuple[float, float, float], list[tuple[int, int, int]]]
 def main() -> int:
     """Collect, fit, report on the held-out boards, choose the combination and save."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--boards", type=int, default=160, help="training boards per piece set")
-    ap.add_argument("--held-out", type=int, default=40, help="held-out boards per piece set (seed + 1)")
+    ap.add_argument("--boards", type=int, default=400, help="training boards per piece set")
+    ap.add_argument("--held-out", type=int, default=24, help="held-out boards per piece set (seed + 1)")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--per-camera", type=int, default=4)
-    ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--budget", type=float, default=480.0, help="seconds of training at most")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--budget", type=float, default=560.0, help="seconds of training at most")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered crops here (not in the repo)")
     ap.add_argument("--out", type=Path, default=NET_PATH)

@@ -56,7 +56,7 @@ CROP_PX = 24  # side of a crop
 CROP_SPAN = 1.7  # its half-width, in the size's edge radius
 COLOUR_CLIP = 4.0  # the colour channel's reach (the players' colours are at +-1)
 ENV_SWITCH = "CUPBOARD_SQUARE_NET"  # "on" / "off": overrides ``ON_BY_DEFAULT``
-ON_BY_DEFAULT = False
+ON_BY_DEFAULT = True
 
 
 class NetFileError(ValueError):
