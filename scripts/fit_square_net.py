@@ -194,8 +194,11 @@ def build_net():
     import torch.nn as nn
 
     layers: list = []
-    for _, cin, cout in CONVS:
-        layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+    for i, (_, cin, cout) in enumerate(CONVS):
+        if i == 0:  # stride 2, no pooling (``square_net.conv_stride2_relu``)
+            layers += [nn.Conv2d(cin, cout, 3, stride=2, padding=1), nn.ReLU()]
+        else:
+            layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
     side = CROP_PX // 2 ** len(CONVS)
     layers += [nn.Flatten(), nn.Linear(CONVS[-1][2] * side * side, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1)]
     return nn.Sequential(*layers)

@@ -16,10 +16,12 @@ from vision.square_net import (
     CONVS,
     CROP_PX,
     NET_PATH,
+    NET_VERSION,
     NetFileError,
     SquareNet,
     _shapes,
     conv_relu_pool,
+    conv_stride2_relu,
     crop_channels,
     load_square_net,
     save_square_net,
@@ -33,9 +35,9 @@ def _random_net(seed: int = 0, **kw) -> SquareNet:
     return SquareNet(w, kw.get("model_power", 1.0), kw.get("net_power", 0.5), kw.get("disagree_cap", 0.6))
 
 
-def _reference_layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _reference_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 3x3 convolution as torch does it (cross-correlation, zero padding), by cv2.filter2D
-    per input and output channel, then ReLU and 2x2 max pooling, written out plainly."""
+    per input and output channel, written out plainly."""
     n, c, h, wd = x.shape
     out = np.zeros((n, len(w), h, wd), np.float64)
     for i in range(n):
@@ -45,8 +47,19 @@ def _reference_layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
                 acc += cv2.filter2D(x[i, k].astype(np.float64), -1, w[o, k].astype(np.float64),
                                     borderType=cv2.BORDER_CONSTANT)
             out[i, o] = acc
-    out = np.maximum(out, 0.0)
+    return out
+
+
+def _reference_layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The plain convolution, then ReLU and 2x2 max pooling."""
+    n, _, h, wd = x.shape
+    out = np.maximum(_reference_conv(x, w, b), 0.0)
     return out.reshape(n, len(w), h // 2, 2, wd // 2, 2).max(axis=(3, 5))
+
+
+def _reference_stride2(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The plain convolution kept at the even pixels (torch's stride 2 with padding 1), then ReLU."""
+    return np.maximum(_reference_conv(x, w, b)[:, :, 0::2, 0::2], 0.0)
 
 
 def test_numpy_convolution_equals_a_plain_reference():
@@ -55,6 +68,7 @@ def test_numpy_convolution_equals_a_plain_reference():
     w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
     b = rng.normal(size=4).astype(np.float32)
     np.testing.assert_allclose(conv_relu_pool(x, w, b), _reference_layer(x, w, b), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(conv_stride2_relu(x, w, b), _reference_stride2(x, w, b), rtol=1e-4, atol=1e-5)
 
 
 def test_the_whole_net_equals_a_plain_reference():
@@ -65,8 +79,9 @@ def test_the_whole_net_equals_a_plain_reference():
     assert got.shape == (2, 3)
     w = net.weights
     flat = np.clip(x.reshape(-1, CHANNELS, CROP_PX, CROP_PX) / w["input_scale"][None, :, None, None], -5, 5)
-    for name, _, _ in CONVS:
-        flat = _reference_layer(flat, w[f"{name}_w"], w[f"{name}_b"])
+    for i, (name, _, _) in enumerate(CONVS):
+        layer = _reference_stride2 if i == 0 else _reference_layer
+        flat = layer(flat, w[f"{name}_w"], w[f"{name}_b"])
     h = np.maximum(flat.reshape(len(flat), -1) @ w["fc1_w"].T.astype(np.float64) + w["fc1_b"], 0)
     want = (h @ w["fc2_w"].T.astype(np.float64) + w["fc2_b"])[:, 0].reshape(2, 3)
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
@@ -109,7 +124,7 @@ def test_a_wrong_shape_or_version_is_a_named_error(tmp_path):
     np.savez(path, **data)
     with pytest.raises(NetFileError, match="version 99"):
         load_square_net(path)
-    data["version"] = np.array(1)
+    data["version"] = np.array(NET_VERSION)
     data["net_power"] = np.array(np.nan)
     np.savez(path, **data)
     with pytest.raises(NetFileError, match="net_power"):
