@@ -2,7 +2,7 @@
 and write ``vision/data/square_net.npz``.
 
     python scripts/fit_square_net.py [--boards 400] [--held-out 24] [--seed 31] [--powers 1 0.5 0.7]
-                                     [--cache DIR] [--epochs 4] [--jobs 1]
+                                     [--cache DIR] [--epochs 6] [--jobs 1]
 
 Boards: ``--boards`` per piece set (gobblet, storer-clear, gobblet-jr) of seed ``--seed``
 (31), ``--per-camera`` boards per random camera, each camera calibrated from its empty board;
@@ -295,7 +295,7 @@ def main() -> int:
     ap.add_argument("--held-out", type=int, default=24, help="held-out boards per piece set (seed + 1)")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--per-camera", type=int, default=4)
-    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--budget", type=float, default=560.0, help="seconds of training at most")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered crops here (not in the repo)")
