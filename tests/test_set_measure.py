@@ -41,8 +41,8 @@ def _layout_frame(base, file_set, seed, swap=False, drop=()):
     return _with_cups(base, cups, seed)
 
 
-def _read(cal, image):
-    obs = Recogniser(cal).recognise(image)
+def _read(cal, image, square_net="default"):
+    obs = Recogniser(cal, square_net=square_net).recognise(image)
     return [None if r.state == EMPTY else (r.colour, r.size) if r.state == CUP else "hidden" for r in obs.squares]
 
 
@@ -149,7 +149,8 @@ def test_the_set_measured_teaches_the_model_on_tables_it_was_not_fitted_on():
     """Held-out tables (the shaded look, which the shipped model was not fitted on): the
     calibration measured on the set's layout carries a model trained further on that one
     picture, keeps it through its file, and misreads far fewer squares of the tables' other
-    boards than the shipped model does with the same calibration."""
+    boards than the shipped model does with the same calibration.  (The square model alone:
+    the square net, a second reader, would hide what the model learnt.)"""
     from vision.evaluate import bench_cameras
 
     pieces = load_piece_set("gobblet")
@@ -161,7 +162,7 @@ def test_the_set_measured_teaches_the_model_on_tables_it_was_not_fitted_on():
         for name, cal in (("shipped", replace(learnt, square_model=None)), ("learnt", learnt)):
             for image, truth in camera.frames:
                 errors[name] += sum(seen != (None if top is None else tuple(top))
-                                    for seen, top in zip(_read(cal, image), truth.tops))
+                                    for seen, top in zip(_read(cal, image, None), truth.tops))
     print(errors)
     assert errors["learnt"] <= 0.7 * errors["shipped"]
 

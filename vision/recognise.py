@@ -52,6 +52,7 @@ from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (colour_distance, colour_vote, disc_offsets, log_channels, rim_search, ring_search,
                       smallest_sums)
 from .size_check import SizeCheck, load_size_check
+from .square_net import SquareNet, default_net
 from .square_model import (
     N_POLAR,
     N_POLAR_RADII,
@@ -196,11 +197,13 @@ class Recogniser:
     can search small regions first and keep the board when a hand covers some markers."""
 
     def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped",
-                 size_check: SizeCheck | None | str = "shipped"):
+                 size_check: SizeCheck | None | str = "shipped", square_net: SquareNet | None | str = "default"):
         """``model``: the square model deciding each reading (default: the shipped file's, with
         what the calibration learnt from the user's set, ``calibrated_model``); None reads the best ring with confidence 1, which only the model's fit uses.
         ``size_check``: the second look at clear cups of doubtful size (``size_check.py``;
-        default the shipped file's, used with the square model and clear sets only)."""
+        default the shipped file's, used with the square model and clear sets only).
+        ``square_net``: the second reader of every square (``square_net.py``; by default the
+        shipped one where it is switched on, ``square_net.default_net``)."""
         self.cal = calibration
         cal = calibration
         self.board = cal.board
@@ -271,6 +274,8 @@ class Recogniser:
         self.size_check = None
         if cal.pieces.clear and self.model is not None and size_check is not None:
             self.size_check = load_size_check() if size_check == "shipped" else size_check
+        # a second reader of every square, combined with the model's (``square_net.py``)
+        self.square_net = (default_net() if square_net == "default" else square_net) if self.model is not None else None
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
         # the middle of each square on the hand detector's small view: a cup standing there
         # changes it, an empty square leaves it as at calibration
@@ -900,6 +905,8 @@ class Recogniser:
                 doubt = self.size_check.doubtful(probs)
                 if len(doubt):
                     probs[doubt] = self.size_check.revise(probs[doubt], self.size_scores(doubt))
+            if self.square_net is not None:
+                probs = self.square_net.combine(probs, self.square_net.read(self))
         else:
             # untrained (only while the model is being fitted): the best ring, if any rings
             probs = np.zeros((nsq, 1 + nsz))

@@ -1,0 +1,359 @@
+"""A second reader of every square: a small convolutional net on crops of the top, beside the
+square model.
+
+The square model decides from about a hundred measures made by hand (rings, profiles, rims).
+Where a picture is unlike the renders it was fitted on, those measures can lose what tells a
+faint top from the wood, or one size from the next, and the model stays sure.  This net looks
+at the pixels themselves, in a form that follows what calibration measured rather than what
+a renderer draws, and its probabilities are combined with the square model's
+(``SquareNet.combine``): where the two readers agree the reading is sharper, and where they
+disagree the confidence is capped, since two different readers disagreeing is the plainest
+sign of a picture unlike the fit.
+
+The crops (``square_crops``): for every square and size class, a top-down crop of the
+rectified board view centred where that size's top was found (``Recogniser._top_centres``:
+the top of a size stands at its own height, so parallax puts it at n + (p - n)·k), scaled
+to that size's edge radius at its height and turned so that +x points away from the camera's
+nadir.  The right size's top edge then lies on the same circle whatever the camera.  Each
+crop has three channels, none of them an absolute colour:
+
+- the change of log-brightness since the empty board's same crop, less the change of the
+  board's overall level (the light's);
+- the colour's place between the two players' colours as calibration measured them
+  (light +1, dark -1; log colour against the board under this frame's light, projected on
+  the line from the dark player's colour to the light one's);
+- the empty board's own log-brightness detail (its grain and grid lines, which are no cup).
+
+The net scores each crop; a square's probabilities are the softmax of 0 (empty) and its sizes'
+scores.  ``scripts/fit_square_net.py`` trains it with torch on the polygon look only and
+writes ``vision/data/square_net.npz``; here it runs with numpy alone.  ``load_square_net``
+checks the file's format, version and every array's shape, and names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # (only for the type hints: recognise imports this module)
+    from .recognise import Recogniser
+
+NET_PATH = Path(__file__).resolve().parent / "data" / "square_net.npz"
+NET_FORMAT = "cupboard-square-net"
+NET_VERSION = 2  # 2: the first convolution has a stride of 2 and no pooling (1 pooled it)
+CHANNELS = 3
+# the net: 3x3 convolutions, each followed by ReLU, then two dense layers.  The first has a
+# stride of 2 (it costs a quarter of a full one: the crops are sharper than the net needs);
+# the others are followed by 2x2 max pooling.  Each of them halves the side.
+CONVS = (("conv1", CHANNELS, 6), ("conv2", 6, 12), ("conv3", 12, 12))
+HIDDEN = 24
+CROP_PX = 24  # side of a crop
+CROP_SPAN = 1.7  # its half-width, in the size's edge radius
+COLOUR_CLIP = 4.0  # the colour channel's reach (the players' colours are at +-1)
+ENV_SWITCH = "CUPBOARD_SQUARE_NET"  # "on" / "off": overrides ``ON_BY_DEFAULT``
+ON_BY_DEFAULT = True
+
+
+class NetFileError(ValueError):
+    """The square net's file is missing, damaged or of another format or version."""
+
+
+def _shapes(crop_px: int) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for name, cin, cout in CONVS:
+        out[f"{name}_w"] = (cout, cin, 3, 3)
+        out[f"{name}_b"] = (cout,)
+    side = crop_px // 2 ** len(CONVS)
+    out["fc1_w"] = (HIDDEN, CONVS[-1][2] * side * side)
+    out["fc1_b"] = (HIDDEN,)
+    out["fc2_w"] = (1, HIDDEN)
+    out["fc2_b"] = (1,)
+    out["input_scale"] = (CHANNELS,)
+    return out
+
+
+def conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 convolution (torch's layout, a cross-correlation with zero padding of one pixel),
+    ReLU, then 2x2 max pooling; ``x`` is (n, channels, h, w) float32.  Each picture is kept
+    as one padded row, so the nine taps are nine contiguous slices and the convolution is
+    one matrix product."""
+    n, c, h, wd = x.shape
+    row = wd + 2
+    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
+    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
+    span = h * row  # outputs at (y, x) for x < row: the last two of each row are discarded
+    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)  # (n, out, span)
+    # pooled before the bias and ReLU, which commute with the max: a quarter of the work
+    y = y.reshape(n, len(w), h // 2, 2 * row)  # each pair of rows side by side
+    m = np.maximum(y[..., :row], y[..., row:])
+    p = np.maximum(m[..., 0:wd:2], m[..., 1:wd:2])
+    p += b[:, None, None]
+    return np.maximum(p, 0.0, out=p)
+
+
+def conv_stride2_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 convolution with a stride of 2 (torch's layout and sampling: zero padding of one
+    pixel, outputs at the even pixels), then ReLU; ``x`` is (n, channels, h, w) float32 with
+    h and w even.  The nine taps are nine strided views; the convolution is one matrix product."""
+    n, c, h, wd = x.shape
+    pad = np.zeros((n, c, h + 2, wd + 2), np.float32)
+    pad[:, :, 1:-1, 1:-1] = x
+    cols = np.concatenate([pad[:, :, i:i + h:2, j:j + wd:2] for i in range(3) for j in range(3)], axis=1)
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols.reshape(n, 9 * c, -1))
+    y += b[:, None]
+    np.maximum(y, 0.0, out=y)
+    return y.reshape(n, len(w), h // 2, wd // 2)
+
+
+# logs the channels read, of every sum of a pixel's three channels and of every channel value
+_LOG_SUM = np.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0)
+_LOG_LEVEL = np.log(np.maximum(np.arange(256, dtype=np.float32), 1.0))
+
+
+def _sum3(bgr: np.ndarray) -> np.ndarray:
+    """The sum of a uint8 picture's three channels, uint16 (numpy's sum over the last axis
+    is several times slower)."""
+    out = bgr[..., 0].astype(np.uint16)
+    out += bgr[..., 1]
+    out += bgr[..., 2]
+    return out
+
+
+def crop_channels(view: np.ndarray, ref: np.ndarray, board_now: np.ndarray, board_ref: np.ndarray,
+                  light: np.ndarray, dark: np.ndarray) -> np.ndarray:
+    """The net's input channels (n, 3, px, px) float32 of BGR uint8 crops ``view`` (this
+    frame) and ``ref`` (the empty board), both (n, px, px, 3): see the module's docstring.
+    ``board_now`` is the board's BGR in this frame, ``board_ref`` the board's, ``light`` and
+    ``dark`` the players' as calibration measured them (BGR, under the calibration's light)."""
+    if view.dtype != np.uint8 or ref.dtype != np.uint8:
+        raise TypeError("crop_channels reads BGR uint8 crops")
+    n, h, w = view.shape[:3]
+    lum_v = _LOG_SUM.take(_sum3(view))
+    lum_r = _LOG_SUM.take(_sum3(ref))
+    level = np.log(float(np.sum(board_now)) + 12.0) - np.log(float(np.sum(board_ref)) + 12.0)
+    out = np.empty((n, CHANNELS, h, w), np.float32)
+    np.subtract(lum_v, lum_r, out=out[:, 0])
+    out[:, 0] -= level
+    # log colour against the board under this frame's light, on the dark -> light line
+    ref_board = np.log(np.maximum(np.asarray(board_ref, np.float64), 1.0))
+    lc = np.log(np.maximum(np.asarray(light, np.float64), 1.0)) - ref_board
+    dc = np.log(np.maximum(np.asarray(dark, np.float64), 1.0)) - ref_board
+    d = lc - dc
+    unit = d / max(float(d @ d) / 2, 1e-6)
+    now = np.log(np.maximum(np.asarray(board_now, np.float64), 1.0))
+    # (log(v) - log(board now) - mid) . unit, as one table per channel and a constant
+    const = float(-(now + (lc + dc) / 2) @ unit)
+    tables = (_LOG_LEVEL[:, None] * unit[None, :].astype(np.float32))  # (256, 3)
+    col = tables[:, 0].take(view[..., 0])
+    col += tables[:, 1].take(view[..., 1])
+    col += tables[:, 2].take(view[..., 2])
+    col += const
+    np.clip(col, -COLOUR_CLIP, COLOUR_CLIP, out=out[:, 1])
+    np.subtract(lum_r, lum_r.reshape(n, -1).mean(axis=1)[:, None, None], out=out[:, 2])
+    return out
+
+
+@dataclass(frozen=True)
+class SquareNet:
+    """The net's weights (with ``input_scale``, what each channel is divided by), and how its
+    probabilities are combined with the square model's: the product of the two raised to
+    ``model_power`` and ``net_power``; where the two readers' best readings differ, the
+    combined reading's confidence is at most ``disagree_cap``."""
+
+    weights: dict[str, np.ndarray]
+    model_power: float
+    net_power: float
+    disagree_cap: float
+    crop_px: int = CROP_PX
+    note: str = ""
+
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        """The net's score of every crop; ``x`` is (..., CHANNELS, crop_px, crop_px) of
+        ``crop_channels``."""
+        lead = x.shape[:-3]
+        scale = self.weights["input_scale"][None, :, None, None]
+        x = np.clip(x.reshape((-1,) + x.shape[-3:]).astype(np.float32) / scale, -5.0, 5.0)
+        for i, (name, _, _) in enumerate(CONVS):
+            layer = conv_stride2_relu if i == 0 else conv_relu_pool
+            x = layer(x, self.weights[f"{name}_w"], self.weights[f"{name}_b"])
+        h = x.reshape(len(x), -1) @ self.weights["fc1_w"].T + self.weights["fc1_b"]
+        np.maximum(h, 0.0, out=h)
+        return (h @ self.weights["fc2_w"].T + self.weights["fc2_b"])[:, 0].reshape(lead)
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """(squares, 1 + sizes) probabilities, empty first, from the sizes' ``scores``
+        (squares, sizes): the softmax of 0 for empty and the scores."""
+        u = np.concatenate([np.zeros((len(scores), 1)), np.asarray(scores, np.float64)], axis=1)
+        u -= u.max(axis=1, keepdims=True)
+        e = np.exp(u)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def combine(self, model: np.ndarray, net: np.ndarray) -> np.ndarray:
+        """The square model's probabilities ``model`` and the net's ``net`` (both (squares,
+        1 + sizes), empty first) made one: see the class's docstring."""
+        u = self.model_power * np.log(np.maximum(model, 1e-12)) + self.net_power * np.log(np.maximum(net, 1e-12))
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        apart = model.argmax(axis=1) != net.argmax(axis=1)
+        return cap_best(p, apart, self.disagree_cap)
+
+    def read(self, rec: "Recogniser") -> np.ndarray:
+        """The net's probabilities (squares, 1 + sizes) of every square of ``rec``'s last frame."""
+        return self.probabilities(self.scores(square_crops(rec)))
+
+
+def cap_best(probs: np.ndarray, rows: np.ndarray, cap: float) -> np.ndarray:
+    """``probs`` with, on ``rows`` (a boolean mask), the best reading's probability at most
+    ``cap``: the excess goes to the other readings in proportion to theirs."""
+    out = probs.copy()
+    best = out.argmax(axis=1)
+    top = out[np.arange(len(out)), best]
+    over = rows & (top > cap)
+    if over.any():
+        i = np.flatnonzero(over)
+        rest = 1.0 - top[i]
+        scale = (1.0 - cap) / np.maximum(rest, 1e-12)
+        out[i] *= scale[:, None]
+        out[i, best[i]] = cap
+        flat = rest <= 1e-12  # nothing else had any: share the rest evenly
+        if flat.any():
+            j = i[flat]
+            k = out.shape[1] - 1
+            out[j] = (1.0 - cap) / k
+            out[j, best[j]] = cap
+    return out
+
+
+def crop_grid(rec: "Recogniser", squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The view's sample points (x, y), each (squares, sizes, CROP_PX, CROP_PX) float32, of
+    ``square_crops``: centred where each size's top was found, scaled to its edge radius at its
+    height, +x away from the nadir."""
+    from hardware.camera_model import height_scale
+
+    f = rec._last
+    cs, sn = f.far_dir
+    g = (np.arange(CROP_PX, dtype=np.float32) + 0.5) / CROP_PX * 2 * CROP_SPAN - CROP_SPAN
+    u, v = np.meshgrid(g, g)  # u along the far direction, v across
+    r = np.array([rec.edges_mm[s][-1] * height_scale(f.H, sc.height_mm) * rec.canvas.ppm
+                  for s, sc in enumerate(rec.cal.sizes)], np.float32)
+    c, s_ = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
+    dx = u[None] * c[:, None, None] - v[None] * s_[:, None, None]
+    dy = u[None] * s_[:, None, None] + v[None] * c[:, None, None]
+    centre = rec._top_centres(squares).astype(np.float32)  # (n, sizes, 2)
+    mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
+    my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
+    return mx, my
+
+
+def _pixel_index(shape: tuple[int, ...], mx: np.ndarray, my: np.ndarray) -> np.ndarray:
+    """The flat index of the nearest pixel to each point ``mx``, ``my``, clipped to a picture
+    of ``shape`` (h, w, ...)."""
+    h, w = shape[:2]
+    xi = np.clip(np.rint(mx).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(my).astype(np.int32), 0, h - 1)
+    yi *= w
+    yi += xi
+    return yi
+
+
+def _sample(image: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``image`` (BGR) at the flat pixel ``index`` (..., px, px): (..., px, px, 3)."""
+    return image.reshape(-1, 3).take(index, axis=0)
+
+
+def raw_crops(rec: "Recogniser", squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """BGR uint8 crops (squares, sizes, CROP_PX, CROP_PX, 3) of ``rec``'s last frame and of
+    the calibration's empty board at the same places (``crop_grid``)."""
+    squares = np.arange(rec.board.squares) if squares is None else np.asarray(squares, np.intp)
+    mx, my = crop_grid(rec, squares)
+    view, ref = rec._last.view, rec.cal.reference
+    if view.shape != ref.shape:
+        raise ValueError(f"the frame's board view {view.shape} and the calibration's {ref.shape} differ")
+    index = _pixel_index(view.shape, mx, my)
+    return _sample(view, index), _sample(ref, index)
+
+
+def frame_colours(rec: "Recogniser") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(board now, board at calibration, light player, dark player), BGR, of ``rec``'s last frame."""
+    cm = rec.cal.colour
+    return (np.asarray(rec._last.board_now, np.float64), np.asarray(cm.board_bgr, np.float64),
+            np.asarray(cm.light_bgr, np.float64), np.asarray(cm.dark_bgr, np.float64))
+
+
+def square_crops(rec: "Recogniser") -> np.ndarray:
+    """The net's input (squares, sizes, CHANNELS, CROP_PX, CROP_PX) for every square of
+    ``rec``'s last frame."""
+    view, ref = raw_crops(rec)
+    n, nsz = view.shape[:2]
+    x = crop_channels(view.reshape((-1,) + view.shape[2:]), ref.reshape((-1,) + ref.shape[2:]), *frame_colours(rec))
+    return x.reshape((n, nsz) + x.shape[1:])
+
+
+def save_square_net(net: SquareNet, path: Path = NET_PATH) -> None:
+    """Write the net as an .npz (atomically: a new file, then a rename)."""
+    meta = {"format": np.array(NET_FORMAT), "version": np.array(NET_VERSION), "note": np.array(net.note),
+            "model_power": np.array(net.model_power), "net_power": np.array(net.net_power),
+            "disagree_cap": np.array(net.disagree_cap), "crop_px": np.array(net.crop_px)}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **meta, **{k: np.asarray(v, np.float32) for k, v in net.weights.items()})
+    tmp.replace(path)
+
+
+@lru_cache(maxsize=4)
+def load_square_net(path: Path = NET_PATH) -> SquareNet:
+    """Read and check the file; NetFileError names the file and what is wrong."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+    except OSError as e:
+        raise NetFileError(f"{path}: cannot read the square net ({e}); "
+                           f"it is made by scripts/fit_square_net.py") from None
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise NetFileError(f"{path}: not a valid .npz ({e})") from None
+    if str(data.get("format", "")) != NET_FORMAT:
+        raise NetFileError(f"{path}: not a {NET_FORMAT} file")
+    if int(data.get("version", -1)) != NET_VERSION:
+        raise NetFileError(f"{path}: version {data.get('version')}, this program reads "
+                           f"{NET_VERSION} (refit with scripts/fit_square_net.py)")
+    for key in ("model_power", "net_power", "disagree_cap", "crop_px"):
+        if (key not in data or data[key].shape != () or data[key].dtype.kind not in "iuf"
+                or not np.isfinite(data[key])):
+            raise NetFileError(f"{path}: {key!r} should be one finite number")
+    crop_px = int(data["crop_px"])
+    if crop_px != CROP_PX:
+        raise NetFileError(f"{path}: crops of {crop_px} px, this program takes {CROP_PX}")
+    if not 0.0 < float(data["disagree_cap"]) <= 1.0:
+        raise NetFileError(f"{path}: 'disagree_cap' should lie in (0, 1]")
+    weights = {}
+    for name, shape in _shapes(crop_px).items():
+        if name not in data:
+            raise NetFileError(f"{path}: no array {name!r}")
+        a = data[name].astype(np.float32)
+        if a.shape != shape:
+            raise NetFileError(f"{path}: {name} has shape {a.shape}, expected {shape}")
+        if not np.isfinite(a).all():
+            raise NetFileError(f"{path}: {name} holds a number that is not finite")
+        weights[name] = a
+    if (weights["input_scale"] <= 0).any():
+        raise NetFileError(f"{path}: 'input_scale' should be positive")
+    return SquareNet(weights, float(data["model_power"]), float(data["net_power"]), float(data["disagree_cap"]),
+                     crop_px, str(data.get("note", "")))
+
+
+def default_net() -> SquareNet | None:
+    """The shipped net if it is switched on (``ON_BY_DEFAULT``, or the environment variable
+    ``CUPBOARD_SQUARE_NET`` set to ``on`` / ``off``), else None."""
+    switch = os.environ.get(ENV_SWITCH, "").strip().lower()
+    if switch not in ("", "on", "off"):
+        raise ValueError(f"{ENV_SWITCH}={switch!r}: say 'on' or 'off'")
+    on = ON_BY_DEFAULT if switch == "" else switch == "on"
+    return load_square_net() if on else None
