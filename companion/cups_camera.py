@@ -335,12 +335,18 @@ class CupsReferee(CameraLoop):
         ex = explain_readings(before, states, reading)
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
-            if best.index != 0 and self._same_pattern(before, best.state, reading):
+            same = [s for s in ex.scores if s.index != 0 and self._same_pattern(before, s.state, reading)
+                    and (s is best or not self._counts_against(before, s.state, reading))]
+            if same:
                 # every container read changed is one a legal move changes, and it misses only
                 # beans it adds: a count misread (dark beans in a rim's shadow read as a bare
                 # floor: seed 3004 cups-6 lamplight, d4x) or a bean unseen is likelier than an
-                # illegal move that looks legal
-                return self._ask(game, [moves[best.index - 1]], ex)
+                # illegal move that looks legal.  That move need not be the best-scored: three
+                # beans of d2x unseen (one under a rim) scored below d1, which does not explain
+                # the capture read (seed 4000 cups-6 daylight, move 10); but one below the best
+                # must agree with every sure count (beans put into the opponent's cup 1 are no
+                # capture of it)
+                return self._ask(game, [moves[same[0].index - 1]], ex)
             return self._illegal(game, reading, ex)
         if best.index == 0 and self._waiting is None and self.pending is None:
             unseen = self._unseen_moves(before, ex, reading)
@@ -429,6 +435,16 @@ class CupsReferee(CameraLoop):
         or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean)."""
         b, a = before.as_counts(), after.as_counts()
         return all(a[i] != b[i] if r.changed else a[i] >= b[i] for i, r in enumerate(reading.containers))
+
+    @staticmethod
+    def _counts_against(before: TableState, after: TableState, reading: TableReading) -> bool:
+        """Whether a sure count (``SURE``) says ``after`` is not the table: more beans seen in a
+        container than it leaves, or a cup's floor seen bare where it leaves two or more."""
+        cups = 2 * before.cups_per_row
+        for i, (a, r) in enumerate(zip(after.as_counts(), reading.containers)):
+            if r.confidence >= SURE and (a < r.count_low or (i < cups and r.count_estimate == 0 and a >= 2)):
+                return True
+        return False
 
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over

@@ -38,3 +38,25 @@ def test_a_heaped_stock_reads_as_a_range_that_holds_it(name, style, seed):
         # a heap: its top is all that shows, so a range, and a low confidence in it
         assert r.count_low <= truth <= r.count_high, (k, truth, r)
         assert r.count_estimate >= truth / 2 and r.confidence < 0.5, (k, truth, r)
+
+
+@pytest.mark.parametrize("name,style,seed", [("cups-4", "lamplight", 6002), ("cups-6", "daylight", 6002),
+                                             ("cups-4", "daylight", 6004)])
+def test_every_stock_reads_as_a_range_that_holds_it(name, style, seed):
+    """Issue 23's fourth look: a stock not heaped over its saucer (50 beans covering 45 % of it
+    read as 21-36, cups-4 lamplight 6002), or heaped of beans of many kinds (49 stones read as
+    4-7 on cups-6 6002, 52 beads as 0-1 on cups-4 6004: their spread was taken for the floor's
+    noise), still gives a range that holds its count, with an estimate inside it and no more
+    confidence than a count of touching beans deserves."""
+    layout = load_layout(name)
+    x = layout.cups_per_row
+    state = middle_game(x, seed)
+    setup, _ = empty_table(layout, seed, style, state)
+    image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
+    reading = CupsReader(layout, setup.calibration, setup.empty).read(image)
+    big = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= 30]
+    assert big  # the case: a stock of 30 beans or more
+    for k, truth in big:
+        r = reading.containers[k]
+        assert r.count_low <= truth <= r.count_high, (k, truth, r)
+        assert r.count_low <= r.count_estimate <= r.count_high and r.confidence < 0.6, (k, truth, r)

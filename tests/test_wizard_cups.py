@@ -217,6 +217,32 @@ def test_the_empty_table_step_refuses_a_hand_or_a_thing_on_the_table(cups_app, t
     assert client.get("/api/calibration/cups").get_json()["draft"] is not None
 
 
+def test_the_empty_table_step_names_the_container_where_beans_were_left(cups_app, table_camera):
+    """Beans left in a container would be read ever after as its bare floor: the step names
+    the container (North's cup 3 with two beans, South's stock with one), keeps nothing, and
+    takes the table once they are out."""
+    table, camera = table_camera
+    table.show(start_state(4))
+    wait_shown(camera, table, start_state(4))
+    client = cups_app.test_client()
+    frame = post(client, "/still", {})[1]["frame"]
+    assert post(client, "/cups/corners", {"points": table.corners(), "frame": frame})[0] == 200
+    assert post(client, "/cups/containers", {"points": table.rims().tolist()})[0] == 200
+    left = TableState((0,) * 4, (0, 0, 2, 0), (0, 0), (1, 0))
+    table.show(left)
+    wait_shown(camera, table, left)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 409 and "beans are still in North's cup 3" in d["error"], d
+    assert "beans are still in South's stock" in d["error"], d
+    assert "hand" not in d["error"] and "South's cup" not in d["error"], d
+    assert client.get("/api/calibration/cups").get_json()["draft"] is None
+    empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
+    table.show(empty)
+    wait_shown(camera, table, empty)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200, d
+
+
 def test_the_cups_steps_answer_clear_errors(cups_app, table_camera):
     table, _ = table_camera
     client = cups_app.test_client()

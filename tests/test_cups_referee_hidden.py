@@ -1,0 +1,47 @@
+"""Issue 23's fourth look, on rendered games: beans the camera cannot see make the referee ask,
+never alert.  A white cup's floor that does not follow the camera's exposure no longer hides
+the beans on it (the reader), and a capture whose dropped beans all went unseen is asked about
+rather than taken for a drop into the opponent's cups (the referee)."""
+
+from __future__ import annotations
+
+from engine.cups.game import Drop
+from engine.cups.rules import CupsRules
+from companion.cups_camera import CupsReferee, table_state
+from hardware.cups.state import TableState
+from tests.cups_streams import cups_layout, new_session, run, stream
+from tests.test_cups_referee_misses import play
+
+
+def test_beans_on_a_white_floor_show_when_the_exposure_moves(tmp_path):
+    """Seed 4000, cups-6 in daylight: at move 6 (North's d6x) the auto-exposure darkened the
+    table 5 % while the white cups' floors, near the sensor's top, stayed: the even offset was
+    taken for the floor's noise, the threshold rose past the beans, North's cups 2 and 3 (two
+    beans each, then three) read as bare floors and the drop as having a gap: an alert."""
+    outcomes = play(tmp_path, "cups-6", "daylight", 4000, 6)
+    assert outcomes[5] == "right"
+    assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
+
+
+def test_a_capture_whose_beans_went_unseen_is_asked_about(tmp_path):
+    """North's d2x after South's d3 on a 4-cup table takes South's cup 3; here the camera sees
+    only that cup emptied and North's stock changed (North's two beans and the bowl's new one
+    hidden, as under a rim).  A legal move explains every change seen and misses only beans
+    it adds: the players are asked ("not sure: d2x?"), with no alert."""
+    rules = CupsRules(cups=4)
+    game = rules.new_game()
+    start = table_state(game)
+    game.push(Drop(3))
+    after_d3 = table_state(game)
+    game.push(Drop(2))
+    after_d2x = table_state(game)
+    assert after_d2x.south[2] == 0 and after_d3.south[2] == 1  # the capture
+    hidden = TableState(after_d2x.south, after_d3.north, after_d3.bowls, after_d2x.stocks)
+    s = stream(cups_layout(), [start, after_d3, hidden], 5012)
+    session = new_session(tmp_path, rules)
+    referee = CupsReferee(session, s.setup)
+    result = run(referee, s.frames)
+    assert [m[0] for m in result.moves] == ["d3"]
+    assert [k for k, _ in result.alerts] == ["ambiguous"], result.alerts
+    assert "d2x" in result.alerts[0][1]
+    assert [c[0] for c in referee.pending.candidates] == [Drop(2)]
