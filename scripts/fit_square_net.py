@@ -195,7 +195,7 @@ def build_net():
 
     layers: list = []
     for i, (_, cin, cout) in enumerate(CONVS):
-        if i == 0:  # stride 2, no pooling (``square_net.conv_stride2_relu``)
+        if i == 0:  # stride 2, no pooling (``convnet.conv_stride2_relu``)
             layers += [nn.Conv2d(cin, cout, 3, stride=2, padding=1), nn.ReLU()]
         else:
             layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.convnet import conv_relu_pool, conv_stride2_relu
 from vision.square_net import (
     CHANNELS,
     CONVS,
@@ -20,8 +21,6 @@ from vision.square_net import (
     NetFileError,
     SquareNet,
     _shapes,
-    conv_relu_pool,
-    conv_stride2_relu,
     crop_channels,
     load_square_net,
     save_square_net,

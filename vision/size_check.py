@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .convnet import conv_relu_pool, dense_score, net_shapes
+
 CHECK_PATH = Path(__file__).resolve().parent / "data" / "size_check.npz"
 CHECK_FORMAT = "cupboard-size-check"
 CHECK_VERSION = 2  # 2: the handicap of crops placed where another size was found
@@ -36,34 +38,7 @@ class CheckFileError(ValueError):
 
 
 def _shapes(crop_px: int) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for name, cin, cout in CONVS:
-        out[f"{name}_w"] = (cout, cin, 3, 3)
-        out[f"{name}_b"] = (cout,)
-    side = crop_px // 2 ** len(CONVS)
-    out["fc1_w"] = (HIDDEN, CONVS[-1][2] * side * side)
-    out["fc1_b"] = (HIDDEN,)
-    out["fc2_w"] = (1, HIDDEN)
-    out["fc2_b"] = (1,)
-    return out
-
-
-def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """3x3 convolution (torch's layout and zero padding of one pixel), ReLU, then 2x2 max
-    pooling; ``x`` is (n, channels, h, w).  Each picture is kept as one padded row, so the
-    nine taps are nine contiguous slices and the convolution one matrix product."""
-    n, c, h, wd = x.shape
-    row = wd + 2
-    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
-    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
-    span = h * row  # outputs at (y, x) for x < row: the last two of each row are discarded
-    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
-    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)  # (n, out, span)
-    y += b[:, None]
-    np.maximum(y, 0.0, out=y)
-    y = y.reshape(n, len(w), h, row)
-    return np.maximum(np.maximum(y[:, :, 0::2, 0:wd:2], y[:, :, 0::2, 1:wd:2]),
-                      np.maximum(y[:, :, 1::2, 0:wd:2], y[:, :, 1::2, 1:wd:2]))
+    return net_shapes(CONVS, HIDDEN, crop_px)
 
 
 @dataclass(frozen=True)
@@ -86,10 +61,8 @@ class SizeCheck:
         lead = crops.shape[:-3]
         x = np.clip(crops.reshape((-1,) + crops.shape[-3:]).astype(np.float32) / self.input_scale, -5.0, 5.0)
         for name, _, _ in CONVS:
-            x = _conv_relu_pool(x, self.weights[f"{name}_w"], self.weights[f"{name}_b"])
-        h = x.reshape(len(x), -1) @ self.weights["fc1_w"].T + self.weights["fc1_b"]
-        np.maximum(h, 0.0, out=h)
-        return (h @ self.weights["fc2_w"].T + self.weights["fc2_b"])[:, 0].reshape(lead)
+            x = conv_relu_pool(x, self.weights[f"{name}_w"], self.weights[f"{name}_b"])
+        return dense_score(x, self.weights).reshape(lead)
 
     def combine(self, own: np.ndarray, places: np.ndarray) -> np.ndarray:
         """Each size's score (squares, sizes): the better of its crop where that size's top

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .convnet import conv_relu_pool, conv_stride2_relu, dense_score, net_shapes
+
 if TYPE_CHECKING:  # (only for the type hints: recognise imports this module)
     from .recognise import Recogniser
 
@@ -66,51 +68,9 @@ class NetFileError(ValueError):
 
 
 def _shapes(crop_px: int) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for name, cin, cout in CONVS:
-        out[f"{name}_w"] = (cout, cin, 3, 3)
-        out[f"{name}_b"] = (cout,)
-    side = crop_px // 2 ** len(CONVS)
-    out["fc1_w"] = (HIDDEN, CONVS[-1][2] * side * side)
-    out["fc1_b"] = (HIDDEN,)
-    out["fc2_w"] = (1, HIDDEN)
-    out["fc2_b"] = (1,)
+    out = net_shapes(CONVS, HIDDEN, crop_px)
     out["input_scale"] = (CHANNELS,)
     return out
-
-
-def conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """3x3 convolution (torch's layout, a cross-correlation with zero padding of one pixel),
-    ReLU, then 2x2 max pooling; ``x`` is (n, channels, h, w) float32.  Each picture is kept
-    as one padded row, so the nine taps are nine contiguous slices and the convolution is
-    one matrix product."""
-    n, c, h, wd = x.shape
-    row = wd + 2
-    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
-    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
-    span = h * row  # outputs at (y, x) for x < row: the last two of each row are discarded
-    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
-    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)  # (n, out, span)
-    # pooled before the bias and ReLU, which commute with the max: a quarter of the work
-    y = y.reshape(n, len(w), h // 2, 2 * row)  # each pair of rows side by side
-    m = np.maximum(y[..., :row], y[..., row:])
-    p = np.maximum(m[..., 0:wd:2], m[..., 1:wd:2])
-    p += b[:, None, None]
-    return np.maximum(p, 0.0, out=p)
-
-
-def conv_stride2_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """3x3 convolution with a stride of 2 (torch's layout and sampling: zero padding of one
-    pixel, outputs at the even pixels), then ReLU; ``x`` is (n, channels, h, w) float32 with
-    h and w even.  The nine taps are nine strided views; the convolution is one matrix product."""
-    n, c, h, wd = x.shape
-    pad = np.zeros((n, c, h + 2, wd + 2), np.float32)
-    pad[:, :, 1:-1, 1:-1] = x
-    cols = np.concatenate([pad[:, :, i:i + h:2, j:j + wd:2] for i in range(3) for j in range(3)], axis=1)
-    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols.reshape(n, 9 * c, -1))
-    y += b[:, None]
-    np.maximum(y, 0.0, out=y)
-    return y.reshape(n, len(w), h // 2, wd // 2)
 
 
 # logs the channels read, of every sum of a pixel's three channels and of every channel value
@@ -184,9 +144,7 @@ class SquareNet:
         for i, (name, _, _) in enumerate(CONVS):
             layer = conv_stride2_relu if i == 0 else conv_relu_pool
             x = layer(x, self.weights[f"{name}_w"], self.weights[f"{name}_b"])
-        h = x.reshape(len(x), -1) @ self.weights["fc1_w"].T + self.weights["fc1_b"]
-        np.maximum(h, 0.0, out=h)
-        return (h @ self.weights["fc2_w"].T + self.weights["fc2_b"])[:, 0].reshape(lead)
+        return dense_score(x, self.weights).reshape(lead)
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """(squares, 1 + sizes) probabilities, empty first, from the sizes' ``scores``
