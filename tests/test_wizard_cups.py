@@ -183,17 +183,24 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
     assert client.get("/api/calibration/cups").get_json()["saved"] is True
 
 
-def test_the_empty_table_step_refuses_a_hand_or_a_thing_on_the_table(cups_app, table_camera):
-    """The empty table's frame becomes the reader's picture of the bare table: with a hand over
-    the table or a box standing on it, the step says what is wrong and keeps nothing; cleared,
-    it is taken."""
-    table, camera = table_camera
+def _table_found(cups_app, camera, table):
+    """A test client of ``cups_app`` that has taken a still of the 4-cup start and found the
+    table's corners and containers on it: the wizard's steps before the empty table."""
     table.show(start_state(4))
     wait_shown(camera, table, start_state(4))
     client = cups_app.test_client()
     frame = post(client, "/still", {})[1]["frame"]
     assert post(client, "/cups/corners", {"points": table.corners(), "frame": frame})[0] == 200
     assert post(client, "/cups/containers", {"points": table.rims().tolist()})[0] == 200
+    return client
+
+
+def test_the_empty_table_step_refuses_a_hand_or_a_thing_on_the_table(cups_app, table_camera):
+    """The empty table's frame becomes the reader's picture of the bare table: with a hand over
+    the table or a box standing on it, the step says what is wrong and keeps nothing; cleared,
+    it is taken."""
+    table, camera = table_camera
+    client = _table_found(cups_app, camera, table)
     empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
     table.show(empty)
     try:
@@ -222,12 +229,7 @@ def test_the_empty_table_step_names_the_container_where_beans_were_left(cups_app
     the container (North's cup 3 with two beans, South's stock with one), keeps nothing, and
     takes the table once they are out."""
     table, camera = table_camera
-    table.show(start_state(4))
-    wait_shown(camera, table, start_state(4))
-    client = cups_app.test_client()
-    frame = post(client, "/still", {})[1]["frame"]
-    assert post(client, "/cups/corners", {"points": table.corners(), "frame": frame})[0] == 200
-    assert post(client, "/cups/containers", {"points": table.rims().tolist()})[0] == 200
+    client = _table_found(cups_app, camera, table)
     left = TableState((0,) * 4, (0, 0, 2, 0), (0, 0), (1, 0))
     table.show(left)
     wait_shown(camera, table, left)
