@@ -37,6 +37,10 @@ def test_damaged_check_file_is_refused_with_its_name(tmp_path):
         load_size_check(short)
     with pytest.raises(CheckFileError, match="missing.npz"):
         load_size_check(tmp_path / "missing.npz")
+    cut = tmp_path / "cut.npz"  # a copy that stops half-way (a full disk, a broken copy)
+    cut.write_bytes(CHECK_PATH.read_bytes()[: CHECK_PATH.stat().st_size // 2])
+    with pytest.raises(CheckFileError, match="cut.npz: not a valid .npz"):
+        load_size_check(cut)
 
 
 def test_check_file_without_its_handicap_is_refused(tmp_path):

@@ -4,6 +4,11 @@ scripts and run here with numpy alone, on float32 pictures of shape (n, channels
 
 from __future__ import annotations
 
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 
 Convs = tuple[tuple[str, int, int], ...]  # (name, channels in, channels out) per 3x3 convolution
@@ -63,3 +68,49 @@ def dense_score(x: np.ndarray, weights: dict[str, np.ndarray]) -> np.ndarray:
     h = x.reshape(len(x), -1) @ weights["fc1_w"].T + weights["fc1_b"]
     np.maximum(h, 0.0, out=h)
     return (h @ weights["fc2_w"].T + weights["fc2_b"])[:, 0]
+
+
+def write_net_file(path: Path, meta: dict[str, object], weights: dict[str, np.ndarray]) -> None:
+    """Write a net's ``meta`` (format, version, its numbers) and ``weights`` as an .npz,
+    atomically: a new file, then a rename."""
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **{k: np.array(v) for k, v in meta.items()},
+                        **{k: np.asarray(v, np.float32) for k, v in weights.items()})
+    tmp.replace(path)
+
+
+def read_net_file(path: Path, what: str, fmt: str, version: int, numbers: tuple[str, ...],
+                  shapes: Callable[[int], dict[str, tuple[int, ...]]], script: str,
+                  error: type[ValueError]) -> tuple[dict[str, float], dict[str, np.ndarray], str]:
+    """Read and check a net's .npz written by ``write_net_file``: its format ``fmt`` and
+    ``version``, the one finite number each of ``numbers`` names (``crop_px`` among them),
+    and every weight array of ``shapes(crop_px)``, all finite.  Returns the numbers, the
+    weights (float32) and the note; ``error`` (naming the file, ``what`` it holds and the fit
+    ``script`` that makes it) for anything missing, damaged, of another format or version."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what} ({e}); it is made by {script}") from None
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise error(f"{path}: not a valid .npz ({e})") from None
+    if str(data.get("format", "")) != fmt:
+        raise error(f"{path}: not a {fmt} file")
+    if int(data.get("version", -1)) != version:
+        raise error(f"{path}: version {data.get('version')}, this program reads {version} (refit with {script})")
+    for key in numbers:
+        if (key not in data or data[key].shape != () or data[key].dtype.kind not in "iuf"
+                or not np.isfinite(data[key])):
+            raise error(f"{path}: {key!r} should be one finite number")
+    values = {key: float(data[key]) for key in numbers}
+    weights = {}
+    for name, shape in shapes(int(values["crop_px"])).items():
+        if name not in data:
+            raise error(f"{path}: no array {name!r}")
+        a = data[name].astype(np.float32)
+        if a.shape != shape:
+            raise error(f"{path}: {name} has shape {a.shape}, expected {shape}")
+        if not np.isfinite(a).all():
+            raise error(f"{path}: {name} holds a number that is not finite")
+        weights[name] = a
+    return values, weights, str(data.get("note", ""))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .convnet import conv_relu_pool, dense_score, net_shapes
+from .convnet import conv_relu_pool, dense_score, net_shapes, read_net_file, write_net_file
 
 CHECK_PATH = Path(__file__).resolve().parent / "data" / "size_check.npz"
 CHECK_FORMAT = "cupboard-size-check"
@@ -98,46 +98,16 @@ def size_share(probs: np.ndarray) -> np.ndarray:
 
 def save_size_check(check: SizeCheck, path: Path = CHECK_PATH) -> None:
     """Write the check as an .npz (atomically: a new file, then a rename)."""
-    meta = {"format": np.array(CHECK_FORMAT), "version": np.array(CHECK_VERSION),
-            "note": np.array(check.note), "input_scale": np.array(check.input_scale),
-            "weight": np.array(check.weight), "threshold": np.array(check.threshold),
-            "elsewhere": np.array(check.elsewhere),
-            "crop_px": np.array(check.crop_px)}
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **meta, **{k: np.asarray(v, np.float32) for k, v in check.weights.items()})
-    tmp.replace(path)
+    write_net_file(path, {"format": CHECK_FORMAT, "version": CHECK_VERSION, "note": check.note,
+                          "input_scale": check.input_scale, "weight": check.weight, "threshold": check.threshold,
+                          "elsewhere": check.elsewhere, "crop_px": check.crop_px}, check.weights)
 
 
 @lru_cache(maxsize=4)
 def load_size_check(path: Path = CHECK_PATH) -> SizeCheck:
     """Read and check the file; CheckFileError names the file and what is wrong."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files}
-    except OSError as e:
-        raise CheckFileError(f"{path}: cannot read the size check ({e}); "
-                             f"it is made by scripts/fit_size_check.py") from None
-    except ValueError as e:
-        raise CheckFileError(f"{path}: not a valid .npz ({e})") from None
-    if str(data.get("format", "")) != CHECK_FORMAT:
-        raise CheckFileError(f"{path}: not a {CHECK_FORMAT} file")
-    if int(data.get("version", -1)) != CHECK_VERSION:
-        raise CheckFileError(f"{path}: version {data.get('version')}, this program reads "
-                             f"{CHECK_VERSION} (refit with scripts/fit_size_check.py)")
-    for key in ("input_scale", "weight", "threshold", "elsewhere", "crop_px"):
-        if (key not in data or data[key].shape != () or data[key].dtype.kind not in "iuf"
-                or not np.isfinite(data[key])):
-            raise CheckFileError(f"{path}: {key!r} should be one finite number")
-    crop_px = int(data["crop_px"])
-    weights = {}
-    for name, shape in _shapes(crop_px).items():
-        if name not in data:
-            raise CheckFileError(f"{path}: no array {name!r}")
-        a = data[name].astype(np.float32)
-        if a.shape != shape:
-            raise CheckFileError(f"{path}: {name} has shape {a.shape}, expected {shape}")
-        if not np.isfinite(a).all():
-            raise CheckFileError(f"{path}: {name} holds a number that is not finite")
-        weights[name] = a
-    return SizeCheck(weights, float(data["input_scale"]), float(data["weight"]), float(data["threshold"]),
-                     float(data["elsewhere"]), crop_px, str(data.get("note", "")))
+    values, weights, note = read_net_file(path, "size check", CHECK_FORMAT, CHECK_VERSION,
+                                          ("input_scale", "weight", "threshold", "elsewhere", "crop_px"), _shapes,
+                                          "scripts/fit_size_check.py", CheckFileError)
+    return SizeCheck(weights, values["input_scale"], values["weight"], values["threshold"],
+                     values["elsewhere"], int(values["crop_px"]), note)

@@ -33,8 +33,6 @@ checks the file's format, version and every array's shape, and names the file an
 from __future__ import annotations
 
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .convnet import conv_relu_pool, conv_stride2_relu, dense_score, net_shapes
+from .convnet import conv_relu_pool, conv_stride2_relu, dense_score, net_shapes, read_net_file, write_net_file
 
 if TYPE_CHECKING:  # (only for the type hints: recognise imports this module)
     from .recognise import Recogniser
@@ -258,53 +256,25 @@ def square_crops(rec: "Recogniser") -> np.ndarray:
 
 def save_square_net(net: SquareNet, path: Path = NET_PATH) -> None:
     """Write the net as an .npz (atomically: a new file, then a rename)."""
-    meta = {"format": np.array(NET_FORMAT), "version": np.array(NET_VERSION), "note": np.array(net.note),
-            "model_power": np.array(net.model_power), "net_power": np.array(net.net_power),
-            "disagree_cap": np.array(net.disagree_cap), "crop_px": np.array(net.crop_px)}
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **meta, **{k: np.asarray(v, np.float32) for k, v in net.weights.items()})
-    tmp.replace(path)
+    write_net_file(path, {"format": NET_FORMAT, "version": NET_VERSION, "note": net.note,
+                          "model_power": net.model_power, "net_power": net.net_power,
+                          "disagree_cap": net.disagree_cap, "crop_px": net.crop_px}, net.weights)
 
 
 @lru_cache(maxsize=4)
 def load_square_net(path: Path = NET_PATH) -> SquareNet:
     """Read and check the file; NetFileError names the file and what is wrong."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files}
-    except OSError as e:
-        raise NetFileError(f"{path}: cannot read the square net ({e}); "
-                           f"it is made by scripts/fit_square_net.py") from None
-    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
-        raise NetFileError(f"{path}: not a valid .npz ({e})") from None
-    if str(data.get("format", "")) != NET_FORMAT:
-        raise NetFileError(f"{path}: not a {NET_FORMAT} file")
-    if int(data.get("version", -1)) != NET_VERSION:
-        raise NetFileError(f"{path}: version {data.get('version')}, this program reads "
-                           f"{NET_VERSION} (refit with scripts/fit_square_net.py)")
-    for key in ("model_power", "net_power", "disagree_cap", "crop_px"):
-        if (key not in data or data[key].shape != () or data[key].dtype.kind not in "iuf"
-                or not np.isfinite(data[key])):
-            raise NetFileError(f"{path}: {key!r} should be one finite number")
-    crop_px = int(data["crop_px"])
+    values, weights, note = read_net_file(path, "square net", NET_FORMAT, NET_VERSION,
+                                          ("model_power", "net_power", "disagree_cap", "crop_px"), _shapes,
+                                          "scripts/fit_square_net.py", NetFileError)
+    crop_px = int(values["crop_px"])
     if crop_px != CROP_PX:
         raise NetFileError(f"{path}: crops of {crop_px} px, this program takes {CROP_PX}")
-    if not 0.0 < float(data["disagree_cap"]) <= 1.0:
+    if not 0.0 < values["disagree_cap"] <= 1.0:
         raise NetFileError(f"{path}: 'disagree_cap' should lie in (0, 1]")
-    weights = {}
-    for name, shape in _shapes(crop_px).items():
-        if name not in data:
-            raise NetFileError(f"{path}: no array {name!r}")
-        a = data[name].astype(np.float32)
-        if a.shape != shape:
-            raise NetFileError(f"{path}: {name} has shape {a.shape}, expected {shape}")
-        if not np.isfinite(a).all():
-            raise NetFileError(f"{path}: {name} holds a number that is not finite")
-        weights[name] = a
     if (weights["input_scale"] <= 0).any():
         raise NetFileError(f"{path}: 'input_scale' should be positive")
-    return SquareNet(weights, float(data["model_power"]), float(data["net_power"]), float(data["disagree_cap"]),
-                     crop_px, str(data.get("note", "")))
+    return SquareNet(weights, values["model_power"], values["net_power"], values["disagree_cap"], crop_px, note)
 
 
 def default_net() -> SquareNet | None:
