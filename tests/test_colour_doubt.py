@@ -22,15 +22,15 @@ def test_a_walnut_plug_mirroring_the_light_is_not_read_light_with_confidence():
                 continue
             if top[0] == 1 and r.colour == 0:
                 misread.append((r.confidence, rec.colour_of(sq, r.size)[1]))
-            elif r.top == top:
-                right.append(r.confidence)
+            elif r.top == top:  # the confidence its colour is read with (the size has its own doubts)
+                right.append(rec.model.colour_confidence(rec.sure_colour_of(sq, r.size)[1]))
 
     evaluate("storer-clear", 2, seed=7, first_camera=18, measure=True, style="shaded", observer=observer)
     assert misread, "the camera's dark plugs all read dark: the case this test is about is gone"
     for confidence, plain_margin in misread:
         assert margin_bound(plain_margin) >= COMMIT  # without the doubt it would be acted on
         assert confidence < COMMIT
-    # the tops read right keep their confidence
+    # the tops read right keep their colour's confidence
     assert len(right) >= 10
     assert sum(c >= COMMIT for c in right) >= 0.9 * len(right)
 
