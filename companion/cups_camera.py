@@ -338,8 +338,12 @@ class CupsReferee(CameraLoop):
         ex = explain_readings(before, states, reading)
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
+            # the best may disagree with a sure count only when it explains the stock too: a
+            # stock's loss taken as unseen and a cup emptied taken as a bean added together
+            # would be a bad sow asked as a drop
             same = [s for s in ex.scores if s.index != 0 and self._same_pattern(before, s.state, reading)
-                    and (s is best or not self._counts_against(before, s.state, reading))]
+                    and ((s is best and self._same_pattern(before, s.state, reading, stocks_seen=True))
+                         or not self._counts_against(before, s.state, reading))]
             if same:
                 # every container read changed is one a legal move changes, and it misses only
                 # beans it adds: a count misread (dark beans in a rim's shadow read as a bare
@@ -436,13 +440,15 @@ class CupsReferee(CameraLoop):
         return False
 
     @staticmethod
-    def _same_pattern(before: TableState, after: TableState, reading: TableReading) -> bool:
+    def _same_pattern(before: TableState, after: TableState, reading: TableReading, stocks_seen: bool = False) -> bool:
         """Whether the move to ``after`` explains every container read changed, and what it
         changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
         or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean), or beans
-        taken from a stock (a heap of 30 shows no bean less: seed 5007 cups-4 lamplight, d2)."""
+        taken from a stock (a heap of 30 shows no bean less: seed 5007 cups-4 lamplight, d2),
+        unless ``stocks_seen``."""
         b, a = before.as_counts(), after.as_counts()
-        stocks = range(2 * before.cups_per_row + 2, len(b))  # a bean taken from a heap shows little
+        # a bean taken from a heap shows little
+        stocks = range(2 * before.cups_per_row + 2, len(b)) if not stocks_seen else range(0)
         return all(a[i] != b[i] if r.changed else (a[i] >= b[i] or i in stocks)
                    for i, r in enumerate(reading.containers))
 
