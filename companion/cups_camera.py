@@ -128,7 +128,10 @@ def unexplained(before: TableState, after: TableState, reading: TableReading) ->
             total += MISSED_EMPTIED * sure  # a container emptied shows its floor: seldom missed
         elif not r.changed and b == 0 < a:
             total += MISSED_EMPTY * sure  # a bean on an empty floor mostly shows
-        if r.confidence < SURE:
+        if r.confidence < SURE or (a == b and not r.changed):
+            # a count at odds with a container neither the move nor the picture changed was at
+            # odds with the table already: a misread (two dark beans under a low lamp read as a
+            # bare floor: seed 5000 cups-6 lamplight), no evidence against this move
             continue
         if a < r.count_low:
             total += 1.5 * r.confidence * min(4.0, r.count_low - a)
@@ -335,8 +338,12 @@ class CupsReferee(CameraLoop):
         ex = explain_readings(before, states, reading)
         best = ex.scores[0]
         if unexplained(before, best.state, reading) >= self.fit_min:
+            # the best may disagree with a sure count only when it explains the stock too: a
+            # stock's loss taken as unseen and a cup emptied taken as a bean added together
+            # would be a bad sow asked as a drop
             same = [s for s in ex.scores if s.index != 0 and self._same_pattern(before, s.state, reading)
-                    and (s is best or not self._counts_against(before, s.state, reading))]
+                    and ((s is best and self._same_pattern(before, s.state, reading, stocks_seen=True))
+                         or not self._counts_against(before, s.state, reading))]
             if same:
                 # every container read changed is one a legal move changes, and it misses only
                 # beans it adds: a count misread (dark beans in a rim's shadow read as a bare
@@ -361,13 +368,17 @@ class CupsReferee(CameraLoop):
                 self.session.alert("restored", "the table matches the game again", {})
                 return self._note(Judgement("restored", explanation=ex))
             return self._note(Judgement("nothing", explanation=ex))
-        rivals = [s for s in ex.scores[1:] if self._plausible(before, best.state, s.state)
+        # when the best itself needs a bean unseen in a cup the hand never came over, the hand's
+        # reach rules no rival out either (seed 5007 cups-4 lamplight, move 5: d3's beans all
+        # unseen, d1 best, d3 left out of the question for cup 2 the hand was not seen over)
+        unreached = self._unreached(before, best.state, reading)
+        rivals = [s for s in ex.scores[1:] if (unreached or self._plausible(before, best.state, s.state))
                   and unexplained(before, s.state, reading) < self.fit_min]
         lead = best.score - rivals[0].score if rivals else float("inf")
         close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
         if lead < self.margin:
-            return self._ask(game, [moves[s.index - 1] for s in close], ex)
-        if self._unreached(before, best.state, reading):
+            return self._ask(game, [moves[s.index - 1] for s in close[:ASK_MAX if unreached else None]], ex)
+        if unreached:
             # the best needs a bean unseen in a cup the hand never came near: not alone
             return self._ask(game, [moves[s.index - 1] for s in ([best] + rivals)[:ASK_MAX] if s.index != 0], ex)
         move = moves[best.index - 1]
@@ -429,19 +440,26 @@ class CupsReferee(CameraLoop):
         return False
 
     @staticmethod
-    def _same_pattern(before: TableState, after: TableState, reading: TableReading) -> bool:
+    def _same_pattern(before: TableState, after: TableState, reading: TableReading, stocks_seen: bool = False) -> bool:
         """Whether the move to ``after`` explains every container read changed, and what it
         changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
-        or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean)."""
+        or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean), or beans
+        taken from a stock (a heap of 30 shows no bean less: seed 5007 cups-4 lamplight, d2),
+        unless ``stocks_seen``."""
         b, a = before.as_counts(), after.as_counts()
-        return all(a[i] != b[i] if r.changed else a[i] >= b[i] for i, r in enumerate(reading.containers))
+        # a bean taken from a heap shows little
+        stocks = range(2 * before.cups_per_row + 2, len(b)) if not stocks_seen else range(0)
+        return all(a[i] != b[i] if r.changed else (a[i] >= b[i] or i in stocks)
+                   for i, r in enumerate(reading.containers))
 
     @staticmethod
     def _counts_against(before: TableState, after: TableState, reading: TableReading) -> bool:
         """Whether a sure count (``SURE``) says ``after`` is not the table: more beans seen in a
         container than it leaves, or a cup's floor seen bare where it leaves two or more."""
         cups = 2 * before.cups_per_row
-        for i, (a, r) in enumerate(zip(after.as_counts(), reading.containers)):
+        for i, (b, a, r) in enumerate(zip(before.as_counts(), after.as_counts(), reading.containers)):
+            if a == b and not r.changed:
+                continue  # as in ``unexplained``: a misread of a container nothing changed
             if r.confidence >= SURE and (a < r.count_low or (i < cups and r.count_estimate == 0 and a >= 2)):
                 return True
         return False

@@ -45,3 +45,24 @@ def test_a_capture_whose_beans_went_unseen_is_asked_about(tmp_path):
     assert [k for k, _ in result.alerts] == ["ambiguous"], result.alerts
     assert "d2x" in result.alerts[0][1]
     assert [c[0] for c in referee.pending.candidates] == [Drop(2)]
+
+
+def test_a_count_misread_on_a_cup_nothing_changed_is_no_alarm(tmp_path):
+    """Seed 5000, cups-6 under the low lamp: South's cup 3 holds two beans the reader sees as
+    a bare floor (confidence 0.9) from move 5 on.  No move of South's d1x changes that cup and
+    it reads unchanged, yet the misread cost every move 2.85 of what it leaves unexplained, and
+    the legal d1x (move 9) was alerted as "no legal move of South changes the table this way"."""
+    outcomes = play(tmp_path, "cups-6", "lamplight", 5000, 9)
+    assert outcomes[8] == "right", outcomes
+    assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
+
+
+def test_a_drop_seen_in_one_cup_only_is_asked_then_the_next_drop_unseen_too(tmp_path):
+    """Seed 5007, cups-4 under the low lamp.  Move 4, North's d2: only North's cup 2 reads
+    changed (cup 1's bean and the stock's two taken unseen); the stock's loss, unseen as a heap
+    hides it, kept the legal d2 from being asked: an alert.  Move 5, South's d3: no cup reads
+    changed, d1 scores best though the hand never came near cup 1, and d3 was left out of the
+    question because the hand was not seen over cup 2 either."""
+    outcomes = play(tmp_path, "cups-4", "lamplight", 5007, 5)
+    assert outcomes[3] in ("asked", "right") and outcomes[4] in ("asked", "right"), outcomes
+    assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
