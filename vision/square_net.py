@@ -58,7 +58,11 @@ CROP_PX = 24  # side of a crop
 CROP_SPAN = 1.7  # its half-width, in the size's edge radius
 COLOUR_CLIP = 4.0  # the colour channel's reach (the players' colours are at +-1)
 ENV_SWITCH = "CUPBOARD_SQUARE_NET"  # "on" / "off": overrides ``ON_BY_DEFAULT``
-ON_BY_DEFAULT = True
+# off until fixed: a large size's crop (1.7 of its edge radius) reaches into the next square, so
+# on a square just emptied beside a large cup the net reads that cup (0.64) where the square
+# model is sure it is empty (1.0), and the cap where they disagree holds a plain move
+# (tests/test_referee_stream.py, Storer's set, 4a1-b1).  CUPBOARD_SQUARE_NET=on switches it on.
+ON_BY_DEFAULT = False
 
 
 class NetFileError(ValueError):
