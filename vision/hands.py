@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from functools import cached_property
+
 import cv2
 import numpy as np
 
@@ -84,7 +86,7 @@ class Change:
         """Pixels (uint8 0/1, the mask's shape) that only went darker, keeping their tint or
         turning bluer as a shadow does (``cool_shade``).  Asked for only when a region may be
         a hand, which most frames have none of."""
-        neutral, cool = self._shades()
+        neutral, cool = self._shades
         return (neutral | cool).reshape(self.mask.shape).astype(np.uint8)
 
     def cool_shade(self) -> np.ndarray:
@@ -92,9 +94,10 @@ class Change:
         shadow under a lamp filled by cooler light is: a hand's shadow on the board, which
         hides nothing.  (A dark grey sleeve darkens without turning bluer, so neutral shade
         stays part of what a hand may cover.)"""
-        neutral, cool = self._shades()
+        neutral, cool = self._shades
         return (cool & ~neutral).reshape(self.mask.shape).astype(np.uint8)
 
+    @cached_property
     def _shades(self) -> tuple[np.ndarray, np.ndarray]:
         """Per pixel: darker keeping its tint, and darker turning bluer within what the fill
         light's colour allows at that depth."""
