@@ -20,8 +20,7 @@ from pathlib import Path
 from engine.gobblet.jr.exact import ExactTable, TableError
 from engine.gobblet.jr.table import default_path, get_table, load
 
-# the build's working directory: the project root, so ``engine`` is importable from it
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from .background import child_command, end_child, start_child
 
 MISSING, BUILDING, READY, FAILED = "missing", "building", "ready", "failed"
 STATUS_WORDS = {
@@ -34,25 +33,30 @@ STATUS_WORDS = {
 }
 
 
-# ``python -m engine.gobblet.jr.table`` at the lowest CPU priority; the child lowers its own priority
-# because a preexec_fn is unsafe in a process that already runs threads (the camera's)
-NICE_BUILD = ("import os, sys; os.nice(19) if hasattr(os, 'nice') else None; "
-              "from engine.gobblet.jr.table import main; sys.exit(main(sys.argv[1:]))")
+# ``python -m engine.gobblet.jr.table``, run at the lowest CPU priority (``background``)
+BUILD = "import sys; from engine.gobblet.jr.table import main; sys.exit(main(sys.argv[1:]))"
+
+
+def build_args(path: Path, plies: int | None = None, horizon: int | None = None,
+               min_pieces: int | None = None) -> list[str]:
+    """The arguments of the command that builds the table into ``path`` (the
+    engine's ``python -m engine.gobblet.jr.table build``, with its defaults unless given: ``plies`` or
+    ``horizon`` ask for the horizon-limited table, ``min_pieces`` for a partial exact one)."""
+    args = ["build", "--out", str(path)]
+    if min_pieces is not None:
+        args += ["--min-pieces", str(min_pieces)]
+    if plies is not None:
+        args += ["--plies", str(plies)]
+    if horizon is not None:
+        args += ["--horizon", str(horizon)]
+    return args
 
 
 def build_command(path: Path, plies: int | None = None, horizon: int | None = None,
                   min_pieces: int | None = None) -> list[str]:
-    """The command line that builds the table into ``path`` at the lowest priority (the
-    engine's ``python -m engine.gobblet.jr.table build``, with its defaults unless given: ``plies`` or
-    ``horizon`` ask for the horizon-limited table, ``min_pieces`` for a partial exact one)."""
-    cmd = [sys.executable, "-c", NICE_BUILD, "build", "--out", str(path)]
-    if min_pieces is not None:
-        cmd += ["--min-pieces", str(min_pieces)]
-    if plies is not None:
-        cmd += ["--plies", str(plies)]
-    if horizon is not None:
-        cmd += ["--horizon", str(horizon)]
-    return cmd
+    """The whole command line that builds the table into ``path`` (``build_args``), as the
+    background child runs it."""
+    return child_command(BUILD, build_args(path, plies, horizon, min_pieces))
 
 
 def is_jr_game(game: object) -> bool:
@@ -100,12 +104,8 @@ class JrTablePreparer:
                     print(f"cupboard: {e}; building it again", file=sys.stderr, flush=True)
                     os.replace(self.path, self.path.with_name(self.path.name + ".damaged"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)}
             with open(self.log_path, "wb") as log:  # the child keeps its own copy of the file
-                self.process = subprocess.Popen(
-                    build_command(self.path, self.plies, self.horizon, self.min_pieces), cwd=PROJECT_ROOT, env=env,
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                self.process = start_child(BUILD, build_args(self.path, self.plies, self.horizon, self.min_pieces), log)
             return True
 
     def status(self) -> str:
@@ -131,12 +131,7 @@ class JrTablePreparer:
         """End a build still running (the server is stopping); a later ``start`` begins again."""
         with self._lock:
             if self.process is not None and self.process.poll() is None:
-                self.process.terminate()
-                try:
-                    self.process.wait(5)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait()
+                end_child(self.process)
                 self.process = None
 
     def use_when_ready(self) -> str:

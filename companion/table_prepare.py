@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 from engine.families import family_of
 
+from .background import end_child, start_child
+
 log = logging.getLogger(__name__)
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent  # so that ``engine`` imports in the child
-
-# the family's prepare for one variant token, at the lowest priority (the camera keeps the cores)
-BUILD = ("import os, sys; os.nice(19) if hasattr(os, 'nice') else None; "
-         "from engine.families import family_of, variant; "
+# the family's prepare for one variant token, run at the lowest priority (the camera keeps the cores)
+BUILD = ("import sys; from engine.families import family_of, variant; "
          "print(family_of(sys.argv[1]).prepare(variant(sys.argv[1])))")
 
 
@@ -48,9 +45,7 @@ class TablePreparer:
             if not fam.wants_table(rules):
                 return False
             try:
-                self._builds[rules.token] = subprocess.Popen(
-                    [sys.executable, "-c", BUILD, rules.token], cwd=PROJECT_ROOT,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                self._builds[rules.token] = start_child(BUILD, [rules.token])
             except OSError as e:  # no process can be started: hints keep searching
                 log.warning("could not start preparing the table of %s: %s", rules.token, e)
                 return False
@@ -69,5 +64,4 @@ class TablePreparer:
         with self._lock:
             builds, self._builds = list(self._builds.values()), {}
         for proc in builds:
-            if proc.poll() is None:
-                proc.terminate()
+            end_child(proc)
