@@ -40,6 +40,34 @@ def log_channels(view: np.ndarray, log_sum: np.ndarray, log_level: np.ndarray,
 
 
 @numba.njit(**_OPTS)
+def log_changes(view: np.ndarray, log_sum: np.ndarray, log_level: np.ndarray, with_chroma: bool,
+                ref_lum: np.ndarray, ref_white: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``log_channels`` of ``view`` and, in the same pass over its pixels, the change of
+    log-brightness since ``ref_lum`` (h, w) and, if ``ref_white`` is not empty (it is then
+    (h, w) and ``with_chroma`` is set), the change of whiteness (log-brightness less the
+    chroma) since it: (lum, chroma, lum change, whiteness change), float32, each value the
+    same float32 subtractions numpy makes of whole planes."""
+    h, w = view.shape[0], view.shape[1]
+    white = ref_white.size > 0
+    lum = np.empty((h, w), np.float32)
+    chroma = np.empty((h, w) if with_chroma else (0, 0), np.float32)
+    change = np.empty((h, w), np.float32)
+    white_change = np.empty((h, w) if white else (0, 0), np.float32)
+    for y in range(h):
+        for x in range(w):
+            b, g, r = np.int64(view[y, x, 0]), np.int64(view[y, x, 1]), np.int64(view[y, x, 2])
+            v = log_sum[b + g + r]
+            lum[y, x] = v
+            change[y, x] = v - ref_lum[y, x]
+            if with_chroma:
+                c = log_level[r] - log_level[b]
+                chroma[y, x] = c
+                if white:
+                    white_change[y, x] = (v - c) - ref_white[y, x]
+    return lum, chroma, change, white_change
+
+
+@numba.njit(**_OPTS)
 def disc_offsets(grid: np.ndarray, reach: float) -> np.ndarray:
     """The offsets (x, y) of ``grid`` x ``grid`` (y the slower) within ``reach`` of the
     origin, (n, 2) float64: the candidate centres of a top, round where it would be."""
@@ -484,3 +512,86 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     px = px[darker]
     return np.median(sheen_distance(px, board, refs[1], lum_sigma, tint_sigma, sheen_sigma)
                      - sheen_distance(px, board, refs[0], lum_sigma, tint_sigma, sheen_sigma))
+
+
+MEDIAN_BINS = 4096  # bins of the first, counting pass of ``median_at``
+
+
+@numba.njit(**_OPTS)
+def median_at(values: np.ndarray, idx: np.ndarray) -> float:
+    """The median of ``values`` (flat, float32) at the flat indices ``idx``: the value
+    ``np.median(values[idx])`` gives, bit for bit (for an even count, the two middle values'
+    float32 mean); NaN where any value is NaN.
+
+    One pass counts the values in bins over their range (a monotone map, so the bins keep
+    their order); only the few values in the bins of the middle ranks are then sorted."""
+    n = len(idx)
+    if n == 0:
+        return np.nan
+    buf = np.empty(n, np.float32)
+    lo = hi = values[idx[0]]
+    for i in range(n):
+        v = values[idx[i]]
+        buf[i] = v
+        if v != v:
+            return np.nan
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    if lo == hi:
+        return lo
+    scale = (MEDIAN_BINS - 1) / (np.float64(hi) - np.float64(lo))
+    lo64 = np.float64(lo)
+    bins = np.empty(n, np.int32)
+    counts = np.zeros(MEDIAN_BINS, np.int64)
+    for i in range(n):
+        b = np.int32((np.float64(buf[i]) - lo64) * scale)
+        bins[i] = b
+        counts[b] += 1
+    k_low, k_high = (n - 1) // 2, n // 2  # the middle ranks (0-based): one for an odd count
+    before, seen, b_low, b_high = 0, 0, -1, -1
+    for b in range(MEDIAN_BINS):
+        if b_low < 0 and seen + counts[b] > k_low:
+            b_low, before = b, seen
+        seen += counts[b]
+        if seen > k_high:
+            b_high = b
+            break
+    middle = np.empty(seen - before, np.float32)
+    m = 0
+    for i in range(n):
+        if b_low <= bins[i] <= b_high:
+            middle[m] = buf[i]
+            m += 1
+    middle.sort()
+    lower, upper = middle[k_low - before], middle[k_high - before]
+    if k_low == k_high:
+        return upper
+    return (lower + upper) * np.float32(0.5)
+
+
+@numba.njit(**_OPTS)
+def channel_medians_at(view: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Per channel of a uint8 ``view`` (h, w, 3), the median of its pixels at the flat pixel
+    indices ``idx``: ``np.median(view.reshape(-1, 3)[idx], axis=0)`` (float64, the two middle
+    values' mean for an even count), counted in a histogram per channel."""
+    flat = view.reshape(-1, 3)
+    counts = np.zeros((3, 256), np.int64)
+    for i in range(len(idx)):
+        for ch in range(3):
+            counts[ch, flat[idx[i], ch]] += 1
+    n = len(idx)
+    out = np.empty(3, np.float64)
+    for ch in range(3):
+        # the values of rank n // 2 and (n - 1) // 2 (0-based): the same one for an odd count
+        seen, low, high = 0, -1, -1
+        for v in range(256):
+            seen += counts[ch, v]
+            if low < 0 and seen > (n - 1) // 2:
+                low = v
+            if seen > n // 2:
+                high = v
+                break
+        out[ch] = (low + high) / 2.0
+    return out

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -49,8 +50,8 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
-from .kernels import (colour_distance, colour_vote, disc_offsets, log_channels, rim_search, ring_search,
-                      smallest_sums)
+from .kernels import (channel_medians_at, colour_distance, colour_vote, disc_offsets, log_changes, log_channels,
+                      median_at, rim_search, ring_search, smallest_sums)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -111,10 +112,14 @@ REMAP_ROWS = 32000  # rows of a map cv2.remap takes at once (it refuses 32767 or
 _FINE = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)  # a fine step round a seed
 
 
+@lru_cache(maxsize=16)
 def _units(n_ang: int) -> np.ndarray:
-    """Unit vectors (n_ang, 2) of angles evenly round a circle, angle 0 along +x."""
+    """Unit vectors (n_ang, 2) of angles evenly round a circle, angle 0 along +x; made once
+    per count (they were made a dozen times a frame) and read-only, as they are shared."""
     ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-    return np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    u.flags.writeable = False
+    return u
 
 
 def _far_units(n_ang: int) -> np.ndarray:
@@ -132,6 +137,7 @@ _UNITS = {n: _units(n) for n in (RIM_COARSE_ANGLES, RIM_ANGLES)}
 # the logs ``_channels`` reads, of every sum of a pixel's channels and of every channel value
 _LOG_SUM = cv2.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0).ravel()
 _LOG_LEVEL = cv2.log(np.arange(256, dtype=np.float32) + 8.0).ravel()
+_NO_PLANE = np.zeros((0, 0), np.float32)  # (``log_changes``: no whiteness to compare)
 
 
 def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
@@ -853,26 +859,28 @@ class Recogniser:
         view = self._view(image)
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
-        lum, chroma = _channels(view, self.use_chroma or self.cal.pieces.clear)
+        # log-brightness, the chroma, and their changes since the empty board, in one pass
+        lum, chroma, lum_change, white_change = log_changes(
+            view, _LOG_SUM, _LOG_LEVEL, self.use_chroma or self.cal.pieces.clear, self.ref_log,
+            self.ref_white if self.ref_white is not None else _NO_PLANE)
         far_dir = self._far_arc(n_px)
         hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px, far_dir)
         # the change of log-brightness since the empty board, and its typical level (the light's)
-        lum_change = lum - self.ref_log
-        lum_off = float(np.median(lum_change.ravel()[self._area_7]))
+        lum_off = float(median_at(lum_change.ravel(), self._area_7))
         prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, far_dir)
         nsz = len(self.cal.sizes)
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         polar = np.zeros((nsq, nsz, N_POLAR), np.float32)
         D = lum_level = at = None  # (clear sets only)
         if self.cal.pieces.clear:
-            D = _whiteness(lum, chroma) - self.ref_white
-            D -= float(np.median(D.ravel()[self._area_7]))
+            D = white_change  # the change of whiteness since the empty board (``_whiteness``)
+            D -= float(median_at(D.ravel(), self._area_7))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
             # profiles around where each size's rim was found (its edges wander on light wood)
             at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
             lum_level = lum_change - lum_off
             polar = self._polar(D, lum_level, at, H, far_dir)
-        board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
+        board_now = channel_medians_at(view, self._area_9)
         change = self.hands.changed(view)
         changed = change.mask
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
