@@ -273,6 +273,7 @@ class Recogniser:
         # current maps when a hand first needs it (most frames have none)
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
         self._buffers: dict[str, np.ndarray] = {}
+        self._geometry_kept: dict[tuple[str, float], object] = {}  # (``_geometry``)
         material = "clear" if cal.pieces.clear else "opaque"
         self.model = calibrated_model(cal).for_material(material) if model == "shipped" else (
             model.for_material(material) if model is not None else None)
@@ -515,6 +516,48 @@ class Recogniser:
                 3, int(RIM_COARSE_ANGLES * RIM_KEEP), int(RIM_ANGLES * RIM_KEEP))
         return score, best
 
+    def _geometry(self, what: str, H: float):
+        """The sample offsets of ``_profiles`` (``what`` "profiles") or ``_polar`` ("polar")
+        for a camera at height ``H``: kept while the height stays (the pose is kept while the
+        board does not move, ``_view``), as they depend on nothing else."""
+        key = (what, H)
+        got = self._geometry_kept.get(key)
+        if got is None:
+            if len(self._geometry_kept) > 8:
+                self._geometry_kept.clear()
+            got = self._geometry_kept[key] = (self._profile_offsets(H) if what == "profiles"
+                                              else self._polar_offsets(H))
+        return got
+
+    def _profile_offsets(self, H: float) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """``_profiles``' samples round a top per size class (sizes, samples, 2; px, angle 0
+        along +x), where each part of them ends, and the radii per ray of the rim's part and
+        of the line's."""
+        ppm = self.canvas.ppm
+        k = [height_scale(H, sc.height_mm) for sc in self.cal.sizes]
+        r_in = [e[0] * f * ppm for e, f in zip(self.edges_mm, k)]
+        r_out = [e[-1] * f * ppm for e, f in zip(self.edges_mm, k)]
+        # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
+        # (radii repeated to one count for all sizes: a repeat changes no ray's brightest)
+        ring_r = [np.arange(a - 0.5, b + 0.9, 0.7) for a, b in zip(r_in, r_out)]
+        n_ring = max(len(r) for r in ring_r)
+        ring_r = [np.concatenate([r, np.repeat(r[-1:], n_ring - len(r))]) for r in ring_r]
+        # the thin dark line round a clear cup's plug (or an opaque top's shoulder)
+        line = [np.array([r - 2.5, r - 0.7, r, r + 0.7, r + 2.5]) for r in r_in]
+        # every size's samples at once: the plug's disc, the board just outside the top, the
+        # rays across the rim, the rays across the line
+        parts = [np.stack([_disc(r * 0.8) for r in r_in]),
+                 np.stack([_ring([r + 2.0, r + 3.5], _FAR) for r in r_out]),
+                 np.stack([_ring(list(r), _FAR) for r in ring_r]),
+                 np.stack([_ring(list(r), _FAR) for r in line])]
+        ends = np.cumsum([p.shape[1] for p in parts])
+        return np.concatenate(parts, axis=1), ends, n_ring, len(line[0])
+
+    def _polar_offsets(self, H: float) -> np.ndarray:
+        """``_polar``'s samples round a top per size class (sizes, samples, 2)."""
+        radii = [e[-1] * height_scale(H, sc.height_mm) * self.canvas.ppm for e, sc in zip(self.edges_mm, self.cal.sizes)]
+        return np.stack([_ring(list(POLAR_RADII * r), _FAR) for r in radii])
+
     def _profiles(self, cur_log: np.ndarray, D: np.ndarray, off: float, centres: np.ndarray, H: float,
                   far_dir: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
@@ -529,29 +572,12 @@ class Recogniser:
         the board's grain (texture loss: the reference's spread inside the disc less the
         current one's)."""
         nsq, nsz = centres.shape[:2]
-        ppm = self.canvas.ppm
-        k = [height_scale(H, sc.height_mm) for sc in self.cal.sizes]
-        r_in = [e[0] * f * ppm for e, f in zip(self.edges_mm, k)]
-        r_out = [e[-1] * f * ppm for e, f in zip(self.edges_mm, k)]
-        # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
-        # (radii repeated to one count for all sizes: a repeat changes no ray's brightest)
-        ring_r = [np.arange(a - 0.5, b + 0.9, 0.7) for a, b in zip(r_in, r_out)]
-        n_ring = max(len(r) for r in ring_r)
-        ring_r = [np.concatenate([r, np.repeat(r[-1:], n_ring - len(r))]) for r in ring_r]
-        # the thin dark line round a clear cup's plug (or an opaque top's shoulder)
-        line = [np.array([r - 2.5, r - 0.7, r, r + 0.7, r + 2.5]) for r in r_in]
-        # every size's samples at once, (squares, sizes, samples): the plug's disc, the board
-        # just outside the top, the rays across the rim, the rays across the line
-        parts = [np.stack([_disc(r * 0.8) for r in r_in]),
-                 np.stack([_ring([r + 2.0, r + 3.5], _FAR) for r in r_out]),
-                 np.stack([_ring(list(r), _FAR) for r in ring_r]),
-                 np.stack([_ring(list(r), _FAR) for r in line])]
-        ends = np.cumsum([p.shape[1] for p in parts])
-        at = _sample_at(centres, np.concatenate(parts, axis=1), far_dir, D.shape)
+        offsets, ends, n_ring, n_line = self._geometry("profiles", H)
+        at = _sample_at(centres, offsets, far_dir, D.shape)
         d = D.take(at)
         plug, board_out = d[..., :ends[0]] - off, d[..., ends[0]:ends[1]] - off
         rim = d[..., ends[1]:ends[2]].reshape(nsq, nsz, n_ring, len(_FAR))
-        edge = d[..., ends[2]:].reshape(nsq, nsz, len(line[0]), len(_FAR))
+        edge = d[..., ends[2]:].reshape(nsq, nsz, n_line, len(_FAR))
         out = np.zeros((nsq, nsz, 5), np.float32)
         out[..., 0] = np.median(plug, axis=-1) - np.median(board_out, axis=-1)
         o = (board_out + off).reshape(nsq, nsz, 2, len(_FAR)).mean(axis=2)
@@ -573,9 +599,7 @@ class Recogniser:
         board outside; a wrong size's is stretched or squeezed.  The square model learns that
         shape, where the ring, rim and profile steps each test one radius."""
         nsq, nsz = centres.shape[:2]
-        radii = [e[-1] * height_scale(H, sc.height_mm) * self.canvas.ppm for e, sc in zip(self.edges_mm, self.cal.sizes)]
-        rings = np.stack([_ring(list(POLAR_RADII * r), _FAR) for r in radii])
-        at = _sample_at(centres, rings, far_dir, white.shape)
+        at = _sample_at(centres, self._geometry("polar", H), far_dir, white.shape)
         out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
         for j, D in enumerate((white, lum_change)):
             v = np.sort(D.take(at).reshape(nsq, nsz, len(POLAR_RADII), len(_FAR)), axis=-1)
