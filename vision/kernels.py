@@ -461,6 +461,33 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
 
 
 @numba.njit(**_OPTS)
+def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: np.ndarray, lum_sigma: float,
+               tint_sigma: float, sheen_sigma: float) -> np.ndarray:
+    """Per pixel, ``sheen_distance`` to ``ref_a`` less that to ``ref_b``: the same values, with
+    the logs of each pixel less each grey amount taken once for both colours."""
+    unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
+    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
+    out = np.empty(len(pixels))
+    for i in range(len(pixels)):
+        weakest = max(min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0, 0.0)
+        best_a = best_b = np.inf
+        for k in range(SHEEN_STEPS):
+            sh = weakest * k / (SHEEN_STEPS - 1)
+            l0 = np.log(max(pixels[i, 0] - sh, 1.0) / b0)
+            l1 = np.log(max(pixels[i, 1] - sh, 1.0) / b1)
+            l2 = np.log(max(pixels[i, 2] - sh, 1.0) / b2)
+            cost = (sh / unit) ** 2
+            d = _squared_distance(l0 - ref_a[0], l1 - ref_a[1], l2 - ref_a[2], lum_sigma, tint_sigma) + cost
+            if d < best_a:
+                best_a = d
+            d = _squared_distance(l0 - ref_b[0], l1 - ref_b[1], l2 - ref_b[2], lum_sigma, tint_sigma) + cost
+            if d < best_b:
+                best_b = d
+        out[i] = np.sqrt(best_a) - np.sqrt(best_b)
+    return out
+
+
+@numba.njit(**_OPTS)
 def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndarray, refs: np.ndarray,
                 warm_from: float, lum_sigma: float, tint_sigma: float, sheen_sigma: float = 0.0) -> float:
     """How much nearer the light player's colour (``refs[0]``, log-BGR against the board)
@@ -510,8 +537,7 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
         return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
                          - colour_distance(v, refs[0], lum_sigma, tint_sigma))
     px = px[darker]
-    return np.median(sheen_distance(px, board, refs[1], lum_sigma, tint_sigma, sheen_sigma)
-                     - sheen_distance(px, board, refs[0], lum_sigma, tint_sigma, sheen_sigma))
+    return np.median(sheen_gaps(px, board, refs[1], refs[0], lum_sigma, tint_sigma, sheen_sigma))
 
 
 MEDIAN_BINS = 4096  # bins of the first, counting pass of ``median_at``
@@ -594,4 +620,44 @@ def channel_medians_at(view: np.ndarray, idx: np.ndarray) -> np.ndarray:
                 high = v
                 break
         out[ch] = (low + high) / 2.0
+    return out
+
+
+@numba.njit(**_OPTS)
+def inside_leads(planes: np.ndarray, wp: int, pad: int, pts: np.ndarray, u: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """``Recogniser._inside_lead`` compiled: for circles round the whole-pixel centres ``pts``
+    (n, 2), at the angles of the unit vectors ``u`` (A, 2) and each of ``radii``, the fall of
+    the gradient planes' radial component outwards (``planes`` flat, rows ``wp`` long, a border
+    of ``pad``: the change since the empty board, or with 8 planes the current less the empty
+    board's), summed over the weaker half of the angles, over that half's count; the best
+    radius per centre, (n,) float32.  The same float32 steps as the numpy statement."""
+    A, n, R = u.shape[0], pts.shape[0], len(radii)
+    chroma = planes.shape[0] == 8
+    steps = np.empty((A, R), np.int64)
+    ux = np.empty(A, np.float32)
+    uy = np.empty(A, np.float32)
+    for a in range(A):
+        for r in range(R):
+            steps[a, r] = (np.int64(np.rint(u[a, 1] * radii[r])) * wp + np.int64(np.rint(u[a, 0] * radii[r])))
+        ux[a] = np.float32(u[a, 0])
+        uy[a] = np.float32(u[a, 1])
+    fall = np.empty((A, n * R), np.float32)
+    for a in range(A):
+        for c in range(n):
+            base = (pts[c, 1] + pad) * wp + pts[c, 0] + pad
+            for r in range(R):
+                i = base + steps[a, r]
+                rise = planes[0, i] * ux[a] + planes[1, i] * uy[a]
+                if chroma:
+                    rise -= planes[2, i] * ux[a] + planes[3, i] * uy[a]
+                fall[a, c * R + r] = -rise
+    half = A // 2
+    weak = np.empty(n * R, np.float32)
+    _smallest_sums(fall, A, n * R, half, np.empty((A + 1, n * R), np.float32), weak)
+    out = np.empty(n, np.float32)
+    for c in range(n):
+        best = weak[c * R] / np.float32(half)
+        for r in range(1, R):
+            best = max(best, weak[c * R + r] / np.float32(half))
+        out[c] = best
     return out

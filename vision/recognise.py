@@ -51,7 +51,7 @@ from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (channel_medians_at, colour_distance, colour_vote, disc_offsets, log_changes, log_channels,
-                      median_at, rim_search, ring_search, smallest_sums)
+                      inside_leads, median_at, rim_search, ring_search)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -858,18 +858,8 @@ class Recogniser:
         at the best offset; (n,)."""
         hyp = self._last.hyp
         wp = self.canvas.width + 2 * hyp.pad
-        u = _units(n_ang)
-        ring = u[:, None, :] * (radius + np.asarray(offsets))[None, :, None]  # (A, offsets, 2)
-        step = np.rint(ring[..., 1]).astype(np.int64) * wp + np.rint(ring[..., 0]).astype(np.int64)
-        idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[None, :, None] + step[:, None, :]
-        ux, uy = (u[:, c, None, None].astype(np.float32) for c in (0, 1))
-        planes = hyp.planes
-        rise = _radial(planes[0], planes[1], idx, ux, uy)  # (A, n, offsets)
-        if len(planes) == 8:  # chroma sets keep the current and the reference gradients apart
-            rise -= _radial(planes[2], planes[3], idx, ux, uy)
-        half = n_ang // 2
-        weak = smallest_sums(np.ascontiguousarray(-rise.reshape(len(rise), -1)), half)
-        return (weak.reshape(rise.shape[1:]) / half).max(axis=1)
+        return inside_leads(hyp.planes, wp, hyp.pad, np.ascontiguousarray(pts, np.int64), _units(n_ang),
+                            radius + np.asarray(offsets, np.float64))
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -994,17 +984,6 @@ def _coarse_grid(reach: float) -> np.ndarray:
     """One axis of the coarse grid of the edge search that ``reach`` pixels span."""
     half = int(reach // COARSE_STEP_PX)
     return np.arange(-half, half + 1) * COARSE_STEP_PX
-
-
-def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
-    """The gradient (planes ``gx``, ``gy``, flat) at the flat indices ``idx``, along the unit
-    directions (``ux``, ``uy``, broadcast against ``idx``)."""
-    along = np.take(gx, idx)
-    along *= ux
-    across = np.take(gy, idx)
-    across *= uy
-    along += across
-    return along
 
 
 def _grain(lum: np.ndarray) -> np.ndarray:
