@@ -154,15 +154,25 @@ def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return lum - chroma
 
 
-def _log_gradients(lum: np.ndarray, chroma: np.ndarray | None) -> list[np.ndarray]:
+def _log_gradients(lum: np.ndarray, chroma: np.ndarray | None,
+                   into: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """x and y gradient planes of log-brightness and, if given, of the chroma
-    (``_channels``); the chroma tells orange from wood of the same brightness."""
+    (``_channels``); the chroma tells orange from wood of the same brightness.  With
+    ``into`` (as many float32 planes of the same size, views of a larger buffer may do),
+    written there rather than into new arrays."""
     out = []
     for g in (lum, chroma):
         if g is None:
             continue
-        out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125))
-        out.append(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125))
+        for dx, dy in ((1, 0), (0, 1)):
+            if into is None:
+                out.append(cv2.Sobel(g, cv2.CV_32F, dx, dy, ksize=3, scale=0.125))
+                continue
+            plane = into[len(out)]
+            written = cv2.Sobel(g, cv2.CV_32F, dx, dy, dst=plane, ksize=3, scale=0.125)
+            if not np.may_share_memory(written, plane):  # OpenCV made a new array after all
+                np.copyto(plane, written)
+            out.append(plane)
     return out
 
 
@@ -436,10 +446,11 @@ class Recogniser:
         reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
         return int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + beyond_px + 4))
 
-    def _hypotheses(self, cur: list[np.ndarray], H: float, n_px: np.ndarray,
+    def _hypotheses(self, lum: np.ndarray, chroma: np.ndarray | None, H: float, n_px: np.ndarray,
                     far_dir: tuple[np.ndarray, np.ndarray]) -> _Hypotheses:
-        """For every square and size class, the best-supported top centre and its score.
-        Candidate centres lie on whole pixels, so each ring sample is one integer add away."""
+        """For every square and size class, the best-supported top centre and its score, from
+        the gradients of log-brightness ``lum`` and, if given, of the ``chroma``.  Candidate
+        centres lie on whole pixels, so each ring sample is one integer add away."""
         cv = self.canvas
         centres = self.centres_px
         nsq = len(centres)
@@ -447,21 +458,21 @@ class Recogniser:
         # a border of no gradient wide enough for every ring (written when the buffer is made,
         # with the empty board's planes: only the current ones change from frame to frame)
         pad = self._ring_border(H, n_px, max(RADII))
-        h, w = cur[0].shape
-        buf, made = self._buffer("ring", (2 * len(cur) if self.use_chroma else len(cur), h + 2 * pad, w + 2 * pad))
+        h, w = lum.shape
+        n_cur = 2 if chroma is None else 4
+        buf, made = self._buffer("ring", (2 * n_cur if self.use_chroma else n_cur, h + 2 * pad, w + 2 * pad))
         inside = buf[:, pad:pad + h, pad:pad + w]
         if self.use_chroma:
             # planes: current x, y and the empty board's x, y of log-brightness, then of chroma
-            for i, plane in zip((0, 1, 4, 5), cur):
-                np.copyto(inside[i], plane)
+            _log_gradients(lum, chroma, [inside[i] for i in (0, 1, 4, 5)])
             if made:
                 for i, plane in zip((2, 3, 6, 7), self.ref_g):
                     np.copyto(inside[i], plane)
         else:
             # only the change since the empty board counts, and the ring's radial gradient
             # is linear in the gradients: their difference is all that needs sampling
-            for now, ref, out in zip(cur, self.ref_g, inside):
-                cv2.subtract(now, ref, dst=out)
+            for now, ref in zip(_log_gradients(lum, chroma, list(inside)), self.ref_g):
+                cv2.subtract(now, ref, dst=now)
         wp = w + 2 * pad
         planes = buf.reshape(len(buf), -1)
         score = np.zeros((nsq, len(sizes)), np.float32)
@@ -878,7 +889,7 @@ class Recogniser:
             view, _LOG_SUM, _LOG_LEVEL, self.use_chroma or self.cal.pieces.clear, self.ref_log,
             self.ref_white if self.ref_white is not None else _NO_PLANE)
         far_dir = self._far_arc(n_px)
-        hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px, far_dir)
+        hyp = self._hypotheses(lum, chroma if self.use_chroma else None, H, n_px, far_dir)
         # the change of log-brightness since the empty board, and its typical level (the light's)
         lum_off = float(median_at(lum_change.ravel(), self._area_7))
         prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, far_dir)
