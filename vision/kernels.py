@@ -661,3 +661,44 @@ def inside_leads(planes: np.ndarray, wp: int, pad: int, pts: np.ndarray, u: np.n
             best = max(best, weak[c * R + r] / np.float32(half))
         out[c] = best
     return out
+
+
+@numba.njit(**_OPTS)
+def crop_maps(centre: np.ndarray, radius: np.ndarray, cos: np.ndarray, sin: np.ndarray,
+              grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` maps of square crops (``Recogniser.size_crops``): per crop q < n and size
+    class k, the points centre[q, k] + radius[k] * (u cos[q] - v sin[q], u sin[q] + v cos[q])
+    for u along and v across ``grid`` (g,), rows v: (n * sizes * g, g) float32 each, the
+    same float32 steps as numpy's planes of them."""
+    n, nsz, g = centre.shape[0], centre.shape[1], len(grid)
+    mx = np.empty((n * nsz * g, g), np.float32)
+    my = np.empty((n * nsz * g, g), np.float32)
+    for q in range(n):
+        c, s = cos[q], sin[q]
+        for i in range(g):
+            v = grid[i]
+            for j in range(g):
+                u = grid[j]
+                dx = u * c - v * s
+                dy = u * s + v * c
+                for k in range(nsz):
+                    row = (q * nsz + k) * g + i
+                    mx[row, j] = centre[q, k, 0] + radius[k] * dx
+                    my[row, j] = centre[q, k, 1] + radius[k] * dy
+    return mx, my
+
+
+@numba.njit(**_OPTS)
+def block_means(z: np.ndarray, out: np.ndarray) -> None:
+    """The mean of each 2 x 2 block of ``z`` (crops x 2h rows, 2w) float32 into ``out`` (n,
+    sizes, h, w; a view will do), crop (q, k) being rows from (q * sizes + k) * 2h of ``z``:
+    summed as (top left + bottom left) + (top right + bottom right), then times a quarter."""
+    n, nsz, h, w = out.shape
+    for q in range(n):
+        for k in range(nsz):
+            top = (q * nsz + k) * 2 * h
+            for y in range(h):
+                a = z[top + 2 * y]
+                b = z[top + 2 * y + 1]
+                for x in range(w):
+                    out[q, k, y, x] = ((a[2 * x] + b[2 * x]) + (a[2 * x + 1] + b[2 * x + 1])) * np.float32(0.25)

@@ -50,8 +50,8 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
-from .kernels import (channel_medians_at, colour_distance, colour_vote, disc_offsets, log_changes, log_channels,
-                      inside_leads, median_at, rim_search, ring_search)
+from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
+                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -653,28 +653,19 @@ class Recogniser:
         n = len(squares)
         fine = 2 * CROP_PX  # sampled twice as finely, then averaged in 2 x 2 blocks
         g = (np.arange(fine, dtype=np.float32) + 0.5) / fine * 2 * CROP_SPAN - CROP_SPAN
-        u, v = np.meshgrid(g, g)  # u along the far direction, v across
         r = np.array([self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
                       for s, sc in enumerate(self.cal.sizes)], np.float32)
         c, sq_s = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
-        dx = (u[None] * c[:, None, None] - v[None] * sq_s[:, None, None])  # (n, fine, fine)
-        dy = (u[None] * sq_s[:, None, None] + v[None] * c[:, None, None])
         if centres is None:
             centres = self._top_centres(squares)
-        centre = np.asarray(centres, np.float32)  # (n, sizes, 2)
-        mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
-        my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
-        mx = np.ascontiguousarray(mx.reshape(-1, fine))
-        my = np.ascontiguousarray(my.reshape(-1, fine))
+        # u along the far direction, v across, both along g
+        mx, my = crop_maps(np.ascontiguousarray(centres, np.float32), r, c, sq_s, g)
         out = np.empty((n, nsz, 2, CROP_PX, CROP_PX), np.float32)
         for j, plane in enumerate((D, L)):
             z = np.concatenate([cv2.remap(plane, mx[i:i + REMAP_ROWS], my[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE) for i in range(0, len(mx), REMAP_ROWS)])
-            # the mean of each 2 x 2 block (rows pair up within a crop: each has 2 * CROP_PX),
-            # by four strided sums: numpy's mean over two inner axes is several times slower
-            z = (z[0::2, 0::2] + z[1::2, 0::2]) + (z[0::2, 1::2] + z[1::2, 1::2])
-            z *= 0.25
-            out[:, :, j] = z.reshape(n, nsz, CROP_PX, CROP_PX)
+            # the mean of each 2 x 2 block (rows pair up within a crop: each has 2 * CROP_PX)
+            block_means(z, out[:, :, j])
         return out
 
     def candidate_crops(self, squares: np.ndarray) -> np.ndarray:
