@@ -13,8 +13,7 @@ import pytest
 from hardware.camera_model import height_scale
 from hardware.pieces import load_board, load_piece_set
 from vision.evaluate import bench_cameras
-from vision.kernels import (channel_medians_at, inside_leads, log_changes, median_at, sheen_distance,
-                            sheen_gaps)
+from vision.kernels import channel_medians_at, log_changes, median_at, sheen_distance, sheen_gaps, smallest_sums
 from vision.recognise import (_FINE, _LOG_LEVEL, _LOG_SUM, COARSE_ANGLES, CROP_PX, CROP_SPAN, N_ANG, RADII,
                               REMAP_ROWS, SHEEN_DOUBT, TINT_SIGMA, LUM_SIGMA, Recogniser, _channels,
                               _coarse_offsets, _log_gradients, _units, _whiteness)
@@ -83,7 +82,6 @@ def test_gradients_written_into_a_padded_buffer_are_the_plain_ones(frames):
 
 def _inside_lead_numpy(rec, pts, radius, n_ang, offsets):
     """The lighter outline's leads as numpy stated them before ``kernels.inside_leads``."""
-    from vision.kernels import smallest_sums
     hyp = rec._last.hyp
     wp = rec.canvas.width + 2 * hyp.pad
     u = _units(n_ang)
