@@ -8,6 +8,11 @@ frame's CPU; compiled, each candidate's samples stay in a small buffer.  The ari
 that numpy version's, in float32 and in the same order (``_extreme_sums``), so the ring
 scores did not change by a bit.
 
+Later kernels took the same rule for the rest of a frame's per-pixel and per-sample work (the
+log channels' changes since the empty board in one pass, the board's medians by counting,
+the lighter outline's leads, the sheen vote, the size check's crop maps): each gives what
+the numpy statement it replaced gave, bit for bit (``tests/test_recognise_fast.py``).
+
 numba compiles the kernels on their first use after an install or a change (about 10 s of
 CPU here) and keeps them in ``__pycache__``; later processes load them in a fraction of a
 second."""
