@@ -218,8 +218,8 @@ def test_smallest_sum_is_the_sum_of_the_k_smallest(n, k):
 
 
 def test_paired_timing_bench_runs_two_trees_on_the_same_frames():
-    """``bench/vision_ab.py`` against this very tree: both workers read the same frames, and
-    the report gives both medians and the per-frame ratio."""
+    """``bench/vision_ab.py`` against this very tree: both workers read the same frames, the
+    report gives both medians and the per-frame ratio, and finds the two readings the same."""
     import subprocess
     import sys
     from pathlib import Path
@@ -228,6 +228,7 @@ def test_paired_timing_bench_runs_two_trees_on_the_same_frames():
     out = subprocess.run([sys.executable, str(root / "bench" / "vision_ab.py"), str(root), "--set", "gobblet-jr",
                           "--boards", "2", "--rounds", "1"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "gobblet-jr, 2 frames x 1 rounds" in out.stdout
-    ratio = float(out.stdout.strip().splitlines()[-1].split(":")[-1])
-    assert 0.2 < ratio < 5.0
+    assert "gobblet-jr, polygon look, seed 0, 2 frames x 1 rounds" in out.stdout
+    ratio_line, same_line = out.stdout.strip().splitlines()[-2:]
+    assert 0.2 < float(ratio_line.split(":")[-1]) < 5.0
+    assert same_line.startswith("  readings that differ: 0 of 2 frames") and same_line.endswith(": the same")

@@ -8,6 +8,11 @@ frame's CPU; compiled, each candidate's samples stay in a small buffer.  The ari
 that numpy version's, in float32 and in the same order (``_extreme_sums``), so the ring
 scores did not change by a bit.
 
+Later kernels took the same rule for the rest of a frame's per-pixel and per-sample work (the
+log channels' changes since the empty board in one pass, the board's medians by counting,
+the lighter outline's leads, the sheen vote, the size check's crop maps): each gives what
+the numpy statement it replaced gave, bit for bit (``tests/test_recognise_fast.py``).
+
 numba compiles the kernels on their first use after an install or a change (about 10 s of
 CPU here) and keeps them in ``__pycache__``; later processes load them in a fraction of a
 second."""
@@ -37,6 +42,34 @@ def log_channels(view: np.ndarray, log_sum: np.ndarray, log_level: np.ndarray,
             if with_chroma:
                 chroma[y, x] = log_level[r] - log_level[b]
     return lum, chroma
+
+
+@numba.njit(**_OPTS)
+def log_changes(view: np.ndarray, log_sum: np.ndarray, log_level: np.ndarray, with_chroma: bool,
+                ref_lum: np.ndarray, ref_white: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``log_channels`` of ``view`` and, in the same pass over its pixels, the change of
+    log-brightness since ``ref_lum`` (h, w) and, if ``ref_white`` is not empty (it is then
+    (h, w) and ``with_chroma`` is set), the change of whiteness (log-brightness less the
+    chroma) since it: (lum, chroma, lum change, whiteness change), float32, each value the
+    same float32 subtractions numpy makes of whole planes."""
+    h, w = view.shape[0], view.shape[1]
+    white = ref_white.size > 0
+    lum = np.empty((h, w), np.float32)
+    chroma = np.empty((h, w) if with_chroma else (0, 0), np.float32)
+    change = np.empty((h, w), np.float32)
+    white_change = np.empty((h, w) if white else (0, 0), np.float32)
+    for y in range(h):
+        for x in range(w):
+            b, g, r = np.int64(view[y, x, 0]), np.int64(view[y, x, 1]), np.int64(view[y, x, 2])
+            v = log_sum[b + g + r]
+            lum[y, x] = v
+            change[y, x] = v - ref_lum[y, x]
+            if with_chroma:
+                c = log_level[r] - log_level[b]
+                chroma[y, x] = c
+                if white:
+                    white_change[y, x] = (v - c) - ref_white[y, x]
+    return lum, chroma, change, white_change
 
 
 @numba.njit(**_OPTS)
@@ -433,6 +466,33 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
 
 
 @numba.njit(**_OPTS)
+def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: np.ndarray, lum_sigma: float,
+               tint_sigma: float, sheen_sigma: float) -> np.ndarray:
+    """Per pixel, ``sheen_distance`` to ``ref_a`` less that to ``ref_b``: the same values, with
+    the logs of each pixel less each grey amount taken once for both colours."""
+    unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
+    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
+    out = np.empty(len(pixels))
+    for i in range(len(pixels)):
+        weakest = max(min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0, 0.0)
+        best_a = best_b = np.inf
+        for k in range(SHEEN_STEPS):
+            sh = weakest * k / (SHEEN_STEPS - 1)
+            l0 = np.log(max(pixels[i, 0] - sh, 1.0) / b0)
+            l1 = np.log(max(pixels[i, 1] - sh, 1.0) / b1)
+            l2 = np.log(max(pixels[i, 2] - sh, 1.0) / b2)
+            cost = (sh / unit) ** 2
+            d = _squared_distance(l0 - ref_a[0], l1 - ref_a[1], l2 - ref_a[2], lum_sigma, tint_sigma) + cost
+            if d < best_a:
+                best_a = d
+            d = _squared_distance(l0 - ref_b[0], l1 - ref_b[1], l2 - ref_b[2], lum_sigma, tint_sigma) + cost
+            if d < best_b:
+                best_b = d
+        out[i] = np.sqrt(best_a) - np.sqrt(best_b)
+    return out
+
+
+@numba.njit(**_OPTS)
 def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndarray, refs: np.ndarray,
                 warm_from: float, lum_sigma: float, tint_sigma: float, sheen_sigma: float = 0.0) -> float:
     """How much nearer the light player's colour (``refs[0]``, log-BGR against the board)
@@ -482,5 +542,168 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
         return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
                          - colour_distance(v, refs[0], lum_sigma, tint_sigma))
     px = px[darker]
-    return np.median(sheen_distance(px, board, refs[1], lum_sigma, tint_sigma, sheen_sigma)
-                     - sheen_distance(px, board, refs[0], lum_sigma, tint_sigma, sheen_sigma))
+    return np.median(sheen_gaps(px, board, refs[1], refs[0], lum_sigma, tint_sigma, sheen_sigma))
+
+
+MEDIAN_BINS = 4096  # bins of the first, counting pass of ``median_at``
+
+
+@numba.njit(**_OPTS)
+def median_at(values: np.ndarray, idx: np.ndarray) -> float:
+    """The median of ``values`` (flat, float32) at the flat indices ``idx``: the value
+    ``np.median(values[idx])`` gives, bit for bit (for an even count, the two middle values'
+    float32 mean); NaN where any value is NaN.
+
+    One pass counts the values in bins over their range (a monotone map, so the bins keep
+    their order); only the few values in the bins of the middle ranks are then sorted."""
+    n = len(idx)
+    if n == 0:
+        return np.nan
+    buf = np.empty(n, np.float32)
+    lo = hi = values[idx[0]]
+    for i in range(n):
+        v = values[idx[i]]
+        buf[i] = v
+        if v != v:
+            return np.nan
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    if lo == hi:
+        return lo
+    scale = (MEDIAN_BINS - 1) / (np.float64(hi) - np.float64(lo))
+    lo64 = np.float64(lo)
+    bins = np.empty(n, np.int32)
+    counts = np.zeros(MEDIAN_BINS, np.int64)
+    for i in range(n):
+        b = np.int32((np.float64(buf[i]) - lo64) * scale)
+        bins[i] = b
+        counts[b] += 1
+    k_low, k_high = (n - 1) // 2, n // 2  # the middle ranks (0-based): one for an odd count
+    before, seen, b_low, b_high = 0, 0, -1, -1
+    for b in range(MEDIAN_BINS):
+        if b_low < 0 and seen + counts[b] > k_low:
+            b_low, before = b, seen
+        seen += counts[b]
+        if seen > k_high:
+            b_high = b
+            break
+    middle = np.empty(seen - before, np.float32)
+    m = 0
+    for i in range(n):
+        if b_low <= bins[i] <= b_high:
+            middle[m] = buf[i]
+            m += 1
+    middle.sort()
+    lower, upper = middle[k_low - before], middle[k_high - before]
+    if k_low == k_high:
+        return upper
+    return (lower + upper) * np.float32(0.5)
+
+
+@numba.njit(**_OPTS)
+def channel_medians_at(view: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Per channel of a uint8 ``view`` (h, w, 3), the median of its pixels at the flat pixel
+    indices ``idx``: ``np.median(view.reshape(-1, 3)[idx], axis=0)`` (float64, the two middle
+    values' mean for an even count), counted in a histogram per channel."""
+    flat = view.reshape(-1, 3)
+    counts = np.zeros((3, 256), np.int64)
+    for i in range(len(idx)):
+        for ch in range(3):
+            counts[ch, flat[idx[i], ch]] += 1
+    n = len(idx)
+    out = np.empty(3, np.float64)
+    for ch in range(3):
+        # the values of rank n // 2 and (n - 1) // 2 (0-based): the same one for an odd count
+        seen, low, high = 0, -1, -1
+        for v in range(256):
+            seen += counts[ch, v]
+            if low < 0 and seen > (n - 1) // 2:
+                low = v
+            if seen > n // 2:
+                high = v
+                break
+        out[ch] = (low + high) / 2.0
+    return out
+
+
+@numba.njit(**_OPTS)
+def inside_leads(planes: np.ndarray, wp: int, pad: int, pts: np.ndarray, u: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """``Recogniser._inside_lead`` compiled: for circles round the whole-pixel centres ``pts``
+    (n, 2), at the angles of the unit vectors ``u`` (A, 2) and each of ``radii``, the fall of
+    the gradient planes' radial component outwards (``planes`` flat, rows ``wp`` long, a border
+    of ``pad``: the change since the empty board, or with 8 planes the current less the empty
+    board's), summed over the weaker half of the angles, over that half's count; the best
+    radius per centre, (n,) float32.  The same float32 steps as the numpy statement."""
+    A, n, R = u.shape[0], pts.shape[0], len(radii)
+    chroma = planes.shape[0] == 8
+    steps = np.empty((A, R), np.int64)
+    ux = np.empty(A, np.float32)
+    uy = np.empty(A, np.float32)
+    for a in range(A):
+        for r in range(R):
+            steps[a, r] = (np.int64(np.rint(u[a, 1] * radii[r])) * wp + np.int64(np.rint(u[a, 0] * radii[r])))
+        ux[a] = np.float32(u[a, 0])
+        uy[a] = np.float32(u[a, 1])
+    fall = np.empty((A, n * R), np.float32)
+    for a in range(A):
+        for c in range(n):
+            base = (pts[c, 1] + pad) * wp + pts[c, 0] + pad
+            for r in range(R):
+                i = base + steps[a, r]
+                rise = planes[0, i] * ux[a] + planes[1, i] * uy[a]
+                if chroma:
+                    rise -= planes[2, i] * ux[a] + planes[3, i] * uy[a]
+                fall[a, c * R + r] = -rise
+    half = A // 2
+    weak = np.empty(n * R, np.float32)
+    _smallest_sums(fall, A, n * R, half, np.empty((A + 1, n * R), np.float32), weak)
+    out = np.empty(n, np.float32)
+    for c in range(n):
+        best = weak[c * R] / np.float32(half)
+        for r in range(1, R):
+            best = max(best, weak[c * R + r] / np.float32(half))
+        out[c] = best
+    return out
+
+
+@numba.njit(**_OPTS)
+def crop_maps(centre: np.ndarray, radius: np.ndarray, cos: np.ndarray, sin: np.ndarray,
+              grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` maps of square crops (``Recogniser.size_crops``): per crop q < n and size
+    class k, the points centre[q, k] + radius[k] * (u cos[q] - v sin[q], u sin[q] + v cos[q])
+    for u along and v across ``grid`` (g,), rows v: (n * sizes * g, g) float32 each, the
+    same float32 steps as numpy's planes of them."""
+    n, nsz, g = centre.shape[0], centre.shape[1], len(grid)
+    mx = np.empty((n * nsz * g, g), np.float32)
+    my = np.empty((n * nsz * g, g), np.float32)
+    for q in range(n):
+        c, s = cos[q], sin[q]
+        for i in range(g):
+            v = grid[i]
+            for j in range(g):
+                u = grid[j]
+                dx = u * c - v * s
+                dy = u * s + v * c
+                for k in range(nsz):
+                    row = (q * nsz + k) * g + i
+                    mx[row, j] = centre[q, k, 0] + radius[k] * dx
+                    my[row, j] = centre[q, k, 1] + radius[k] * dy
+    return mx, my
+
+
+@numba.njit(**_OPTS)
+def block_means(z: np.ndarray, out: np.ndarray) -> None:
+    """The mean of each 2 x 2 block of ``z`` (crops x 2h rows, 2w) float32 into ``out`` (n,
+    sizes, h, w; a view will do), crop (q, k) being rows from (q * sizes + k) * 2h of ``z``:
+    summed as (top left + bottom left) + (top right + bottom right), then times a quarter."""
+    n, nsz, h, w = out.shape
+    for q in range(n):
+        for k in range(nsz):
+            top = (q * nsz + k) * 2 * h
+            for y in range(h):
+                a = z[top + 2 * y]
+                b = z[top + 2 * y + 1]
+                for x in range(w):
+                    out[q, k, y, x] = ((a[2 * x] + b[2 * x]) + (a[2 * x + 1] + b[2 * x + 1])) * np.float32(0.25)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -49,8 +50,8 @@ from hardware.render.scene import max_offset
 from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
-from .kernels import (colour_distance, colour_vote, disc_offsets, log_channels, rim_search, ring_search,
-                      smallest_sums)
+from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
+                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -111,10 +112,14 @@ REMAP_ROWS = 32000  # rows of a map cv2.remap takes at once (it refuses 32767 or
 _FINE = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1]), axis=-1).reshape(-1, 2)  # a fine step round a seed
 
 
+@lru_cache(maxsize=16)
 def _units(n_ang: int) -> np.ndarray:
-    """Unit vectors (n_ang, 2) of angles evenly round a circle, angle 0 along +x."""
+    """Unit vectors (n_ang, 2) of angles evenly round a circle, angle 0 along +x; made once
+    per count (they were made a dozen times a frame) and read-only, as they are shared."""
     ang = np.linspace(0, 2 * np.pi, n_ang, endpoint=False)
-    return np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    u.flags.writeable = False
+    return u
 
 
 def _far_units(n_ang: int) -> np.ndarray:
@@ -132,6 +137,7 @@ _UNITS = {n: _units(n) for n in (RIM_COARSE_ANGLES, RIM_ANGLES)}
 # the logs ``_channels`` reads, of every sum of a pixel's channels and of every channel value
 _LOG_SUM = cv2.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0).ravel()
 _LOG_LEVEL = cv2.log(np.arange(256, dtype=np.float32) + 8.0).ravel()
+_NO_PLANE = np.zeros((0, 0), np.float32)  # (``log_changes``: no whiteness to compare)
 
 
 def _channels(view: np.ndarray, with_chroma: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
@@ -148,15 +154,25 @@ def _whiteness(lum: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return lum - chroma
 
 
-def _log_gradients(lum: np.ndarray, chroma: np.ndarray | None) -> list[np.ndarray]:
+def _log_gradients(lum: np.ndarray, chroma: np.ndarray | None,
+                   into: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """x and y gradient planes of log-brightness and, if given, of the chroma
-    (``_channels``); the chroma tells orange from wood of the same brightness."""
+    (``_channels``); the chroma tells orange from wood of the same brightness.  With
+    ``into`` (as many float32 planes of the same size, views of a larger buffer may do),
+    written there rather than into new arrays."""
     out = []
     for g in (lum, chroma):
         if g is None:
             continue
-        out.append(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125))
-        out.append(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125))
+        for dx, dy in ((1, 0), (0, 1)):
+            if into is None:
+                out.append(cv2.Sobel(g, cv2.CV_32F, dx, dy, ksize=3, scale=0.125))
+                continue
+            plane = into[len(out)]
+            written = cv2.Sobel(g, cv2.CV_32F, dx, dy, dst=plane, ksize=3, scale=0.125)
+            if not np.may_share_memory(written, plane):  # OpenCV made a new array after all
+                np.copyto(plane, written)
+            out.append(plane)
     return out
 
 
@@ -267,6 +283,7 @@ class Recogniser:
         # current maps when a hand first needs it (most frames have none)
         self._regions: list[tuple[tuple[int, int, int, int], np.ndarray]] | None = None
         self._buffers: dict[str, np.ndarray] = {}
+        self._geometry_kept: dict[tuple[str, float], object] = {}  # (``_geometry``)
         material = "clear" if cal.pieces.clear else "opaque"
         self.model = calibrated_model(cal).for_material(material) if model == "shipped" else (
             model.for_material(material) if model is not None else None)
@@ -429,10 +446,11 @@ class Recogniser:
         reach_mm = max(o + e[-1] for o, e in zip(self.offsets_mm, self.edges_mm))
         return int(np.ceil(spill + reach_mm * k_top * self.canvas.ppm + beyond_px + 4))
 
-    def _hypotheses(self, cur: list[np.ndarray], H: float, n_px: np.ndarray,
+    def _hypotheses(self, lum: np.ndarray, chroma: np.ndarray | None, H: float, n_px: np.ndarray,
                     far_dir: tuple[np.ndarray, np.ndarray]) -> _Hypotheses:
-        """For every square and size class, the best-supported top centre and its score.
-        Candidate centres lie on whole pixels, so each ring sample is one integer add away."""
+        """For every square and size class, the best-supported top centre and its score, from
+        the gradients of log-brightness ``lum`` and, if given, of the ``chroma``.  Candidate
+        centres lie on whole pixels, so each ring sample is one integer add away."""
         cv = self.canvas
         centres = self.centres_px
         nsq = len(centres)
@@ -440,21 +458,21 @@ class Recogniser:
         # a border of no gradient wide enough for every ring (written when the buffer is made,
         # with the empty board's planes: only the current ones change from frame to frame)
         pad = self._ring_border(H, n_px, max(RADII))
-        h, w = cur[0].shape
-        buf, made = self._buffer("ring", (2 * len(cur) if self.use_chroma else len(cur), h + 2 * pad, w + 2 * pad))
+        h, w = lum.shape
+        n_cur = 2 if chroma is None else 4
+        buf, made = self._buffer("ring", (2 * n_cur if self.use_chroma else n_cur, h + 2 * pad, w + 2 * pad))
         inside = buf[:, pad:pad + h, pad:pad + w]
         if self.use_chroma:
             # planes: current x, y and the empty board's x, y of log-brightness, then of chroma
-            for i, plane in zip((0, 1, 4, 5), cur):
-                np.copyto(inside[i], plane)
+            _log_gradients(lum, chroma, [inside[i] for i in (0, 1, 4, 5)])
             if made:
                 for i, plane in zip((2, 3, 6, 7), self.ref_g):
                     np.copyto(inside[i], plane)
         else:
             # only the change since the empty board counts, and the ring's radial gradient
             # is linear in the gradients: their difference is all that needs sampling
-            for now, ref, out in zip(cur, self.ref_g, inside):
-                cv2.subtract(now, ref, dst=out)
+            for now, ref in zip(_log_gradients(lum, chroma, list(inside)), self.ref_g):
+                cv2.subtract(now, ref, dst=now)
         wp = w + 2 * pad
         planes = buf.reshape(len(buf), -1)
         score = np.zeros((nsq, len(sizes)), np.float32)
@@ -509,6 +527,48 @@ class Recogniser:
                 3, int(RIM_COARSE_ANGLES * RIM_KEEP), int(RIM_ANGLES * RIM_KEEP))
         return score, best
 
+    def _geometry(self, what: str, H: float):
+        """The sample offsets of ``_profiles`` (``what`` "profiles") or ``_polar`` ("polar")
+        for a camera at height ``H``: kept while the height stays (the pose is kept while the
+        board does not move, ``_view``), as they depend on nothing else."""
+        key = (what, H)
+        got = self._geometry_kept.get(key)
+        if got is None:
+            if len(self._geometry_kept) > 8:
+                self._geometry_kept.clear()
+            got = self._geometry_kept[key] = (self._profile_offsets(H) if what == "profiles"
+                                              else self._polar_offsets(H))
+        return got
+
+    def _profile_offsets(self, H: float) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """``_profiles``' samples round a top per size class (sizes, samples, 2; px, angle 0
+        along +x), where each part of them ends, and the radii per ray of the rim's part and
+        of the line's."""
+        ppm = self.canvas.ppm
+        k = [height_scale(H, sc.height_mm) for sc in self.cal.sizes]
+        r_in = [e[0] * f * ppm for e, f in zip(self.edges_mm, k)]
+        r_out = [e[-1] * f * ppm for e, f in zip(self.edges_mm, k)]
+        # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
+        # (radii repeated to one count for all sizes: a repeat changes no ray's brightest)
+        ring_r = [np.arange(a - 0.5, b + 0.9, 0.7) for a, b in zip(r_in, r_out)]
+        n_ring = max(len(r) for r in ring_r)
+        ring_r = [np.concatenate([r, np.repeat(r[-1:], n_ring - len(r))]) for r in ring_r]
+        # the thin dark line round a clear cup's plug (or an opaque top's shoulder)
+        line = [np.array([r - 2.5, r - 0.7, r, r + 0.7, r + 2.5]) for r in r_in]
+        # every size's samples at once: the plug's disc, the board just outside the top, the
+        # rays across the rim, the rays across the line
+        parts = [np.stack([_disc(r * 0.8) for r in r_in]),
+                 np.stack([_ring([r + 2.0, r + 3.5], _FAR) for r in r_out]),
+                 np.stack([_ring(list(r), _FAR) for r in ring_r]),
+                 np.stack([_ring(list(r), _FAR) for r in line])]
+        ends = np.cumsum([p.shape[1] for p in parts])
+        return np.concatenate(parts, axis=1), ends, n_ring, len(line[0])
+
+    def _polar_offsets(self, H: float) -> np.ndarray:
+        """``_polar``'s samples round a top per size class (sizes, samples, 2)."""
+        radii = [e[-1] * height_scale(H, sc.height_mm) * self.canvas.ppm for e, sc in zip(self.edges_mm, self.cal.sizes)]
+        return np.stack([_ring(list(POLAR_RADII * r), _FAR) for r in radii])
+
     def _profiles(self, cur_log: np.ndarray, D: np.ndarray, off: float, centres: np.ndarray, H: float,
                   far_dir: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Radial profile evidence at each square's best top centre per size class: (squares,
@@ -523,29 +583,12 @@ class Recogniser:
         the board's grain (texture loss: the reference's spread inside the disc less the
         current one's)."""
         nsq, nsz = centres.shape[:2]
-        ppm = self.canvas.ppm
-        k = [height_scale(H, sc.height_mm) for sc in self.cal.sizes]
-        r_in = [e[0] * f * ppm for e, f in zip(self.edges_mm, k)]
-        r_out = [e[-1] * f * ppm for e, f in zip(self.edges_mm, k)]
-        # the rim is 2-3 px wide and the centre a pixel or two off: search along each ray
-        # (radii repeated to one count for all sizes: a repeat changes no ray's brightest)
-        ring_r = [np.arange(a - 0.5, b + 0.9, 0.7) for a, b in zip(r_in, r_out)]
-        n_ring = max(len(r) for r in ring_r)
-        ring_r = [np.concatenate([r, np.repeat(r[-1:], n_ring - len(r))]) for r in ring_r]
-        # the thin dark line round a clear cup's plug (or an opaque top's shoulder)
-        line = [np.array([r - 2.5, r - 0.7, r, r + 0.7, r + 2.5]) for r in r_in]
-        # every size's samples at once, (squares, sizes, samples): the plug's disc, the board
-        # just outside the top, the rays across the rim, the rays across the line
-        parts = [np.stack([_disc(r * 0.8) for r in r_in]),
-                 np.stack([_ring([r + 2.0, r + 3.5], _FAR) for r in r_out]),
-                 np.stack([_ring(list(r), _FAR) for r in ring_r]),
-                 np.stack([_ring(list(r), _FAR) for r in line])]
-        ends = np.cumsum([p.shape[1] for p in parts])
-        at = _sample_at(centres, np.concatenate(parts, axis=1), far_dir, D.shape)
+        offsets, ends, n_ring, n_line = self._geometry("profiles", H)
+        at = _sample_at(centres, offsets, far_dir, D.shape)
         d = D.take(at)
         plug, board_out = d[..., :ends[0]] - off, d[..., ends[0]:ends[1]] - off
         rim = d[..., ends[1]:ends[2]].reshape(nsq, nsz, n_ring, len(_FAR))
-        edge = d[..., ends[2]:].reshape(nsq, nsz, len(line[0]), len(_FAR))
+        edge = d[..., ends[2]:].reshape(nsq, nsz, n_line, len(_FAR))
         out = np.zeros((nsq, nsz, 5), np.float32)
         out[..., 0] = np.median(plug, axis=-1) - np.median(board_out, axis=-1)
         o = (board_out + off).reshape(nsq, nsz, 2, len(_FAR)).mean(axis=2)
@@ -567,9 +610,7 @@ class Recogniser:
         board outside; a wrong size's is stretched or squeezed.  The square model learns that
         shape, where the ring, rim and profile steps each test one radius."""
         nsq, nsz = centres.shape[:2]
-        radii = [e[-1] * height_scale(H, sc.height_mm) * self.canvas.ppm for e, sc in zip(self.edges_mm, self.cal.sizes)]
-        rings = np.stack([_ring(list(POLAR_RADII * r), _FAR) for r in radii])
-        at = _sample_at(centres, rings, far_dir, white.shape)
+        at = _sample_at(centres, self._geometry("polar", H), far_dir, white.shape)
         out = np.zeros((nsq, nsz, 2, len(POLAR_RADII), 2), np.float32)
         for j, D in enumerate((white, lum_change)):
             v = np.sort(D.take(at).reshape(nsq, nsz, len(POLAR_RADII), len(_FAR)), axis=-1)
@@ -612,28 +653,19 @@ class Recogniser:
         n = len(squares)
         fine = 2 * CROP_PX  # sampled twice as finely, then averaged in 2 x 2 blocks
         g = (np.arange(fine, dtype=np.float32) + 0.5) / fine * 2 * CROP_SPAN - CROP_SPAN
-        u, v = np.meshgrid(g, g)  # u along the far direction, v across
         r = np.array([self.edges_mm[s][-1] * height_scale(H, sc.height_mm) * self.canvas.ppm
                       for s, sc in enumerate(self.cal.sizes)], np.float32)
         c, sq_s = cs[squares, 0].astype(np.float32), sn[squares, 0].astype(np.float32)
-        dx = (u[None] * c[:, None, None] - v[None] * sq_s[:, None, None])  # (n, fine, fine)
-        dy = (u[None] * sq_s[:, None, None] + v[None] * c[:, None, None])
         if centres is None:
             centres = self._top_centres(squares)
-        centre = np.asarray(centres, np.float32)  # (n, sizes, 2)
-        mx = centre[:, :, 0, None, None] + r[None, :, None, None] * dx[:, None]
-        my = centre[:, :, 1, None, None] + r[None, :, None, None] * dy[:, None]
-        mx = np.ascontiguousarray(mx.reshape(-1, fine))
-        my = np.ascontiguousarray(my.reshape(-1, fine))
+        # u along the far direction, v across, both along g
+        mx, my = crop_maps(np.ascontiguousarray(centres, np.float32), r, c, sq_s, g)
         out = np.empty((n, nsz, 2, CROP_PX, CROP_PX), np.float32)
         for j, plane in enumerate((D, L)):
             z = np.concatenate([cv2.remap(plane, mx[i:i + REMAP_ROWS], my[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE) for i in range(0, len(mx), REMAP_ROWS)])
-            # the mean of each 2 x 2 block (rows pair up within a crop: each has 2 * CROP_PX),
-            # by four strided sums: numpy's mean over two inner axes is several times slower
-            z = (z[0::2, 0::2] + z[1::2, 0::2]) + (z[0::2, 1::2] + z[1::2, 1::2])
-            z *= 0.25
-            out[:, :, j] = z.reshape(n, nsz, CROP_PX, CROP_PX)
+            # the mean of each 2 x 2 block (rows pair up within a crop: each has 2 * CROP_PX)
+            block_means(z, out[:, :, j])
         return out
 
     def candidate_crops(self, squares: np.ndarray) -> np.ndarray:
@@ -828,18 +860,8 @@ class Recogniser:
         at the best offset; (n,)."""
         hyp = self._last.hyp
         wp = self.canvas.width + 2 * hyp.pad
-        u = _units(n_ang)
-        ring = u[:, None, :] * (radius + np.asarray(offsets))[None, :, None]  # (A, offsets, 2)
-        step = np.rint(ring[..., 1]).astype(np.int64) * wp + np.rint(ring[..., 0]).astype(np.int64)
-        idx = ((pts[:, 1] + hyp.pad) * wp + pts[:, 0] + hyp.pad)[None, :, None] + step[:, None, :]
-        ux, uy = (u[:, c, None, None].astype(np.float32) for c in (0, 1))
-        planes = hyp.planes
-        rise = _radial(planes[0], planes[1], idx, ux, uy)  # (A, n, offsets)
-        if len(planes) == 8:  # chroma sets keep the current and the reference gradients apart
-            rise -= _radial(planes[2], planes[3], idx, ux, uy)
-        half = n_ang // 2
-        weak = smallest_sums(np.ascontiguousarray(-rise.reshape(len(rise), -1)), half)
-        return (weak.reshape(rise.shape[1:]) / half).max(axis=1)
+        return inside_leads(hyp.planes, wp, hyp.pad, np.ascontiguousarray(pts, np.int64), _units(n_ang),
+                            radius + np.asarray(offsets, np.float64))
 
     def recognise(self, image: np.ndarray) -> Observation:
         """Read every square of ``image`` (BGR uint8)."""
@@ -853,26 +875,28 @@ class Recogniser:
         view = self._view(image)
         H = self.pose.height
         n_px = self.canvas.to_px(nadir(self.pose))
-        lum, chroma = _channels(view, self.use_chroma or self.cal.pieces.clear)
+        # log-brightness, the chroma, and their changes since the empty board, in one pass
+        lum, chroma, lum_change, white_change = log_changes(
+            view, _LOG_SUM, _LOG_LEVEL, self.use_chroma or self.cal.pieces.clear, self.ref_log,
+            self.ref_white if self.ref_white is not None else _NO_PLANE)
         far_dir = self._far_arc(n_px)
-        hyp = self._hypotheses(_log_gradients(lum, chroma if self.use_chroma else None), H, n_px, far_dir)
+        hyp = self._hypotheses(lum, chroma if self.use_chroma else None, H, n_px, far_dir)
         # the change of log-brightness since the empty board, and its typical level (the light's)
-        lum_change = lum - self.ref_log
-        lum_off = float(np.median(lum_change.ravel()[self._area_7]))
+        lum_off = float(median_at(lum_change.ravel(), self._area_7))
         prof = self._profiles(lum, lum_change, lum_off, hyp.centre, H, far_dir)
         nsz = len(self.cal.sizes)
         rim_score, rim_centre = np.zeros((nsq, nsz), np.float32), None
         polar = np.zeros((nsq, nsz, N_POLAR), np.float32)
         D = lum_level = at = None  # (clear sets only)
         if self.cal.pieces.clear:
-            D = _whiteness(lum, chroma) - self.ref_white
-            D -= float(np.median(D.ravel()[self._area_7]))
+            D = white_change  # the change of whiteness since the empty board (``_whiteness``)
+            D -= float(median_at(D.ravel(), self._area_7))
             rim_score, rim_centre = self._rim_search(D, H, n_px)
             # profiles around where each size's rim was found (its edges wander on light wood)
             at = np.where(self._solid[None, :, None], hyp.centre, rim_centre)
             lum_level = lum_change - lum_off
             polar = self._polar(D, lum_level, at, H, far_dir)
-        board_now = np.median(view.reshape(-1, 3)[self._area_9], axis=0).astype(np.float64)
+        board_now = channel_medians_at(view, self._area_9)
         change = self.hands.changed(view)
         changed = change.mask
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
@@ -962,17 +986,6 @@ def _coarse_grid(reach: float) -> np.ndarray:
     """One axis of the coarse grid of the edge search that ``reach`` pixels span."""
     half = int(reach // COARSE_STEP_PX)
     return np.arange(-half, half + 1) * COARSE_STEP_PX
-
-
-def _radial(gx: np.ndarray, gy: np.ndarray, idx: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
-    """The gradient (planes ``gx``, ``gy``, flat) at the flat indices ``idx``, along the unit
-    directions (``ux``, ``uy``, broadcast against ``idx``)."""
-    along = np.take(gx, idx)
-    along *= ux
-    across = np.take(gy, idx)
-    across *= uy
-    along += across
-    return along
 
 
 def _grain(lum: np.ndarray) -> np.ndarray:
