@@ -202,24 +202,24 @@ class HandDetector:
         labels, keep_c = self._candidates(changed)
         if keep_c is None:
             return HandFinding(None, light)
-        shade_mask = None
         if shade is not None and keep_c.any():
+            n = len(keep_c)
             shade_mask = shade() > 0
-            if len(cups):
-                cast = self.cast_shadows(raw, explained, shade_mask, cups)
-                if cast.any():
-                    # what the cups' shadows joined to the edge is no arm; an arm keeps, once
-                    # they are taken out, a part of its own over the board
-                    was = keep_c[labels]
-                    raw &= ~cast
-                    labels, keep_c = self._candidates(raw.astype(np.uint8), ARM_OWN_MM2)
-                    if keep_c is None:
-                        return HandFinding(None, light)
-                    keep_c &= np.bincount(labels[was], minlength=len(keep_c)) > 0
-        n = len(keep_c)
-        if shade_mask is not None and keep_c.any():
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
+            if keep_c.any() and len(cups):
+                cast = self.cast_shadows(raw, explained, shade_mask, cups)
+                if cast.any():
+                    # what the cups' shadows joined to the edge is no arm: an arm keeps, once
+                    # they are taken out, a part of its own that reaches the edge, and over the
+                    # board or solid beside it (the region found stays whole: what the hand
+                    # covers is decided from it as before)
+                    rest = raw & ~cast
+                    own_labels, own = self._candidates(rest.astype(np.uint8), ARM_OWN_MM2, rest & ~shade_mask)
+                    if own is None:
+                        keep_c[:] = False
+                    else:
+                        keep_c &= np.bincount(labels[own[own_labels]], minlength=n) > 0
         if not keep_c.any():
             return HandFinding(None, light)
         mask = keep_c[labels].astype(np.uint8) * 255
@@ -228,7 +228,7 @@ class HandDetector:
 
     def cast_shadows(self, changed: np.ndarray, explained: np.ndarray | None, shade: np.ndarray,
                      cups: Sequence[tuple[np.ndarray, float, float]]) -> np.ndarray:
-        """The changed pixels (bool, small view) that the read cups' shadows account for.
+        """The shade pixels (bool, small view) that the read cups' shadows account for.
 
         A cup's shadow starts at its base, has its width and points away from the lamp; all
         the cups on the board share the lamp, so their shadows point nearly the same way.  It
@@ -236,9 +236,10 @@ class HandDetector:
         mostly shade; an arm is another surface.  The common direction is the one the cups'
         near stretches are most shade along; each cup's shadow is then followed from its base,
         in its own best direction near the common one, while its cross-sections stay shade
-        (or lie under other cups), and all the change inside it is the shadow's (grid lines
-        and the penumbra's edge too).  An arm met on the way ends it, so an arm joined to a
-        cup's shadow stays an arm."""
+        (or lie under other cups), no wider than the cup (a hand's shadow, or a dark hand, is
+        shade on both sides too) and no longer than the other cups' shadows allow for its
+        height; the shade inside it is the shadow's.  An arm met on the way ends it, and what
+        is no shade (an arm's own colour) is never taken."""
         h, w = changed.shape
         cast = np.zeros((h, w), np.uint8)
         free = np.ones((h, w), bool) if explained is None else explained == 0
@@ -307,7 +308,7 @@ class HandDetector:
             if end <= radii[c]:
                 continue
             _fill_strip(cast, bases[c], dirs[k] * end, perp[k] * half)
-        return (cast > 0) & changed
+        return (cast > 0) & dark
 
     @staticmethod
     def _along(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,
@@ -323,10 +324,12 @@ class HandDetector:
         ok = (nf * 2 < on.sum(axis=1)) | ((ch * 5 >= nf * 2) & (dk * 5 >= ch * 3))
         return ok & on.any(axis=1)
 
-    def _candidates(self, changed: np.ndarray, inside_mm2: float = MIN_INSIDE_MM2) -> tuple[np.ndarray, np.ndarray | None]:
+    def _candidates(self, changed: np.ndarray, inside_mm2: float = MIN_INSIDE_MM2,
+                    solid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """The changed pixels' regions (labels) and which may be an arm: those that reach the
-        view's edge and cover at least ``inside_mm2`` of the board; ``None`` when there is no
-        region."""
+        view's edge and cover at least ``inside_mm2`` of the board, or (with ``solid``, the
+        changed pixels that are no shade) hold ``MIN_INSIDE_MM2`` of solid change anywhere in
+        the view (an arm beside the board); ``None`` when there is no region."""
         # a pale hand over pale wood shows mostly as the grid lines and grain it hides:
         # closing joins those fragments into one region
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
@@ -338,7 +341,10 @@ class HandDetector:
         x, y0, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
         touches = ((x <= BORDER_PX) | (y0 <= BORDER_PX) | (x + bw >= w - BORDER_PX)
                    | (y0 + bh >= h - BORDER_PX))
-        keep_c = touches & (inside * self.mm2_per_px >= inside_mm2)
+        big = inside * self.mm2_per_px >= inside_mm2
+        if solid is not None:
+            big |= np.bincount(labels[solid], minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+        keep_c = touches & big
         keep_c[0] = False
         return labels, keep_c
 
