@@ -216,10 +216,13 @@ class HandDetector:
                     # covers is decided from it as before)
                     rest = raw & ~cast
                     own_labels, own = self._candidates(rest.astype(np.uint8), ARM_OWN_MM2, rest & ~shade_mask)
-                    if own is None:
-                        keep_c[:] = False
-                    else:
-                        keep_c &= np.bincount(labels[own[own_labels]], minlength=n) > 0
+                    arm = np.zeros(n, bool) if own is None else np.bincount(labels[own[own_labels]], minlength=n) > 0
+                    # ... or, where the arm is the table's colour and only shadows led to the edge,
+                    # holds a hand: change of its own colour, solid over a finger's width
+                    solid = cv2.morphologyEx((rest & ~shade_mask & self.area).astype(np.uint8), cv2.MORPH_OPEN,
+                                             self.solid_kernel) > 0
+                    hand = np.bincount(labels[solid], minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+                    keep_c &= arm | hand
         if not keep_c.any():
             return HandFinding(None, light)
         mask = keep_c[labels].astype(np.uint8) * 255
