@@ -12,7 +12,10 @@ nearly all shade is no hand: the long shadows of several cups under a low light 
 the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
 links a pale hand's few changed pixels over the board to its sleeve.)  A shadow under a lamp is
 lit by the room's fill light alone, which is cooler than a lamp: it may turn bluer as it
-darkens, within what the two lights' colours allow, and is still shade.
+darkens, within what the two lights' colours allow, and is still shade.  Under a low lamp the
+cups' own shadows reach the view's edge and, joined to the cups' sides, look like an arm: a
+region that only the read cups' cast shadows (``HandDetector.cast_shadows``) joined to the
+edge is no hand, unless it holds an arm's or a hand's own solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
@@ -61,17 +64,18 @@ ARM_HALF_MM = 45.0
 # width)
 PALM_MM = 80.0
 
-# A cup's cast shadow.  Directions are tried every 15 degrees ...
-CAST_DIRECTIONS = 24
-# ... over the stretch from just beyond the cup's base to this many of its radii from the base's
+# A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
+# over the stretch from just beyond the cup's base to this many of its radii from the base's
 # centre ...
 CAST_NEAR = 3.0
+CAST_DIRECTIONS = 24
+# ... which in a cup's shadow is at least this share shade (of the pixels no cup covers) ...
 CAST_SHARE = 0.5
-# ... and this share more than its median round the cup (the lamp's side is lit)
+# ... and this share more than its median round the cup (the lamp's side is lit; a cup in a
+# hand's shadow is dark all round).  All the cups' shadows point away from the same lamp: a
+# cup's shadow lies within this many directions (30 degrees, room for a lamp near the board)
+# of the frame's common direction ...
 CAST_LIT = 0.35
-# ... which in a cup's shadow is at least this share (CAST_SHARE) shade (of the pixels no cup covers).  All
-# the cups' shadows point away from the same lamp: a cup's shadow lies within this many
-# directions (30 degrees, room for a lamp near the board) of the frame's common direction ...
 CAST_SPREAD = 2
 # ... its width is the cup's (its top's shadow, widened a little by the lamp's penumbra) ...
 CAST_WIDTH = 1.25
@@ -255,7 +259,8 @@ class HandDetector:
         perp = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
         along = np.linspace(1.15, CAST_NEAR, 8, dtype=np.float32)
         across = np.linspace(-0.6, 0.6, 5, dtype=np.float32)
-        offs = along[None, :, None, None] * dirs[:, None, None, :] + across[None, None, :, None] * perp[:, None, None, :]
+        offs = (along[None, :, None, None] * dirs[:, None, None, :]
+                + across[None, None, :, None] * perp[:, None, None, :])
         pts = bases[:, None, None, None, :] + radii[:, None, None, None, None] * offs[None]
         ix, iy = np.rint(pts[..., 0]).astype(np.int64), np.rint(pts[..., 1]).astype(np.int64)
         inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
