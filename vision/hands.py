@@ -215,12 +215,17 @@ class HandDetector:
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
                 if cast.any():
                     # what the cups' shadows joined to the edge is no arm: an arm keeps, once
-                    # they are taken out, a part of its own that reaches the edge, and over the
-                    # board or solid beside it (the region found stays whole: what the hand
-                    # covers is decided from it as before)
+                    # they are taken out, a part of its own that reaches the edge, over the
+                    # board or solid beside it, and the hand lies within half an arm's width of
+                    # it (the region found stays whole: what the hand covers is decided from it
+                    # as before)
                     rest = raw & ~cast
                     own_labels, own = self._candidates(rest.astype(np.uint8), ARM_OWN_MM2, rest & ~shade_mask)
-                    arm = np.zeros(n, bool) if own is None else np.bincount(labels[own[own_labels]], minlength=n) > 0
+                    arm = np.zeros(n, bool)
+                    if own is not None and own.any():
+                        # (a pale hand joins its arm only within half an arm's width of it)
+                        near = cv2.dilate(own[own_labels].astype(np.uint8), self.arm_kernel) > 0
+                        arm = np.bincount(labels[near & rest], minlength=n) > 0
                     # ... or, where the arm is the table's colour and only shadows led to the edge,
                     # holds a hand: change of its own colour, solid over a finger's width
                     solid = cv2.morphologyEx((rest & ~shade_mask & self.area).astype(np.uint8), cv2.MORPH_OPEN,
