@@ -1,11 +1,14 @@
 """Hands and their shadows on the board view of a real calibration (the demo camera's, made
 from a rendered frame of its empty board): what is a hand, and which squares it hides."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from vision.hands import ARM_HALF_MM
+from vision.observation import OCCLUDED
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +90,84 @@ def test_a_blurred_picture_does_not_spread_the_hand_over_the_board(detector_and_
     far = int(h * 0.5 / 4 + px + 3)
     assert core[int(h * 0.45 / 4), int(w * 0.15 / 4)]
     assert not core[far:, :].any() and not core[:, int(w * 0.3 / 4 + px + 3):].any()
+
+
+# -- the cups' own shadows under a low lamp ------------------------------------------------
+
+
+def test_a_long_cup_shadow_reaching_the_views_edge_is_no_hand():
+    """The bench's camera 6 of polygon seed 7 (Gobblet): a low lamp casts the large dark
+    cups' shadows past the view's edge, and with the cups' sides they made a region that
+    reached the edge as an arm does; 16 squares were said occluded with no hand anywhere.
+    The shadows start at cups that are read, have their width and point away from the lamp:
+    no hand, nothing hidden."""
+    from hardware.pieces import load_board, load_piece_set
+    from vision.evaluate import bench_cameras
+    from vision.recognise import Recogniser
+
+    pieces = load_piece_set("gobblet")
+    board = load_board(pieces.default_board)
+    (camera,) = bench_cameras(pieces, board, 2, seed=7, per_camera=2, first_camera=6, measure=True)
+    rec = Recogniser(camera.calibration)
+    for image, truth in camera.frames:
+        assert not any(truth.occluded)
+        obs = rec.recognise(image)
+        assert not obs.hand
+        assert not any(r.state == OCCLUDED for r in obs.squares)
+
+
+def _low_lamp(name: str, seed: int = 1, azimuth_deg: float = 0.0, elevation_deg: float = 32.0):
+    """A random scene of set ``name`` lit by one lamp low over the table (long shadows),
+    its board and a recogniser calibrated on its empty board."""
+    from calibration import calibrate
+    from hardware.pieces import load_board, load_piece_set
+    from hardware.render.scene import Imaging, Lighting
+    from hardware.synthetic import empty_scene, random_scene, render_scene
+    from vision.recognise import Recogniser
+
+    pieces = load_piece_set(name)
+    board = load_board(pieces.default_board)
+    el, az = np.radians(elevation_deg), np.radians(azimuth_deg)
+    lamp = Lighting(direction=(float(np.cos(el) * np.cos(az)), float(np.cos(el) * np.sin(az)), float(np.sin(el))),
+                    ambient=0.4, shadow=0.45)
+    scene = replace(random_scene(pieces, board, seed), lighting=lamp, imaging=Imaging(blur=0.5, noise=2.0))
+    cal = calibrate([render_scene(empty_scene(scene), seed + 1)[0]], pieces, board, intrinsics=scene.intrinsics)
+    return scene, board, Recogniser(cal)
+
+
+@pytest.fixture(scope="module", params=["gobblet", "storer-clear"])
+def low_lamp(request):
+    return request.param, *_low_lamp(request.param)
+
+
+def test_long_shadows_alone_are_no_hand(low_lamp):
+    """Under the low lamp the cups' shadows run long over the board: no hand is seen and no
+    square is said occluded."""
+    from hardware.synthetic import render_scene
+
+    _, scene, _, rec = low_lamp
+    obs = rec.recognise(render_scene(scene, 6)[0])
+    assert not obs.hand
+    assert not any(r.state == OCCLUDED for r in obs.squares)
+
+
+@pytest.mark.parametrize("skin,sleeve", [((170, 190, 235), (225, 228, 230)), ((60, 80, 120), (40, 40, 45))],
+                         ids=["pale", "dark"])
+def test_a_hand_along_the_long_shadows_is_still_found(low_lamp, skin, sleeve):
+    """A pale hand in a white sleeve and a dark hand in a dark sleeve, reaching in from the
+    side the shadows point to (so the arm lies along them, and a dark sleeve is as dark as
+    they are): the hand is found and the square under the palm is hidden."""
+    from hardware.render.scene import Hand
+    from hardware.synthetic import render_scene
+
+    _, scene, board, rec = low_lamp
+    target = board.squares // 2 + 1
+    tx, ty = board.square_centre(target)
+    # the lamp is at azimuth 0 (+x): the shadows, and the arm, come from -x
+    hand = Hand(target=(tx, ty), height=90.0, entry=(board.width_mm / 2 - 400.0, board.depth_mm / 2),
+                skin_bgr=skin, sleeve_bgr=sleeve)
+    image, truth = render_scene(replace(scene, hands=(hand,)), 6)
+    assert truth.occluded[target]
+    obs = rec.recognise(image)
+    assert obs.hand
+    assert obs.squares[target].state == OCCLUDED

@@ -12,7 +12,10 @@ nearly all shade is no hand: the long shadows of several cups under a low light 
 the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
 links a pale hand's few changed pixels over the board to its sleeve.)  A shadow under a lamp is
 lit by the room's fill light alone, which is cooler than a lamp: it may turn bluer as it
-darkens, within what the two lights' colours allow, and is still shade.
+darkens, within what the two lights' colours allow, and is still shade.  Under a low lamp the
+cups' own shadows reach the view's edge and, joined to the cups' sides, look like an arm: a
+region that only the read cups' cast shadows (``HandDetector.cast_shadows``) joined to the
+edge is no hand, unless it holds an arm's or a hand's own solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
@@ -23,7 +26,7 @@ view.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from functools import cached_property
@@ -60,6 +63,33 @@ ARM_HALF_MM = 45.0
 # ... and a palm too pale to tell from the wood reaches at most this far from it (a hand's
 # width)
 PALM_MM = 80.0
+
+# A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
+# over the stretch from just beyond the cup's base to this many of its radii from the base's
+# centre ...
+CAST_NEAR = 3.0
+CAST_DIRECTIONS = 24
+# ... which in a cup's shadow is at least this share shade (of the pixels no cup covers) ...
+CAST_SHARE = 0.5
+# ... and this share more than its median round the cup (the lamp's side is lit; a cup in a
+# hand's shadow is dark all round).  All the cups' shadows point away from the same lamp: a
+# cup's shadow lies within this many directions (30 degrees, room for a lamp near the board)
+# of the frame's common direction ...
+CAST_LIT = 0.35
+CAST_SPREAD = 2
+# ... its width is the cup's (its top's shadow, widened a little by the lamp's penumbra) ...
+CAST_WIDTH = 1.25
+# ... and it goes on, the board's shade, until a gap wider than a grid line's
+CAST_GAP_MM = 6.0
+# beside it (px on the small view, beyond its half-width) the board is not all shade, unless in
+# another cup's shadow: a hand's shadow, or a dark hand, is wider than a cup
+CAST_FLANK = np.array([2.0, 3.0, 4.0])
+# one lamp casts every cup's shadow as long as the cup is tall times the same factor; a
+# shadow may be this much longer than the frame's median (a lamp near the board)
+CAST_LONGER = 1.5
+# an arm reaches over the board by a finger's width and length (12 x 40 mm) of its own, not of
+# the cups' shadows it joined
+ARM_OWN_MM2 = 500.0
 
 
 @dataclass(frozen=True)
@@ -165,33 +195,171 @@ class HandDetector:
         return self.from_changed(change.mask, change.light, explained, change.shade)
 
     def from_changed(self, changed: np.ndarray, light: float, explained: np.ndarray | None = None,
-                     shade: Callable[[], np.ndarray] | None = None) -> HandFinding:
-        """The hand among the changed pixels, leaving out those the cups explain and regions
-        that are nearly all shade (``shade()``: ``Change.shade``)."""
+                     shade: Callable[[], np.ndarray] | None = None,
+                     cups: Sequence[tuple[np.ndarray, float, float]] = ()) -> HandFinding:
+        """The hand among the changed pixels, leaving out those the cups explain, the shadows
+        the cups cast (``cups``: each read cup's base centre, radius and height on the small view; see
+        ``cast_shadows``) and regions that are nearly all shade (``shade()``: ``Change.shade``)."""
         if explained is not None:
             changed = changed & (explained == 0)
         raw = changed > 0
+        labels, keep_c = self._candidates(changed)
+        if keep_c is None:
+            return HandFinding(None, light)
+        if shade is not None and keep_c.any():
+            n = len(keep_c)
+            shade_mask = shade() > 0
+            shaded = np.bincount(labels[raw & shade_mask], minlength=n)
+            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
+            if keep_c.any() and len(cups):
+                cast = self.cast_shadows(raw, explained, shade_mask, cups)
+                if cast.any():
+                    # what the cups' shadows joined to the edge is no arm: an arm keeps, once
+                    # they are taken out, a part of its own that reaches the edge, over the
+                    # board or solid beside it, and the hand lies within half an arm's width of
+                    # it (the region found stays whole: what the hand covers is decided from it
+                    # as before)
+                    rest = raw & ~cast
+                    own_labels, own = self._candidates(rest.astype(np.uint8), ARM_OWN_MM2, rest & ~shade_mask)
+                    arm = np.zeros(n, bool)
+                    if own is not None and own.any():
+                        # (a pale hand joins its arm only within half an arm's width of it)
+                        near = cv2.dilate(own[own_labels].astype(np.uint8), self.arm_kernel) > 0
+                        arm = np.bincount(labels[near & rest], minlength=n) > 0
+                    # ... or, where the arm is the table's colour and only shadows led to the edge,
+                    # holds a hand: change of its own colour, solid over a finger's width
+                    solid = cv2.morphologyEx((rest & ~shade_mask & self.area).astype(np.uint8), cv2.MORPH_OPEN,
+                                             self.solid_kernel) > 0
+                    hand = np.bincount(labels[solid], minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+                    keep_c &= arm | hand
+        if not keep_c.any():
+            return HandFinding(None, light)
+        mask = keep_c[labels].astype(np.uint8) * 255
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
+
+    def cast_shadows(self, changed: np.ndarray, explained: np.ndarray | None, shade: np.ndarray,
+                     cups: Sequence[tuple[np.ndarray, float, float]]) -> np.ndarray:
+        """The shade pixels (bool, small view) that the read cups' shadows account for.
+
+        A cup's shadow starts at its base, has its width and points away from the lamp; all
+        the cups on the board share the lamp, so their shadows point nearly the same way.  It
+        darkens the board and keeps its tint (``shade``), so along it every cross-section is
+        mostly shade; an arm is another surface.  The common direction is the one the cups'
+        near stretches are most shade along; each cup's shadow is then followed from its base,
+        in its own best direction near the common one, while its cross-sections stay shade
+        (or lie under other cups), no wider than the cup (a hand's shadow, or a dark hand, is
+        shade on both sides too) and no longer than the other cups' shadows allow for its
+        height; the shade inside it is the shadow's.  An arm met on the way ends it, and what
+        is no shade (an arm's own colour) is never taken."""
+        h, w = changed.shape
+        cast = np.zeros((h, w), np.uint8)
+        free = np.ones((h, w), bool) if explained is None else explained == 0
+        dark = shade & changed
+        bases = np.array([c[0] for c in cups], np.float32).reshape(-1, 2)
+        radii = np.array([c[1] for c in cups], np.float32)
+        heights = np.array([c[2] for c in cups], np.float32)
+        ang = np.arange(CAST_DIRECTIONS) * (2 * np.pi / CAST_DIRECTIONS)
+        dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
+        perp = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+        along = np.linspace(1.15, CAST_NEAR, 8, dtype=np.float32)
+        across = np.linspace(-0.6, 0.6, 5, dtype=np.float32)
+        offs = (along[None, :, None, None] * dirs[:, None, None, :]
+                + across[None, None, :, None] * perp[:, None, None, :])
+        pts = bases[:, None, None, None, :] + radii[:, None, None, None, None] * offs[None]
+        ix, iy = np.rint(pts[..., 0]).astype(np.int64), np.rint(pts[..., 1]).astype(np.int64)
+        inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+        ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
+        seen = inside & free[iy, ix]
+        n_seen = seen.sum(axis=(2, 3))
+        share = (seen & dark[iy, ix]).sum(axis=(2, 3)) / np.maximum(n_seen, 1)
+        share[n_seen < seen.shape[2] * seen.shape[3] // 3] = 0.0
+        # the common direction, smoothed over its neighbours
+        total = share.sum(axis=0)
+        total = total + 0.5 * (np.roll(total, 1) + np.roll(total, -1))
+        common = int(total.argmax())
+        near = (common + np.arange(-CAST_SPREAD, CAST_SPREAD + 1)) % CAST_DIRECTIONS
+        gap = max(2, int(round(CAST_GAP_MM / self.mm_per_px)))
+        steps = np.arange(0, int(np.hypot(h, w)), dtype=np.float32)
+        chosen = []
+        # a cup's shadow lies one way; a cup standing in a wider shade (a hand's shadow) is dark
+        # all round
+        lit = np.median(share, axis=1)
+        for c in range(len(cups)):
+            k = int(near[share[c, near].argmax()])
+            if share[c, k] >= CAST_SHARE and share[c, k] - lit[c] >= CAST_LIT:
+                chosen.append((c, k, CAST_WIDTH * float(radii[c]) + 1.0))
+        # where each chosen cup's shadow could lie (to the view's edge): beside a cup's shadow,
+        # the board may be another cup's shadow, but not a wider shade of its own
+        lanes = np.zeros((len(chosen), h, w), np.uint8)
+        for i, (c, k, half) in enumerate(chosen):
+            _fill_strip(lanes[i], bases[c], dirs[k] * steps[-1], perp[k] * half)
+        count = lanes.sum(axis=0, dtype=np.int16)
+        ends = []
+        for i, (c, k, half) in enumerate(chosen):
+            d, p, b = dirs[k], perp[k], bases[c]
+            lat = np.linspace(-half, half, max(3, int(2 * half) + 1), dtype=np.float32)
+            flank = np.concatenate([-half - CAST_FLANK, half + CAST_FLANK]).astype(np.float32)
+            ok = self._along(b, d, p, steps, lat, changed, dark, free)
+            fx, fy, fon = _samples(b, d, p, steps, flank, h, w)
+            others = fon & free[fy, fx] & (count[fy, fx] - lanes[i][fy, fx] == 0)
+            n_others = others.sum(axis=1)
+            wide = (n_others * 2 >= len(flank)) & ((others & dark[fy, fx]).sum(axis=1) * 2 > n_others)
+            ok &= ~wide
+            # the shadow ends at the first run of ``gap`` steps that are not shadow
+            bad = np.flatnonzero(np.convolve(~ok, np.ones(gap), "valid") >= gap)
+            ends.append(float(bad[0]) if len(bad) else float(len(steps) - 1))
+        if not chosen:
+            return cast > 0
+        # one lamp: every cup's shadow is as long as the cup is tall times the same factor (the
+        # lamp's elevation), so a shadow followed much further ran into a hand's shade
+        tall = np.array([heights[c] for c, _, _ in chosen])
+        reach = np.array(ends) - np.array([radii[c] for c, _, _ in chosen])
+        factor = float(np.median(reach / tall))
+        for (c, k, half), end in zip(chosen, ends):
+            end = min(end, radii[c] + CAST_LONGER * factor * heights[c] + gap)
+            if end <= radii[c]:
+                continue
+            _fill_strip(cast, bases[c], dirs[k] * end, perp[k] * half)
+        return (cast > 0) & dark
+
+    @staticmethod
+    def _along(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,
+               changed: np.ndarray, dark: np.ndarray, free: np.ndarray) -> np.ndarray:
+        """Per step along ``d`` from ``b``: whether the cross-section (``lat`` along ``p``)
+        looks like a shadow: mostly changed and mostly shade, or mostly under cups."""
+        h, w = changed.shape
+        qx, qy, on = _samples(b, d, p, steps, lat, h, w)
+        f = on & free[qy, qx]
+        nf = f.sum(axis=1)
+        ch = (f & changed[qy, qx]).sum(axis=1)
+        dk = (f & dark[qy, qx]).sum(axis=1)
+        ok = (nf * 2 < on.sum(axis=1)) | ((ch * 5 >= nf * 2) & (dk * 5 >= ch * 3))
+        return ok & on.any(axis=1)
+
+    def _candidates(self, changed: np.ndarray, inside_mm2: float = MIN_INSIDE_MM2,
+                    solid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The changed pixels' regions (labels) and which may be an arm: those that reach the
+        view's edge and cover at least ``inside_mm2`` of the board, or (with ``solid``, the
+        changed pixels that are no shade) hold ``MIN_INSIDE_MM2`` of solid change anywhere in
+        the view (an arm beside the board); ``None`` when there is no region."""
         # a pale hand over pale wood shows mostly as the grid lines and grain it hides:
         # closing joins those fragments into one region
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         h, w = changed.shape
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         if n <= 1:
-            return HandFinding(None, light)
+            return labels, None
         inside = np.bincount(labels[self.area], minlength=n)
         x, y0, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
         touches = ((x <= BORDER_PX) | (y0 <= BORDER_PX) | (x + bw >= w - BORDER_PX)
                    | (y0 + bh >= h - BORDER_PX))
-        keep_c = touches & (inside * self.mm2_per_px >= MIN_INSIDE_MM2)
+        big = inside * self.mm2_per_px >= inside_mm2
+        if solid is not None:
+            big |= np.bincount(labels[solid], minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+        keep_c = touches & big
         keep_c[0] = False
-        if shade is not None and keep_c.any():
-            shaded = np.bincount(labels[raw & (shade() > 0)], minlength=n)
-            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
-        if not keep_c.any():
-            return HandFinding(None, light)
-        mask = keep_c[labels].astype(np.uint8) * 255
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
+        return labels, keep_c
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
                  shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -220,6 +388,23 @@ class HandDetector:
         core = ((cv2.dilate(solid_hand, self.arm_kernel) > 0) & (hand > 0)).astype(np.uint8) | solid_hand
         near = cv2.dilate(solid_hand, self.palm_kernel)
         return core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8)
+
+
+def _samples(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,
+             h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel columns, rows (clipped) and in-view flags of the points ``b + t d + l p`` for each
+    step ``t`` (rows) and lateral offset ``l`` (columns)."""
+    q = b[None, None, :] + steps[:, None, None] * d + lat[None, :, None] * p
+    qx, qy = np.rint(q[..., 0]).astype(np.int64), np.rint(q[..., 1]).astype(np.int64)
+    on = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
+    return np.clip(qx, 0, w - 1), np.clip(qy, 0, h - 1), on
+
+
+def _fill_strip(mask: np.ndarray, b: np.ndarray, length: np.ndarray, half: np.ndarray) -> None:
+    """Set to 1 on ``mask`` the rectangle from ``b`` along the vector ``length``, ``half``
+    (a vector across it) to either side."""
+    poly = np.array([b - half, b + half, b + length + half, b + length - half])
+    cv2.fillConvexPoly(mask, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
 
 
 def _round_kernel(radius_px: float) -> np.ndarray:

@@ -415,9 +415,11 @@ class Recogniser:
             cov[i] = np.count_nonzero(sub & mm) / max(1, np.count_nonzero(m))
         return cov
 
-    def _explain(self, mask: np.ndarray, top_px: np.ndarray, size: int, k: float, n_px: np.ndarray) -> None:
+    def _explain(self, mask: np.ndarray, top_px: np.ndarray, size: int, k: float,
+                 n_px: np.ndarray) -> tuple[np.ndarray, float, float]:
         """Paint on the hand detector's small mask where a cup with its top at ``top_px``
-        (canvas px) shows: from its base on the board to its top, a little widened."""
+        (canvas px) shows: from its base on the board to its top, a little widened.  Returns
+        the base's centre, radius and the cup's height on that mask (its shadow starts there)."""
         r_mm = self.cal.pieces.sizes[size].outer_diameter_mm / 2
         base = n_px + (top_px - n_px) / k
         ppm = self.canvas.ppm
@@ -425,6 +427,7 @@ class Recogniser:
         pts = np.vstack([base + circ * (r_mm * ppm + 4), top_px + circ * (r_mm * k * ppm + 4)]) * HAND_SCALE
         hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
         cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        return base * HAND_SCALE, r_mm * ppm * HAND_SCALE, self.cal.pieces.sizes[size].height_mm * ppm * HAND_SCALE
 
     # -- the squares ----------------------------------------------------------------------
     def _buffer(self, name: str, shape: tuple[int, ...]) -> tuple[np.ndarray, bool]:
@@ -902,6 +905,7 @@ class Recogniser:
         centre_change = changed.ravel()[self._middle_idx].reshape(nsq, -1).mean(axis=1)
         changed &= self._seen
         explained = np.zeros_like(changed)
+        cups = []  # each read cup's base on the hand detector's view (its shadow starts there)
         offset = np.zeros((nsq, nsz))
         gap = np.zeros((nsq, nsz))
         for s in range(nsz):
@@ -951,7 +955,7 @@ class Recogniser:
                 continue
             s = a - 1
             centre = self._top_centre(sq, s)
-            self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
+            cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
             conf = float(probs[sq, a])
             if self.model is not None:
@@ -959,7 +963,7 @@ class Recogniser:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
                 conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
-        finding = self.hands.from_changed(changed, 0.0, explained, change.shade)
+        finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups)
         if finding.small is not None:
             # what hides a square is the solid part of the hand; near it, change the cups read
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
