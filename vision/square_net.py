@@ -7,15 +7,16 @@ faint top from the wood, or one size from the next, and the model stays sure.  T
 at the pixels themselves, in a form that follows what calibration measured rather than what
 a renderer draws, and its probabilities are combined with the square model's
 (``SquareNet.combine``): where the two readers agree the reading is sharper, and where they
-disagree the confidence is capped, since two different readers disagreeing is the plainest
-sign of a picture unlike the fit.
+disagree while the net is sure of its own reading the confidence is capped, since two
+different readers each sure of another reading is the plainest sign of a picture unlike the fit.
 
 The crops (``square_crops``): for every square and size class, a top-down crop of the
 rectified board view centred where that size's top was found (``Recogniser._top_centres``:
 the top of a size stands at its own height, so parallax puts it at n + (p - n)·k), scaled
 to that size's edge radius at its height and turned so that +x points away from the camera's
-nadir.  The right size's top edge then lies on the same circle whatever the camera.  Each
-crop has three channels, none of them an absolute colour:
+nadir.  The right size's top edge then lies on the same circle whatever the camera.  Points
+past the square's own border are 0 in every channel (``own_cell``): a neighbour's cup is
+never this square's.  Each crop has three channels, none of them an absolute colour:
 
 - the change of log-brightness since the empty board's same crop, less the change of the
   board's overall level (the light's);
@@ -62,6 +63,9 @@ CROP_SPAN = 1.7  # its half-width, in the size's edge radius
 GEOMETRY = 5  # numbers per crop of ``own_cell``'s geometry
 COLOUR_CLIP = 4.0  # the colour channel's reach (the players' colours are at +-1)
 ENV_SWITCH = "CUPBOARD_SQUARE_NET"  # "on" / "off": overrides ``ON_BY_DEFAULT``
+# off until the live referee is shown to ask no more with it than without it (bench/referee.py,
+# tuning seed 5): the crops now keep to their own square and the cap needs a sure net, and the
+# referee stream tests pass with it on, but that check was not run to its end
 ON_BY_DEFAULT = False
 
 
