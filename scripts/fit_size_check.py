@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fit_nets import build_twin, export_weights, one_cycle_adam  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 from vision.size_check import (  # noqa: E402
     CHECK_PATH,
@@ -128,14 +129,7 @@ def _conditional_log(probs: np.ndarray) -> np.ndarray:
 
 def build_net(crop_px: int):
     """The torch twin of ``SizeCheck.scores``'s net."""
-    import torch.nn as nn
-
-    layers: list = []
-    for _, cin, cout in CONVS:
-        layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
-    side = crop_px // 2 ** len(CONVS)
-    layers += [nn.Flatten(), nn.Linear(CONVS[-1][2] * side * side, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1)]
-    return nn.Sequential(*layers)
+    return build_twin(CONVS, HIDDEN, crop_px)
 
 
 def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, input_scale: float,
@@ -154,9 +148,7 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, input_scale: 
     x_all = torch.from_numpy(data["crops"])  # float16, turned to float32 per batch
     y_all = torch.from_numpy(data["size"].astype(np.int64))
     lp_all = torch.from_numpy(_conditional_log(data["probs"]))
-    opt = torch.optim.Adam(net.parameters(), lr=RATE, weight_decay=WEIGHT_DECAY)
-    steps = epochs * -(-n // BATCH)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=RATE, total_steps=steps, pct_start=0.1)
+    opt, sched = one_cycle_adam(net, RATE, WEIGHT_DECAY, epochs * -(-n // BATCH))
     gen = torch.Generator().manual_seed(seed)
     ce = torch.nn.CrossEntropyLoss()
     for epoch in range(epochs):
@@ -175,13 +167,7 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, input_scale: 
             sched.step()
             total += float(loss.detach()) * len(idx)
         log(f"epoch {epoch + 1}: loss {total / n:.4f}")
-    mods = [m for m in net if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
-    names = [name for name, _, _ in CONVS] + ["fc1", "fc2"]
-    out = {}
-    for name, m in zip(names, mods):
-        out[f"{name}_w"] = m.weight.detach().numpy().astype(np.float32)
-        out[f"{name}_b"] = m.bias.detach().numpy().astype(np.float32)
-    return out
+    return export_weights(net, CONVS)
 
 
 def _scores_in_parts(check: SizeCheck, crops: np.ndarray) -> np.ndarray:

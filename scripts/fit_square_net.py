@@ -1,13 +1,14 @@
 """Fit the square net of ``vision/square_net.py`` on rendered boards of the polygon look only,
 and write ``vision/data/square_net.npz``.
 
-    python scripts/fit_square_net.py [--boards 400] [--held-out 24] [--seed 31] [--powers 1 0.5 0.7]
+    python scripts/fit_square_net.py [--boards 400] [--held-out 24] [--seed 31] [--powers 1 0.5 0.7 0.8]
                                      [--cache DIR] [--epochs 6] [--jobs 1]
 
 Boards: ``--boards`` per piece set (gobblet, storer-clear, gobblet-jr) of seed ``--seed``
 (31), ``--per-camera`` boards per random camera, each camera calibrated from its empty board;
 seed ``--seed + 1`` (32) is held out: the fit reports on it and it chooses how the net's
-probabilities are combined with the square model's (``POWERS``, ``CAPS``), nothing else.
+probabilities are combined with the square model's (``POWERS``, ``CAPS``, ``NET_SURES``),
+nothing else.
 Seeds 31 and 32 share no camera with the benches' seeds (0, 3, 5, 7, 11, 13): cameras are
 seeded ``seed * 1000003 + camera * 7919``.
 
@@ -41,6 +42,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fit_nets import build_twin, export_weights, one_cycle_adam  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 from vision.square_model import alternatives  # noqa: E402
 from vision.square_net import (  # noqa: E402
@@ -53,6 +55,7 @@ from vision.square_net import (  # noqa: E402
     SquareNet,
     crop_channels,
     frame_colours,
+    own_cell,
     raw_crops,
     save_square_net,
 )
@@ -64,6 +67,7 @@ RATE = 3e-3
 WEIGHT_DECAY = 1e-4
 POWERS = ((1.0, 0.0), (1.0, 0.25), (1.0, 0.5), (1.0, 0.75), (1.0, 1.0), (0.75, 1.0), (0.5, 1.0))
 CAPS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+NET_SURES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)  # the net's own confidence that earns the cap
 COMMIT = 0.8  # the confidence at and above which a reading counts as confident (the benches')
 LOSS_SHARE = 0.005  # share of right readings the combination may leave below ``COMMIT`` (``choose``)
 
@@ -71,7 +75,7 @@ LOSS_SHARE = 0.005  # share of right readings the combination may leave below ``
 def collect(piece_set: str, boards: int, seed: int, per_camera: int) -> dict[str, np.ndarray]:
     """Raw crops, colours, truth and the square model's probabilities of every square of
     ``boards`` rendered polygon boards of ``piece_set`` (sizes padded to ``MAX_SIZES``)."""
-    view, ref, colours, label, colour, probs, valid = [], [], [], [], [], [], []
+    view, ref, geom, colours, label, colour, probs, valid = [], [], [], [], [], [], [], []
 
     def observer(rec, obs, truth) -> None:
         ev = rec.last_evidence
@@ -82,11 +86,12 @@ def collect(piece_set: str, boards: int, seed: int, per_camera: int) -> dict[str
             doubt = rec.size_check.doubtful(p)
             if len(doubt):
                 p[doubt] = rec.size_check.revise(p[doubt], rec.size_scores(doubt))
-        v, r = raw_crops(rec)
+        v, r, g = raw_crops(rec)
         n, nsz = v.shape[:2]
         pad = ((0, 0), (0, MAX_SIZES - nsz)) + ((0, 0),) * 3
         view.append(np.pad(v, pad))
         ref.append(np.pad(r, pad))
+        geom.append(np.pad(g, ((0, 0), (0, MAX_SIZES - nsz), (0, 0))))
         colours.append(np.broadcast_to(np.stack(frame_colours(rec)), (n, 4, 3)).astype(np.float32))
         label.append(np.array([0 if t is None else 1 + t[1] for t in truth.tops], np.int8))
         colour.append(np.array([-1 if t is None else t[0] for t in truth.tops], np.int8))
@@ -95,14 +100,15 @@ def collect(piece_set: str, boards: int, seed: int, per_camera: int) -> dict[str
 
     os.environ[ENV_SWITCH] = "off"  # the square model's probabilities alone
     evaluate(piece_set, boards, seed, per_camera, observer=observer, style="polygon")
-    return {"view": np.concatenate(view), "ref": np.concatenate(ref), "colours": np.concatenate(colours),
+    return {"view": np.concatenate(view), "ref": np.concatenate(ref), "geom": np.concatenate(geom),
+            "colours": np.concatenate(colours),
             "label": np.concatenate(label), "colour": np.concatenate(colour),
             "probs": np.concatenate(probs), "valid": np.concatenate(valid)}
 
 
 def collect_cached(piece_set: str, boards: int, seed: int, per_camera: int, cache: Path | None) -> dict:
     """``collect``, kept in ``cache`` if given."""
-    path = cache / f"squarenet-{piece_set}-{seed}-{boards}-{per_camera}.npz" if cache else None
+    path = cache / f"squarenet3-{piece_set}-{seed}-{boards}-{per_camera}.npz" if cache else None
     if path is not None and path.exists():
         with np.load(path) as f:
             return dict(f)
@@ -180,28 +186,20 @@ def augment(view: np.ndarray, ref: np.ndarray, colours: np.ndarray, rng: np.rand
             np.clip(col, 1, 255))
 
 
-def channels(view: np.ndarray, ref: np.ndarray, colours: np.ndarray) -> np.ndarray:
-    """``crop_channels`` of every square's crops, (n, sizes, CHANNELS, px, px)."""
+def channels(view: np.ndarray, ref: np.ndarray, colours: np.ndarray, geom: np.ndarray) -> np.ndarray:
+    """``crop_channels`` of every square's crops, 0 off their own square (``own_cell`` of
+    ``geom``), as ``square_net.square_crops`` makes them: (n, sizes, CHANNELS, px, px)."""
     n, nsz = view.shape[:2]
     out = np.empty((n, nsz, CHANNELS, CROP_PX, CROP_PX), np.float32)
     for i in range(n):
         out[i] = crop_channels(view[i], ref[i], *colours[i])
+    out *= own_cell(geom)[:, :, None]
     return out
 
 
 def build_net():
-    """The torch twin of ``SquareNet.scores``'s net."""
-    import torch.nn as nn
-
-    layers: list = []
-    for i, (_, cin, cout) in enumerate(CONVS):
-        if i == 0:  # stride 2, no pooling (``convnet.conv_stride2_relu``)
-            layers += [nn.Conv2d(cin, cout, 3, stride=2, padding=1), nn.ReLU()]
-        else:
-            layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
-    side = CROP_PX // 2 ** len(CONVS)
-    layers += [nn.Flatten(), nn.Linear(CONVS[-1][2] * side * side, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1)]
-    return nn.Sequential(*layers)
+    """The torch twin of ``SquareNet.scores``'s net (its first convolution has a stride of 2)."""
+    return build_twin(CONVS, HIDDEN, CROP_PX, stride2_first=True)
 
 
 def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, scale: np.ndarray, budget_s: float,
@@ -216,9 +214,7 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, scale: np.nda
     rng = np.random.default_rng(seed)
     net = build_net()
     n = len(data["label"])
-    opt = torch.optim.Adam(net.parameters(), lr=RATE, weight_decay=WEIGHT_DECAY)
-    steps = epochs * -(-n // BATCH)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=RATE, total_steps=steps, pct_start=0.1)
+    opt, sched = one_cycle_adam(net, RATE, WEIGHT_DECAY, epochs * -(-n // BATCH))
     ce = torch.nn.CrossEntropyLoss()
     scale_t = torch.from_numpy(scale.astype(np.float32))[None, None, :, None, None]
     t0 = time.time()
@@ -228,7 +224,7 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, scale: np.nda
         for b in range(0, n, BATCH):
             idx = np.sort(order[b:b + BATCH])
             v, r, col = augment(data["view"][idx], data["ref"][idx], data["colours"][idx], rng)
-            x = torch.from_numpy(channels(v, r, col))
+            x = torch.from_numpy(channels(v, r, col, data["geom"][idx]))
             x = (x / scale_t).clamp(-5.0, 5.0)
             flip = torch.from_numpy(rng.random(len(idx)) < 0.5)  # mirror across the far direction
             x = torch.where(flip[:, None, None, None, None], x.flip(-2), x)
@@ -247,13 +243,7 @@ def train_net(data: dict[str, np.ndarray], seed: int, epochs: int, scale: np.nda
         if time.time() - t0 > budget_s:
             log(f"stopped at the time budget of {budget_s:.0f} s")
             break
-    mods = [m for m in net if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
-    names = [name for name, _, _ in CONVS] + ["fc1", "fc2"]
-    out = {"input_scale": scale.astype(np.float32)}
-    for name, m in zip(names, mods):
-        out[f"{name}_w"] = m.weight.detach().numpy().astype(np.float32)
-        out[f"{name}_b"] = m.bias.detach().numpy().astype(np.float32)
-    return out
+    return {"input_scale": scale.astype(np.float32), **export_weights(net, CONVS)}
 
 
 def net_probs(net: SquareNet, data: dict[str, np.ndarray]) -> np.ndarray:
@@ -261,7 +251,7 @@ def net_probs(net: SquareNet, data: dict[str, np.ndarray]) -> np.ndarray:
     out = np.zeros((len(data["label"]), 1 + MAX_SIZES))
     for i in range(0, len(out), 500):
         sl = slice(i, i + 500)
-        s = net.scores(channels(data["view"][sl], data["ref"][sl], data["colours"][sl]))
+        s = net.scores(channels(data["view"][sl], data["ref"][sl], data["colours"][sl], data["geom"][sl]))
         s = np.where(data["valid"][sl], s, -1e4)
         out[sl] = net.probabilities(s)
     return out
@@ -275,17 +265,21 @@ def tally(probs: np.ndarray, label: np.ndarray) -> tuple[int, int, int]:
     return int(wrong.sum()), int((wrong & sure).sum()), int((~wrong & ~sure).sum())
 
 
-def choose(choices: dict[tuple[float, float, float], list[tuple[int, int, int]]], squares: int) -> tuple:
-    """The combination for the polygon look: of those that add no error and lose confidence on
-    at most ``LOSS_SHARE`` of the squares against the square model alone, the one that gives
-    the net the most say (the highest power, then the lowest cap)."""
-    base = [sum(t[i] for t in choices[(1.0, 0.0, 1.0)]) for i in range(3)]
-    ok = []
+def choose(choices: dict[tuple[float, float, float, float], list[tuple[int, int, int]]], squares: int) -> tuple:
+    """The combination (model power, net power, cap, net_sure) for the polygon look: of those
+    that add no error and lose confidence on at most ``LOSS_SHARE`` of the squares against the
+    square model alone, and of them those with the fewest confident errors, the one that gives
+    the net the most say (the highest power, then the lowest cap), then the one that caps
+    least often (the highest ``net_sure``): a cap the net did not earn only makes the referee
+    ask."""
+    base = [sum(t[i] for t in choices[(1.0, 0.0, 1.0, 0.0)]) for i in range(3)]
+    ok = {}
     for k, v in choices.items():
         wrong, sure_wrong, unsure = (sum(t[i] for t in v) for i in range(3))
         if wrong <= base[0] and sure_wrong <= base[1] and unsure - base[2] <= LOSS_SHARE * squares:
-            ok.append(k)
-    return max(ok, key=lambda k: (k[1] / k[0], -k[2]))
+            ok[k] = sure_wrong
+    fewest = min(ok.values())
+    return max((k for k, sw in ok.items() if sw == fewest), key=lambda k: (k[1] / k[0], -k[2], k[3]))
 
 
 def main() -> int:
@@ -301,7 +295,7 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered crops here (not in the repo)")
     ap.add_argument("--out", type=Path, default=NET_PATH)
     ap.add_argument("--collect-only", action="store_true")
-    ap.add_argument("--powers", type=float, nargs=3, default=None, metavar=("MODEL", "NET", "CAP"),
+    ap.add_argument("--powers", type=float, nargs=4, default=None, metavar=("MODEL", "NET", "CAP", "NET_SURE"),
                     help="set the combination instead of choosing it on the held-out polygon boards")
     args = ap.parse_args()
     tasks = [(s, args.boards, args.seed, args.per_camera, args.cache) for s in SETS]
@@ -316,7 +310,7 @@ def main() -> int:
     train, held = merge(parts[:len(SETS)]), parts[len(SETS):]
     print(f"training squares {len(train['label'])}, held-out squares {sum(len(h['label']) for h in held)}",
           flush=True)
-    sample = channels(train["view"][::11], train["ref"][::11], train["colours"][::11])
+    sample = channels(train["view"][::11], train["ref"][::11], train["colours"][::11], train["geom"][::11])
     scale = np.maximum(np.round(sample.std(axis=(0, 1, 3, 4)), 3), 1e-3)
     weights = train_net(train, args.seed, args.epochs, scale, args.budget, log=lambda m: print(m, flush=True))
     del train
@@ -329,21 +323,23 @@ def main() -> int:
               f"{tally(pm, h['label'])}, net {tally(pn, h['label'])}", flush=True)
         for a, b in POWERS:
             for cap in CAPS:
-                p = SquareNet(weights, a, b, cap).combine(pm, pn)
-                choices.setdefault((a, b, cap), []).append(tally(p, h["label"]))
+                for sure in NET_SURES if cap < 1.0 else (0.0,):
+                    p = SquareNet(weights, a, b, cap, net_sure=sure).combine(pm, pn)
+                    choices.setdefault((a, b, cap, sure), []).append(tally(p, h["label"]))
     for k, v in choices.items():
-        print(f"powers {k[0]:.2f}/{k[1]:.2f}, cap {k[2]:.2f}: wrong, confidently wrong, right but unsure "
+        print(f"powers {k[0]:.2f}/{k[1]:.2f}, cap {k[2]:.2f} where the net is sure {k[3]:.2f}: "
+              "wrong, confidently wrong, right but unsure "
               f"per set {v}")
-    a, b, cap = choose(choices, sum(len(h["label"]) for h in held))
-    print(f"chosen on the held-out polygon boards: powers {a}/{b}, cap {cap}")
+    a, b, cap, sure = choose(choices, sum(len(h["label"]) for h in held))
+    print(f"chosen on the held-out polygon boards: powers {a}/{b}, cap {cap} where the net is sure {sure}")
     if args.powers is not None:
-        a, b, cap = args.powers
-        print(f"set by --powers: {a}/{b}, cap {cap}")
+        a, b, cap, sure = args.powers
+        print(f"set by --powers: {a}/{b}, cap {cap} where the net is sure {sure}")
     note = (f"fitted by scripts/fit_square_net.py --boards {args.boards} --held-out {args.held_out} "
             f"--seed {args.seed} --per-camera {args.per_camera} --epochs {args.epochs} (polygon look only); "
-            f"powers {a}/{b}, cap {cap}" + (" set by --powers" if args.powers else ""))
-    save_square_net(SquareNet(weights, a, b, cap, CROP_PX, note), args.out)
-    print(f"powers {a}/{b}, cap {cap}; wrote {args.out}")
+            f"powers {a}/{b}, cap {cap} where the net is sure {sure}" + (" set by --powers" if args.powers else ""))
+    save_square_net(SquareNet(weights, a, b, cap, CROP_PX, note, sure), args.out)
+    print(f"powers {a}/{b}, cap {cap} where the net is sure {sure}; wrote {args.out}")
     return 0
 
 

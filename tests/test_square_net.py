@@ -16,6 +16,8 @@ from vision.square_net import (
     CHANNELS,
     CONVS,
     CROP_PX,
+    CROP_SPAN,
+    GEOMETRY,
     NET_PATH,
     NET_VERSION,
     NetFileError,
@@ -23,6 +25,7 @@ from vision.square_net import (
     _shapes,
     crop_channels,
     load_square_net,
+    own_cell,
     save_square_net,
 )
 
@@ -31,7 +34,8 @@ def _random_net(seed: int = 0, **kw) -> SquareNet:
     rng = np.random.default_rng(seed)
     w = {k: rng.normal(0, 0.3, s).astype(np.float32) for k, s in _shapes(CROP_PX).items()}
     w["input_scale"] = np.array([0.4, 0.6, 0.2], np.float32)
-    return SquareNet(w, kw.get("model_power", 1.0), kw.get("net_power", 0.5), kw.get("disagree_cap", 0.6))
+    return SquareNet(w, kw.get("model_power", 1.0), kw.get("net_power", 0.5), kw.get("disagree_cap", 0.6),
+                     net_sure=kw.get("net_sure", 0.0))
 
 
 def _reference_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -87,11 +91,11 @@ def test_the_whole_net_equals_a_plain_reference():
 
 
 def test_a_saved_net_reads_back(tmp_path):
-    net = _random_net(4)
+    net = _random_net(4, net_sure=0.85)
     path = tmp_path / "net.npz"
     save_square_net(net, path)
     back = load_square_net(path)
-    assert (back.model_power, back.net_power, back.disagree_cap) == (1.0, 0.5, 0.6)
+    assert (back.model_power, back.net_power, back.disagree_cap, back.net_sure) == (1.0, 0.5, 0.6, 0.85)
     x = np.random.default_rng(5).normal(size=(3, CHANNELS, CROP_PX, CROP_PX)).astype(np.float32)
     np.testing.assert_allclose(back.scores(x), net.scores(x), rtol=1e-6)
 
@@ -176,6 +180,46 @@ def test_where_the_readers_disagree_the_confidence_is_capped():
     assert p[1].argmax() == 1 and p[1, 1] > 0.98  # they agree: sharper than either
 
 
+def test_the_cap_needs_a_net_sure_of_its_different_reading():
+    """The square model sure of "empty"; the net reads a cup, once unsure (0.64, as it read a
+    neighbour's cup through a crop reaching past the border) and once sure (0.95): only the
+    sure one holds the square below the commit confidence."""
+    net = _random_net(disagree_cap=0.7, net_sure=0.8)
+    model = np.array([[0.999, 0.0005, 0.0005], [0.999, 0.0005, 0.0005]])
+    other = np.array([[0.30, 0.64, 0.06], [0.03, 0.95, 0.02]])
+    p = net.combine(model, other)
+    assert p[0].argmax() == 0 and p[0, 0] >= 0.8  # an unsure net only softens the product
+    assert p[1].max() <= 0.7 + 1e-9  # a sure one earns the cap
+    assert _random_net(disagree_cap=0.7, net_sure=0.0).combine(model, other)[0].max() <= 0.7 + 1e-9
+
+
+def _geometry(offset=(0.0, 0.0), angle=0.0, half_pitch=1.2) -> np.ndarray:
+    return np.array([offset[0], offset[1], np.cos(angle), np.sin(angle), half_pitch], np.float32)
+
+
+def test_a_crop_keeps_only_its_own_square():
+    """A large size's crop (half-width CROP_SPAN edge radii) reaches past its square's border
+    (half a pitch, 1.2 edge radii here); a top found off the square's centre drifts the crop
+    further.  The points kept are those within the square's border, wherever the crop lies."""
+    g = (np.arange(CROP_PX) + 0.5) / CROP_PX * 2 * CROP_SPAN - CROP_SPAN  # the crop's points
+    inside = own_cell(_geometry())
+    assert inside.shape == (CROP_PX, CROP_PX)
+    keep = np.abs(g) <= 1.2
+    np.testing.assert_array_equal(inside, keep[:, None] & keep[None, :])
+    # the top found 0.5 radii towards +x (the neighbour on that side): the crop keeps less of
+    # that side, where its points lie past the border, and all of the other side
+    drift = own_cell(_geometry(offset=(0.5, 0.0)))
+    np.testing.assert_array_equal(drift[CROP_PX // 2], g + 0.5 <= 1.2)
+    # turned by 90 degrees (the crop's +x points along the view's +y), the same drift along
+    # the view's x now cuts the crop's across direction (its rows)
+    turned = own_cell(_geometry(offset=(0.5, 0.0), angle=np.pi / 2))
+    np.testing.assert_array_equal(turned[:, CROP_PX // 2], -g + 0.5 <= 1.2)
+    # a small size: its crop lies wholly on its square
+    assert own_cell(_geometry(half_pitch=2.5)).all()
+    assert own_cell(np.stack([_geometry(), _geometry(half_pitch=2.5)])).shape == (2, CROP_PX, CROP_PX)
+    assert GEOMETRY == 5
+
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed (the fit extra)")
 def test_the_fit_trains_a_net_numpy_reads_the_same():
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -189,7 +233,9 @@ def test_the_fit_trains_a_net_numpy_reads_the_same():
     colours = np.broadcast_to(np.stack([BOARD, BOARD, LIGHT, DARK]), (n, 4, 3)).astype(np.float32)
     v, r, col = augment(view, ref, colours, rng)
     assert v.dtype == np.uint8 and v.shape == view.shape and col.shape == colours.shape
-    x = channels(v, r, col)
+    geom = np.broadcast_to(_geometry(offset=(0.3, -0.2), angle=0.4), (n, MAX_SIZES, GEOMETRY))
+    x = channels(v, r, col, geom)
+    assert (x[:, :, :, 0, 0] == 0).all() and (x[:, :, 0, CROP_PX // 2, CROP_PX // 2] != 0).any()  # off the square
     torch.manual_seed(0)
     tnet = build_net()
     mods = [m for m in tnet if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
