@@ -180,7 +180,8 @@ def readings(referee: CupsReferee, board, move) -> list[str]:
     out = []
     for i, r in enumerate(referee.last_reading.containers):
         if r.changed or a[i] != b[i] or referee.last_cover.get(i, 0.0) >= 0.05:
-            out.append(f"      {names[i]}: {b[i]} -> {a[i]}; read {'changed' if r.changed else 'unchanged'}, "
+            out.append(f"      {names[i]}: {b[i]} -> {a[i]}; read {'changed' if r.changed else 'unchanged'}"
+                       f"{'' if r.change is None else f' ({r.change:.2f} of a bean)'}, "
                        f"{r.count_estimate} ({r.count_low}-{r.count_high}) conf {r.confidence:.2f}"
                        f", hand cover {referee.last_cover.get(i, 0.0):.2f}")
     return out
