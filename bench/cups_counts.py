@@ -14,8 +14,7 @@ it is, and the misses (truth, range).
 every container empty, and the same table with one or two beans left in one container (the
 seed chooses which); the check must pass the empty table and name that container on the other.
 It prints the tables refused, the tables with beans found, any other container named, and the
-highest blob response of an empty floor (``vision.cups.empty.BEAN_BLOB`` is the line) and of
-a blob come since the still (``CAME_BLOB``).
+highest blob response of an empty floor (``vision.cups.empty.BEAN_BLOB`` is the line).
 
 Seeds: the stocks' ranges were worked out on 6000-6005 and 6100-6105; the empty check on
 10-21.  Held out: 8100-8105 (stocks) and 8010-8015 (empty).
@@ -39,7 +38,7 @@ from companion.cups_camera import container_names  # noqa: E402
 from tests.cups_streams import empty_table  # noqa: E402
 from tests.test_cups_stocks import middle_game  # noqa: E402
 from vision.cups.calibration import from_pose  # noqa: E402
-from vision.cups.empty import BEAN_BLOB, CAME_BLOB, blob_response, came_since, check_empty_table  # noqa: E402
+from vision.cups.empty import BEAN_BLOB, blob_response, check_empty_table  # noqa: E402
 from vision.cups.reader import CupsReader  # noqa: E402
 
 LAYOUTS = ("cups-4", "cups-6")
@@ -90,7 +89,7 @@ def stocks(seeds: list[int]) -> None:
 def empty(seeds: list[int]) -> None:
     """The empty-table check on empty tables and tables with beans left."""
     tables = refused = found = wrong = 0
-    top = top_came = 0.0
+    top = 0.0
     lines = []
     for seed in seeds:
         for name in LAYOUTS:
@@ -114,7 +113,6 @@ def empty(seeds: list[int]) -> None:
                 check = check_empty_table(layout, cal, still, frame, names)
                 reader = CupsReader(layout, cal, still)
                 top = max(top, max(blob_response(reader, frame)))
-                top_came = max(top_came, max(came_since(reader, frame, still)))
                 if not check.ok:
                     refused += 1
                     lines.append(f"{name} {style} seed {seed}: the empty table refused: {'; '.join(check.problems)}")
@@ -129,7 +127,7 @@ def empty(seeds: list[int]) -> None:
                 if others:
                     lines.append(f"{name} {style} seed {seed}: {', '.join(names[k] for k in others)} named too")
     print(f"empty tables: {tables - refused} of {tables} passed, the highest empty floor's blob {top:.2f} "
-          f"(the line {BEAN_BLOB}), the highest blob come since the still {top_came:.2f} (the line {CAME_BLOB}); beans left: {found} of {tables} found, {wrong} with an empty container named")
+          f"(the line {BEAN_BLOB}); beans left: {found} of {tables} found, {wrong} with an empty container named")
     for line in lines:
         print("  " + line)
 

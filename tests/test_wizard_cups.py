@@ -372,34 +372,3 @@ def test_the_marker_sheets_tiles_find_the_table_without_taps(tmp_path, table_cam
         assert code == 422 and "none seen: tap the corners instead" in d["error"]
     finally:
         app.extensions["cupboard"].hub.close()
-
-
-def test_a_bean_left_that_came_since_the_still_is_found():
-    """Seed 17, cups-4 in daylight: one bean left in South's cup 4 gives a blob response of
-    0.85 against the floor alone, under the line (1.0) an empty floor may come near (0.97).
-    The still was taken with that cup empty; against it the bean is a blob that came, stronger
-    than anything the still showed there, and the check names the cup.  The same table
-    bare passes, and its blob-since-the-still stays under the line."""
-    from hardware.render.cups import arrange, random_cups_scene, render_cups
-    from vision.cups.calibration import from_pose
-    from vision.cups.empty import CAME_BLOB, came_since, check_empty_table
-    from vision.cups.reader import CupsReader
-    from companion.cups_camera import container_names
-
-    layout = load_layout("cups-4")
-    n = len(layout.containers)
-    scene = random_cups_scene(layout, start_state(4), 17, "daylight")
-    still, _ = render_cups(scene, 17)
-    cal = from_pose(scene.intrinsics, scene.pose, scene.look.beans.size_mm)
-    rng = np.random.default_rng([17, 5])
-    bare = arrange(layout, TableState.from_counts([0] * n), scene.look, scene.offsets, rng)
-    empty_frame, _ = render_cups(replace(scene, beans=bare), 22)
-    left = [0] * n
-    left[3] = 1  # South's cup 4
-    one = arrange(layout, TableState.from_counts(left), scene.look, scene.offsets, rng)
-    with_bean, _ = render_cups(replace(scene, beans=one), 23)
-    names = container_names(4)
-    check = check_empty_table(layout, cal, still, with_bean, names)
-    assert check.beans == (3,) and "beans are still in South's cup 4" in check.problems, check
-    assert check_empty_table(layout, cal, still, empty_frame, names).ok
-    assert max(came_since(CupsReader(layout, cal, still), empty_frame, still)) < CAME_BLOB

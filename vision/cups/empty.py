@@ -26,7 +26,7 @@ from calibration.canvas import rectify
 from hardware.cups.layout import CupsLayout
 
 from .calibration import CupsCalibration
-from .reader import PPM, CupsReader, _log
+from .reader import PPM, CupsReader
 
 THING_MM2 = 500.0  # a region outside the containers this large that differs is a thing (a 25 mm block)
 HAND_MM2 = 5000.0  # ... and one this large (a palm and fingers, 60 x 85 mm) is a hand
@@ -36,11 +36,6 @@ SHADE_SHARE = 0.8  # ... unless this much of it only went darker, keeping its ti
 # left gave up to 2.0 (a bean under the rim or pale on a pale floor gives little); on seeds
 # 16-21, held out, no empty floor passed 0.97 and 14 of 24 tables with beans left were found
 BEAN_BLOB = 1.0
-# ... or where its floor is unlike the still's (the wizard's first picture, the start's empty
-# cups as a rule) in blobs of CAME_AREA of a bean, when the frame's blob response there beats
-# the still's by CAME_BLOB: a bean came (one taken out leaves the still's the stronger)
-CAME_AREA = 0.5
-CAME_BLOB = 0.42
 
 
 @dataclass(frozen=True)
@@ -70,7 +65,7 @@ def check_empty_table(layout: CupsLayout, calibration: CupsCalibration, still: n
     problems = []
     if hand:
         problems.append("a hand is over the table")
-    beans = [] if hand else beans_left(reader, frame, still)
+    beans = [] if hand else beans_left(reader, frame)
     for k in beans:
         problems.append(f"beans are still in {names[k]}")
     for x, y in things:
@@ -117,61 +112,31 @@ def _outside(reader: CupsReader, frame: np.ndarray) -> tuple[bool, list[tuple[fl
     return hand, things
 
 
-def _blob_maps(reader: CupsReader, frame: np.ndarray) -> list[np.ndarray | None]:
-    """Per container (layout order), its view's blob response map (see ``blob_response``),
-    None where its floor is out of view."""
-    sigma = reader.cal.bean_mm / 2 * PPM / np.sqrt(2)  # a blob of a bean's radius
-    out: list[np.ndarray | None] = []
-    for v in reader.views:
-        floor = cv2.erode(v.mask_u8, np.ones((5, 5), np.uint8)) > 0  # not the wall's own edge
-        if not floor.any():
-            out.append(None)
-            continue
-        logs = np.log(rectify(frame, v.maps).astype(np.float32) + 24.0)
-        best = np.zeros(floor.shape, np.float32)
-        for c in range(3):
-            g = cv2.GaussianBlur(logs[..., c], (0, 0), sigma)
-            gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
-            gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
-            gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-            best = np.maximum(best, (gxx * gyy - gxy * gxy) * sigma ** 4)
-        out.append(np.sqrt(np.maximum(best, 0.0)) * floor)
-    return out
-
-
 def blob_response(reader: CupsReader, frame: np.ndarray) -> list[float]:
     """Per container (layout order), the strongest bean-sized blob on its floor as the camera
     sees it through the rim: the square root of the scale-normalised determinant of the
     Hessian of the log picture at a bean's scale, the highest over the three channels; 0 for
     a container whose floor is out of view."""
-    return [0.0 if m is None else float(m.max()) for m in _blob_maps(reader, frame)]
-
-
-def came_since(reader: CupsReader, frame: np.ndarray, still: np.ndarray) -> list[float]:
-    """Per container (layout order), the strongest blob in ``frame`` where its floor is unlike
-    the same floor in ``still`` (``reader``'s reference), less the still's blob response
-    there: what came into the container since the still.  A bean taken out leaves the still's
-    blob stronger (a negative), a bean left or put in the frame's.  0 where nothing differs."""
-    now, then = _blob_maps(reader, frame), _blob_maps(reader, still)
+    sigma = reader.cal.bean_mm / 2 * PPM / np.sqrt(2)  # a blob of a bean's radius
     out = []
-    for i, v in enumerate(reader.views):
-        if now[i] is None or then[i] is None:
+    for v in reader.views:
+        floor = cv2.erode(v.mask_u8, np.ones((5, 5), np.uint8)) > 0  # not the wall's own edge
+        if not floor.any():
             out.append(0.0)
             continue
-        unlike = reader._unlike(v, _log(reader._look(v, frame)), reader.empty[i], beans=True)
-        blobs = reader.beans(unlike, reader.bean_px * CAME_AREA)
-        if not blobs.any():
-            out.append(0.0)
-            continue
-        k = cv2.dilate(blobs, np.ones((5, 5), np.uint8)) > 0
-        out.append(float(now[i][k].max() - then[i][k].max()))
+        logs = np.log(rectify(frame, v.maps).astype(np.float32) + 24.0)
+        best = 0.0
+        for c in range(3):
+            g = cv2.GaussianBlur(logs[..., c], (0, 0), sigma)
+            gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+            gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+            gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+            det = (gxx * gyy - gxy * gxy) * sigma ** 4
+            best = max(best, float(det[floor].max()))
+        out.append(float(np.sqrt(best)))
     return out
 
 
-def beans_left(reader: CupsReader, frame: np.ndarray, still: np.ndarray | None = None) -> list[int]:
-    """The containers (layout order) whose floor in ``frame`` shows a bean: a blob reaching
-    ``BEAN_BLOB``, or, against ``still`` (the reader's reference), a blob where the floor
-    changed that is ``CAME_BLOB`` stronger than the still's there (a bean came)."""
-    blobs = blob_response(reader, frame)
-    came = came_since(reader, frame, still) if still is not None else [0.0] * len(blobs)
-    return [k for k, (r, c) in enumerate(zip(blobs, came)) if r >= BEAN_BLOB or c >= CAME_BLOB]
+def beans_left(reader: CupsReader, frame: np.ndarray) -> list[int]:
+    """The containers (layout order) whose floor in ``frame`` shows a bean (``BEAN_BLOB``)."""
+    return [k for k, r in enumerate(blob_response(reader, frame)) if r >= BEAN_BLOB]
