@@ -111,7 +111,7 @@ def container_names(x: int) -> list[str]:
 def unexplained(before: TableState, after: TableState, reading: TableReading) -> float:
     """How much of the reading the after-state cannot explain, counting only what the camera
     sees for sure: a container read changed that the move leaves (3, scaled by the reading's
-    confidence and by how sure the change is), or read unchanged where the move empties it (``MISSED_EMPTIED``), a bean the
+    confidence), or read unchanged where the move empties it (``MISSED_EMPTIED``), a bean the
     move puts on an empty floor not seen (``MISSED_EMPTY``), a cup's floor seen bare where the
     move leaves two beans or more (3), and more beans seen for sure in a container than the move leaves there (1.5
     per bean, at most 4, scaled by the confidence).  What the camera does not see is no
@@ -122,13 +122,8 @@ def unexplained(before: TableState, after: TableState, reading: TableReading) ->
     cups = 2 * before.cups_per_row  # the cups come first; bowls and stocks may hold heaps
     for i, (b, a, r) in enumerate(zip(before.as_counts(), after.as_counts(), reading.containers)):
         sure = 0.5 + 0.5 * r.confidence
-        weight = 1.0  # how much a count at odds with ``a`` weighs
         if r.changed and a == b:
-            # by how sure the change is: a bean's outline flickering under a low lamp reads as
-            # 0.4 of a bean changed in a cup no move touched (seed 5006 cups-4 lamplight, d3x);
-            # it makes the move less likely, a bean come or gone rules it out
-            weight = r.change_sureness()
-            total += 3.0 * sure * weight
+            total += 3.0 * sure
         elif not r.changed and a == 0 < b:
             total += MISSED_EMPTIED * sure  # a container emptied shows its floor: seldom missed
         elif not r.changed and b == 0 < a:
@@ -139,9 +134,9 @@ def unexplained(before: TableState, after: TableState, reading: TableReading) ->
             # bare floor: seed 5000 cups-6 lamplight), no evidence against this move
             continue
         if a < r.count_low:
-            total += 1.5 * r.confidence * weight * min(4.0, r.count_low - a)
+            total += 1.5 * r.confidence * min(4.0, r.count_low - a)
         elif i < cups and r.count_estimate == 0 and a >= 2:
-            total += 3.0 * sure * weight  # a cup's floor seen bare where the move leaves beans on it
+            total += 3.0 * sure  # a cup's floor seen bare where the move leaves beans on it
     return total
 
 

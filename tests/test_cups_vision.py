@@ -291,23 +291,3 @@ def test_the_calibration_gives_back_the_camera_pose():
         replace(cal, homography=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 0.0)))
     with pytest.raises(ValueError, match="the empty-table frame is 640x360"):
         CupsReader(lay, cal, np.zeros((360, 640, 3), np.uint8))
-
-
-def test_a_faint_change_weighs_by_how_sure_it_is():
-    """A container read changed where the move changes nothing costs the move by how much of a
-    bean changed: 0.4 of a bean (a bean's outline flickering under a low lamp) costs less than
-    a whole bean come or gone, and a reading without the amount counts as a sure change."""
-    before = TableState((1, 0, 0, 0), (0, 0, 0, 0), (0, 0), (10, 10))
-    drop1 = TableState((2, 0, 0, 0), (0, 0, 0, 0), (0, 0), (9, 10))
-    still = ContainerReading(False, 0, 0, 0, 0.9, 0.0)
-
-    def score(change):
-        readings = [ContainerReading(True, 2, 2, 2, 0.9, 1.2), still, ContainerReading(True, 0, 0, 1, 0.9, change)]
-        readings += [still] * 7 + [ContainerReading(True, 9, 7, 11, 0.4, 1.5), ContainerReading(False, 10, 8, 12, 0.4, 0.0)]
-        return explain_readings(before, [drop1], readings).scores[0].score
-
-    faint, sure, unmeasured = score(0.4), score(1.3), score(None)
-    assert sure == pytest.approx(unmeasured)
-    assert sure < faint < 0 and faint - sure > 1.0
-    assert ContainerReading(True, 0, 0, 1, 0.9, 0.4).change_sureness() == pytest.approx(0.4)
-    assert ContainerReading(False, 0, 0, 1, 0.9, 0.4).change_sureness() == 0.0

@@ -59,7 +59,7 @@ def _score(before: tuple[int, ...], after: tuple[int, ...], readings: Sequence[C
         moved = a != b
         if moved != r.changed:
             if not moved:
-                weight = CHANGE_WEIGHT * r.change_sureness()  # a faint change weighs less
+                weight = CHANGE_WEIGHT
             elif a > b > 0:
                 weight = MISSED_WEIGHT * HIDDEN_SHARE  # the new bean may lie on a like one
             else:

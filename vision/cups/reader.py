@@ -40,7 +40,6 @@ READ_Z_MM = 6.0  # the height the container views are taken at: a bean on a cup'
 WALL_MM = 4.0  # rim wall and placement slack left out of the visible floor
 DIFF = 0.15  # log-colour departure that marks a pixel as unlike its reference
 CHANGE_BEANS = 0.25  # a container changed when this many beans' area of it changed
-SURE_CHANGE = 1.0  # ... and surely so from this many (see ``ContainerReading.change_sureness``)
 HAND_MIN_MM2 = 1800.0  # as vision.hands: a hand covers at least this much of the table
 HAND_PPM = 0.5
 HAND_REACH_MM = 400.0  # how far beyond the play area the hand view reaches
@@ -72,19 +71,9 @@ class ContainerReading:
     count_low: int
     count_high: int
     confidence: float
-    # how many beans' area of it changed (``CupsReader.moved``); None: not measured, taken as
-    # a sure change when ``changed``
+    # how many beans' area of it changed (``CupsReader.moved``; None: not measured), shown by
+    # ``bench/cups_referee.py --why``
     change: float | None = None
-
-    def change_sureness(self) -> float:
-        """How sure the change read is, 0-1: none when it reads unchanged; a change of a
-        bean's area or more (``SURE_CHANGE``) is sure, a smaller one (the outline of a bean
-        flickering under a low lamp reads as 0.4 of a bean) counts by its share of that."""
-        if not self.changed:
-            return 0.0
-        if self.change is None:
-            return 1.0
-        return float(min(1.0, self.change / SURE_CHANGE))
 
 
 @dataclass(frozen=True)
