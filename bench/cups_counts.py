@@ -6,7 +6,7 @@ in a container.
     python bench/cups_counts.py empty [--seeds 16-21]
 
 ``stocks``: per seed, layout (cups-4, cups-6) and look (daylight, lamplight), a middle-game
-table (``tests.test_cups_stocks.middle_game``: cups 0-4, bowls 0-14, stocks 0-60 beans) read
+table (``tests.cups_streams.middle_game``: cups 0-4, bowls 0-14, stocks 0-60 beans) read
 against its empty table; for each stock and bowl, whether the range holds the truth, how wide
 it is, and the misses (truth, range).
 
@@ -35,8 +35,7 @@ from hardware.cups.layout import load_layout  # noqa: E402
 from hardware.cups.state import TableState, start_state  # noqa: E402
 from hardware.render.cups import arrange, random_cups_scene, render_cups  # noqa: E402
 from companion.cups_camera import container_names  # noqa: E402
-from tests.cups_streams import empty_table  # noqa: E402
-from tests.test_cups_stocks import middle_game  # noqa: E402
+from tests.cups_streams import read_middle_game  # noqa: E402
 from vision.cups.calibration import from_pose  # noqa: E402
 from vision.cups.empty import BEAN_BLOB, blob_response, check_empty_table  # noqa: E402
 from vision.cups.reader import CupsReader  # noqa: E402
@@ -60,13 +59,9 @@ def stocks(seeds: list[int]) -> None:
     misses = []
     for seed in seeds:
         for name in LAYOUTS:
-            layout = load_layout(name)
-            x = layout.cups_per_row
             for style in STYLES:
-                state = middle_game(x, seed)
-                setup, _ = empty_table(layout, seed, style, state)
-                image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
-                reading = CupsReader(layout, setup.calibration, setup.empty).read(image)
+                layout, state, reading = read_middle_game(name, style, seed)
+                x = layout.cups_per_row
                 counts = state.as_counts()
                 for k in range(2 * x, 2 * x + 4):
                     kind = "bowl" if k < 2 * x + 2 else "stock"

@@ -21,6 +21,7 @@ from hardware.cups.state import TableState
 from hardware.frames import Frame
 from hardware.render.cups import arrange, random_cups_scene, render_cups, script_frames
 from vision.cups.calibration import from_pose
+from vision.cups.reader import CupsReader, TableReading
 
 
 @dataclass
@@ -44,6 +45,24 @@ def empty_table(layout: CupsLayout, seed: int, style: str, first: TableState) ->
     image, _ = render_cups(replace_beans(scene, arrange(layout, zero, scene.look, scene.offsets, rng)), seed * 7 + 3)
     cal = from_pose(scene.intrinsics, scene.pose, scene.look.beans.size_mm)
     return CupsSetup(layout, cal, image), image
+
+
+def middle_game(x: int, seed: int) -> TableState:
+    """A random middle-game table of ``x`` cups a row: cups 0-4, bowls 0-14, stocks 0-60 beans."""
+    rng = np.random.default_rng(seed)
+    return TableState(tuple(int(v) for v in rng.integers(0, 5, x)), tuple(int(v) for v in rng.integers(0, 5, x)),
+                      (int(rng.integers(0, 15)), int(rng.integers(0, 15))),
+                      (int(rng.integers(0, 61)), int(rng.integers(0, 61))))
+
+
+def read_middle_game(name: str, style: str, seed: int) -> tuple[CupsLayout, TableState, TableReading]:
+    """Layout ``name``'s middle-game table for ``seed`` (``middle_game``), rendered in ``style``
+    and read by a reader calibrated on its empty table: the layout, the truth and the reading."""
+    layout = load_layout(name)
+    state = middle_game(layout.cups_per_row, seed)
+    setup, _ = empty_table(layout, seed, style, state)
+    image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
+    return layout, state, CupsReader(layout, setup.calibration, setup.empty).read(image)
 
 
 def replace_beans(scene, beans):

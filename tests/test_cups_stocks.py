@@ -5,34 +5,17 @@ Before issue 23's third look, a stock of 50 beans covering its floor read as 0-1
 confidence of 0.9: the floor's noise was taken from its quietest pixels, all beans there, so
 nothing stood out.  The tables are seeds 6000+ (the reader was tuned on 0-7)."""
 
-import numpy as np
 import pytest
 
-from hardware.cups.layout import load_layout
-from hardware.cups.state import TableState
-from hardware.render.cups import random_cups_scene, render_cups
-from tests.cups_streams import empty_table
-from vision.cups.reader import CupsReader
-
-
-def middle_game(x: int, seed: int) -> TableState:
-    """A random middle-game table: cups 0-4, bowls 0-14, stocks 0-60 beans."""
-    rng = np.random.default_rng(seed)
-    return TableState(tuple(int(v) for v in rng.integers(0, 5, x)), tuple(int(v) for v in rng.integers(0, 5, x)),
-                      (int(rng.integers(0, 15)), int(rng.integers(0, 15))),
-                      (int(rng.integers(0, 61)), int(rng.integers(0, 61))))
+from tests.cups_streams import read_middle_game
 
 
 @pytest.mark.parametrize("name,style,seed", [("cups-6", "daylight", 6005), ("cups-4", "daylight", 6005)])
 def test_a_heaped_stock_reads_as_a_range_that_holds_it(name, style, seed):
-    layout = load_layout(name)
+    layout, state, reading = read_middle_game(name, style, seed)
     x = layout.cups_per_row
-    state = middle_game(x, seed)
     heaps = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= 40]
     assert heaps  # the case: a stock of 40 beans or more
-    setup, _ = empty_table(layout, seed, style, state)
-    image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
-    reading = CupsReader(layout, setup.calibration, setup.empty).read(image)
     for k, truth in heaps:
         r = reading.containers[k]
         # a heap: its top is all that shows, so a range, and a low confidence in it
@@ -48,12 +31,8 @@ def test_every_stock_reads_as_a_range_that_holds_it(name, style, seed):
     4-7 on cups-6 6002, 52 beads as 0-1 on cups-4 6004: their spread was taken for the floor's
     noise), still gives a range that holds its count, with an estimate inside it and no more
     confidence than a count of touching beans deserves."""
-    layout = load_layout(name)
+    layout, state, reading = read_middle_game(name, style, seed)
     x = layout.cups_per_row
-    state = middle_game(x, seed)
-    setup, _ = empty_table(layout, seed, style, state)
-    image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
-    reading = CupsReader(layout, setup.calibration, setup.empty).read(image)
     big = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= 30]
     assert big  # the case: a stock of 30 beans or more
     for k, truth in big:
@@ -68,12 +47,8 @@ def test_touching_beans_do_not_lift_a_bowls_or_stocks_low_end(name, style, seed)
     (the shadows between them): North's stock of 34 on cups-6 6101 read as 36-126 (an estimate
     of 81), the bowls of 13 and 9 on cups-4 6105 as 15-56 and 11-46.  Every bowl's and stock's
     range holds its count, and a heap's estimate stays near what its area shows."""
-    layout = load_layout(name)
+    layout, state, reading = read_middle_game(name, style, seed)
     x = layout.cups_per_row
-    state = middle_game(x, seed)
-    setup, _ = empty_table(layout, seed, style, state)
-    image, _ = render_cups(random_cups_scene(layout, state, seed, style), seed + 1)
-    reading = CupsReader(layout, setup.calibration, setup.empty).read(image)
     counts = state.as_counts()
     for k in range(2 * x, 2 * x + 4):
         r, truth = reading.containers[k], counts[k]
