@@ -552,6 +552,9 @@ def report(t: Totals, args: argparse.Namespace) -> str:
                     f"(right among the candidates) + {t.asked_wrong} (not among them), false alarms "
                     f"{t.false_alarms}, missed {t.missed}  (games all alone: {t.exact_games}/{t.games})")
         lines.append(f"squares in doubt answered: {t.doubts_answered} ({t.doubts_game_wrong} where the game was wrong)")
+    # the scripted hands lift only the cup they move and touch no other: every such alert is false
+    touches = {k: t.alerts.get(k, 0) for k in ("touch-move", "touch-opponent")}
+    lines.append("touch alerts with no touch: " + ", ".join(f"{k} {n}" for k, n in touches.items()))
     if args.misread != "none":
         lines.append(f"misread ({args.misread}): {t.misread_frames} frames with a light top read as dark")
     if t.delays:
