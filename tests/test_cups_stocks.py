@@ -10,12 +10,19 @@ import pytest
 from tests.cups_streams import read_middle_game
 
 
-@pytest.mark.parametrize("name,style,seed", [("cups-6", "daylight", 6005), ("cups-4", "daylight", 6005)])
-def test_a_heaped_stock_reads_as_a_range_that_holds_it(name, style, seed):
+def stocks_of_at_least(name: str, style: str, seed: int, beans: int):
+    """The middle-game table's reading (``read_middle_game``) and its stocks holding at least
+    ``beans`` beans, as (container index, count); asserts there is one (the test's case)."""
     layout, state, reading = read_middle_game(name, style, seed)
     x = layout.cups_per_row
-    heaps = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= 40]
-    assert heaps  # the case: a stock of 40 beans or more
+    big = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= beans]
+    assert big, f"no stock of {beans} beans or more on this table: the case is gone"
+    return reading, big
+
+
+@pytest.mark.parametrize("name,style,seed", [("cups-6", "daylight", 6005), ("cups-4", "daylight", 6005)])
+def test_a_heaped_stock_reads_as_a_range_that_holds_it(name, style, seed):
+    reading, heaps = stocks_of_at_least(name, style, seed, 40)
     for k, truth in heaps:
         r = reading.containers[k]
         # a heap: its top is all that shows, so a range, and a low confidence in it
@@ -31,10 +38,7 @@ def test_every_stock_reads_as_a_range_that_holds_it(name, style, seed):
     4-7 on cups-6 6002, 52 beads as 0-1 on cups-4 6004: their spread was taken for the floor's
     noise), still gives a range that holds its count, with an estimate inside it and no more
     confidence than a count of touching beans deserves."""
-    layout, state, reading = read_middle_game(name, style, seed)
-    x = layout.cups_per_row
-    big = [(k, n) for k, n in zip((2 * x + 2, 2 * x + 3), state.stocks) if n >= 30]
-    assert big  # the case: a stock of 30 beans or more
+    reading, big = stocks_of_at_least(name, style, seed, 30)
     for k, truth in big:
         r = reading.containers[k]
         assert r.count_low <= truth <= r.count_high, (k, truth, r)

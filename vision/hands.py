@@ -91,6 +91,14 @@ CAST_LONGER = 1.5
 # the cups' shadows it joined
 ARM_OWN_MM2 = 500.0
 
+# the directions tried, the lines across them, and the samples of a cup's near stretch in each
+# direction (directions, along, across, 2; in the cup's radii from its base's centre)
+_CAST_ANGLES = np.arange(CAST_DIRECTIONS) * (2 * np.pi / CAST_DIRECTIONS)
+_CAST_DIRS = np.stack([np.cos(_CAST_ANGLES), np.sin(_CAST_ANGLES)], axis=1).astype(np.float32)
+_CAST_PERP = np.stack([-_CAST_DIRS[:, 1], _CAST_DIRS[:, 0]], axis=1)
+_CAST_NEAR_OFFSETS = (np.linspace(1.15, CAST_NEAR, 8, dtype=np.float32)[None, :, None, None] * _CAST_DIRS[:, None, None, :]
+                      + np.linspace(-0.6, 0.6, 5, dtype=np.float32)[None, None, :, None] * _CAST_PERP[:, None, None, :])
+
 
 @dataclass(frozen=True)
 class HandFinding:
@@ -259,17 +267,9 @@ class HandDetector:
         bases = np.array([c[0] for c in cups], np.float32).reshape(-1, 2)
         radii = np.array([c[1] for c in cups], np.float32)
         heights = np.array([c[2] for c in cups], np.float32)
-        ang = np.arange(CAST_DIRECTIONS) * (2 * np.pi / CAST_DIRECTIONS)
-        dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
-        perp = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
-        along = np.linspace(1.15, CAST_NEAR, 8, dtype=np.float32)
-        across = np.linspace(-0.6, 0.6, 5, dtype=np.float32)
-        offs = (along[None, :, None, None] * dirs[:, None, None, :]
-                + across[None, None, :, None] * perp[:, None, None, :])
-        pts = bases[:, None, None, None, :] + radii[:, None, None, None, None] * offs[None]
-        ix, iy = np.rint(pts[..., 0]).astype(np.int64), np.rint(pts[..., 1]).astype(np.int64)
-        inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-        ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
+        dirs, perp = _CAST_DIRS, _CAST_PERP
+        pts = bases[:, None, None, None, :] + radii[:, None, None, None, None] * _CAST_NEAR_OFFSETS[None]
+        ix, iy, inside = _pixels(pts, h, w)
         seen = inside & free[iy, ix]
         n_seen = seen.sum(axis=(2, 3))
         share = (seen & dark[iy, ix]).sum(axis=(2, 3)) / np.maximum(n_seen, 1)
@@ -289,6 +289,8 @@ class HandDetector:
             k = int(near[share[c, near].argmax()])
             if share[c, k] >= CAST_SHARE and share[c, k] - lit[c] >= CAST_LIT:
                 chosen.append((c, k, CAST_WIDTH * float(radii[c]) + 1.0))
+        if not chosen:
+            return cast > 0
         # where each chosen cup's shadow could lie (to the view's edge): beside a cup's shadow,
         # the board may be another cup's shadow, but not a wider shade of its own
         lanes = np.zeros((len(chosen), h, w), np.uint8)
@@ -309,8 +311,6 @@ class HandDetector:
             # the shadow ends at the first run of ``gap`` steps that are not shadow
             bad = np.flatnonzero(np.convolve(~ok, np.ones(gap), "valid") >= gap)
             ends.append(float(bad[0]) if len(bad) else float(len(steps) - 1))
-        if not chosen:
-            return cast > 0
         # one lamp: every cup's shadow is as long as the cup is tall times the same factor (the
         # lamp's elevation), so a shadow followed much further ran into a hand's shade
         tall = np.array([heights[c] for c, _, _ in chosen])
@@ -394,7 +394,12 @@ def _samples(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat
              h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pixel columns, rows (clipped) and in-view flags of the points ``b + t d + l p`` for each
     step ``t`` (rows) and lateral offset ``l`` (columns)."""
-    q = b[None, None, :] + steps[:, None, None] * d + lat[None, :, None] * p
+    return _pixels(b[None, None, :] + steps[:, None, None] * d + lat[None, :, None] * p, h, w)
+
+
+def _pixels(q: np.ndarray, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel columns and rows (clipped into an ``h`` x ``w`` view) of the points ``q`` (..., 2;
+    x, y), and whether each lies in the view."""
     qx, qy = np.rint(q[..., 0]).astype(np.int64), np.rint(q[..., 1]).astype(np.int64)
     on = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
     return np.clip(qx, 0, w - 1), np.clip(qy, 0, h - 1), on
