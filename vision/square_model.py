@@ -165,6 +165,13 @@ def alternatives(ev: SquareEvidence) -> np.ndarray:
     return out
 
 
+def softmax(u: np.ndarray) -> np.ndarray:
+    """The log-weights ``u`` made probabilities over the last axis (the alternatives)."""
+    u = u - u.max(axis=-1, keepdims=True)
+    e = np.exp(u)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @dataclass(frozen=True)
 class MaterialModel:
     """The weights for one cup material: inputs are standardised by ``mean``/``scale``; the
@@ -185,10 +192,7 @@ class MaterialModel:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Softmax of the utilities over the alternatives (axis -2 of ``x``)."""
-        u = self.utilities(x)
-        u = u - u.max(axis=-1, keepdims=True)
-        e = np.exp(u)
-        return e / e.sum(axis=-1, keepdims=True)
+        return softmax(self.utilities(x))
 
     def colour_confidence(self, margin: float) -> float:
         """Probability that a colour read with this margin is right: the fitted logistic,

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .convnet import conv_relu_pool, conv_stride2_relu, dense_score, net_shapes, read_net_file, write_net_file
+from .square_model import softmax
 
 if TYPE_CHECKING:  # (only for the type hints: recognise imports this module)
     from .recognise import Recogniser
@@ -158,18 +159,13 @@ class SquareNet:
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """(squares, 1 + sizes) probabilities, empty first, from the sizes' ``scores``
         (squares, sizes): the softmax of 0 for empty and the scores."""
-        u = np.concatenate([np.zeros((len(scores), 1)), np.asarray(scores, np.float64)], axis=1)
-        u -= u.max(axis=1, keepdims=True)
-        e = np.exp(u)
-        return e / e.sum(axis=1, keepdims=True)
+        return softmax(np.concatenate([np.zeros((len(scores), 1)), np.asarray(scores, np.float64)], axis=1))
 
     def combine(self, model: np.ndarray, net: np.ndarray) -> np.ndarray:
         """The square model's probabilities ``model`` and the net's ``net`` (both (squares,
         1 + sizes), empty first) made one: see the class's docstring."""
-        u = self.model_power * np.log(np.maximum(model, 1e-12)) + self.net_power * np.log(np.maximum(net, 1e-12))
-        u -= u.max(axis=1, keepdims=True)
-        p = np.exp(u)
-        p /= p.sum(axis=1, keepdims=True)
+        p = softmax(self.model_power * np.log(np.maximum(model, 1e-12))
+                     + self.net_power * np.log(np.maximum(net, 1e-12)))
         apart = (model.argmax(axis=1) != net.argmax(axis=1)) & (net.max(axis=1) >= self.net_sure)
         return cap_best(p, apart, self.disagree_cap)
 
