@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.gobblet.jr.exact import ExactTable, TableError
 from engine.gobblet.jr.table import default_path, get_table, load
 
-from .background import child_command, end_child, start_child
+from .background import end_child, start_child
 
 MISSING, BUILDING, READY, FAILED = "missing", "building", "ready", "failed"
 STATUS_WORDS = {
@@ -50,13 +50,6 @@ def build_args(path: Path, plies: int | None = None, horizon: int | None = None,
     if horizon is not None:
         args += ["--horizon", str(horizon)]
     return args
-
-
-def build_command(path: Path, plies: int | None = None, horizon: int | None = None,
-                  min_pieces: int | None = None) -> list[str]:
-    """The whole command line that builds the table into ``path`` (``build_args``), as the
-    background child runs it."""
-    return child_command(BUILD, build_args(path, plies, horizon, min_pieces))
 
 
 def is_jr_game(game: object) -> bool:

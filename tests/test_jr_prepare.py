@@ -126,8 +126,9 @@ def test_a_damaged_table_is_moved_aside_and_built_again(cache, capsys):
 
 
 def test_the_build_command_passes_the_engine_options(cache):
-    from companion.jr_prepare import build_command
+    from companion.background import child_command
+    from companion.jr_prepare import BUILD, build_args
 
-    cmd = build_command(cache / FILE_NAME, min_pieces=12)
+    cmd = child_command(BUILD, build_args(cache / FILE_NAME, min_pieces=12))
     assert cmd[-4:] == ["--out", str(cache / FILE_NAME), "--min-pieces", "12"]
     assert "os.nice(19)" in cmd[2]
