@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera_model import height_scale
+from calibration.locate import MOSAIC_GAP, _detector, _keep, detect_markers, largest_window
+from hardware.camera_model import height_scale, project
 from hardware.pieces import load_board, load_piece_set
 from vision import convnet, kernels
 from vision.convnet import conv_relu_pool, conv_stride2_relu, dense_score
@@ -327,3 +328,52 @@ def test_no_kernel_asks_for_threads():
     compiled = [v for v in vars(kernels).values() if hasattr(v, "targetoptions")]
     assert len(compiled) > 20
     assert not [k.py_func.__name__ for k in compiled if k.targetoptions.get("parallel")]
+
+
+# -- the marker search near the markers ------------------------------------------------------
+
+def _rois_near(rec):
+    """The regions ``Recogniser.locate`` searches on its next frame (each marker where the pose
+    puts it and where it was last seen, padded), and the markers' median side in pixels."""
+    expected = {i: project(c, rec.cal.intrinsics, rec.pose) for i, c in rec._marker_world.items()}
+    rois, sides = [], []
+    for c in {**expected, **rec.last_markers}.values():
+        x0, y0 = c.min(axis=0)
+        x1, y1 = c.max(axis=0)
+        pad = max(30.0, (x1 - x0) * 0.8)
+        rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
+        sides.append(float(np.linalg.norm(c[1] - c[0])))
+    return rois, float(np.median(sides))
+
+
+def _search_near_numpy(image, board, rois, marker_px):
+    """The search near the markers as it was before the outlines were bounded by the
+    markers' size: a colour mosaic of the regions, made grey, every outline examined."""
+    h_img, w_img = image.shape[:2]
+    boxes = [(max(0, x), max(0, y), min(w_img, x + w), min(h_img, y + h)) for x, y, w, h in rois]
+    boxes = [b for b in boxes if b[2] - b[0] >= 16 and b[3] - b[1] >= 16]
+    width = sum(x1 - x0 for x0, _, x1, _ in boxes) + MOSAIC_GAP * (len(boxes) + 1)
+    height = max(y1 - y0 for _, y0, _, y1 in boxes) + 2 * MOSAIC_GAP
+    mosaic = np.full((height, width, 3), 255, np.uint8)
+    shifts, left = [], MOSAIC_GAP
+    for x0, y0, x1, y1 in boxes:
+        mosaic[MOSAIC_GAP:MOSAIC_GAP + y1 - y0, left:left + x1 - x0] = image[y0:y1, x0:x1]
+        shifts.append((left, x0 - left, y0 - MOSAIC_GAP))
+        left += x1 - x0 + MOSAIC_GAP
+    det = _detector(board.markers.dictionary, largest_window(marker_px))
+    return _keep(det.detectMarkers(cv2.cvtColor(mosaic, cv2.COLOR_BGR2GRAY))[:2], set(board.markers.ids), shifts)
+
+
+def test_markers_near_where_they_were_are_found_with_the_same_corners(frames):
+    cal, images = frames
+    rec = Recogniser(cal)
+    for image in images + images[::-1]:
+        rois, side = _rois_near(rec)  # from the calibration's pose on the first frame
+        want = _search_near_numpy(image, rec.board, rois, side)
+        got = detect_markers(image, rec.board, rois, marker_px=side)
+        assert len(want) == 4 and got.keys() == want.keys()
+        assert all(np.array_equal(got[i], want[i]) for i in want)
+        # outlines far from the size asked for are not examined: a marker three times as
+        # large is not there (``Recogniser.locate`` then searches the whole picture)
+        assert len(detect_markers(image, rec.board, rois, marker_px=3 * side)) < len(want)
+        rec.recognise(image)
