@@ -8,7 +8,9 @@ Each tree (a checkout of this project, e.g. ``git worktree add /tmp/old HEAD~3``
 frames of ``cupboard vision-eval`` (same seed, look, calibration and boards) in its own
 process, one thread; the two take turns frame by frame, so a slow spell of a shared machine
 falls on both.  Prints each one's median CPU milliseconds per frame and the median of the
-per-frame ratios (this / other): on a noisy machine, the ratio is the figure to trust.
+per-frame ratios (this / other): on a noisy machine, the ratio is the figure to trust.  The
+process's CPU per frame is printed beside it: more than the thread's means a library (BLAS,
+OpenCV) spread the frame's work over threads of its own.
 
 Every frame's readings (state, colour, size per square) must be the same in both trees, and
 their confidences and the square model's evidence (``Recogniser.last_evidence``) the same
@@ -49,13 +51,14 @@ for line in sys.stdin:
     cal, image = frames[i]
     if i == 0 or frames[i - 1][0] is not cal:
         rec = Recogniser(cal)  # a camera's first frame, as in the evaluation
-    t0 = time.thread_time()
+    t0, p0 = time.thread_time(), time.process_time()
     obs = rec.recognise(image)
     ms = (time.thread_time() - t0) * 1000
+    process_ms = (time.process_time() - p0) * 1000
     ev = rec.last_evidence
     evidence = {} if ev is None else {f.name: np.asarray(getattr(ev, f.name), np.float64).ravel().tolist()
                                       for f in dataclasses.fields(ev)}
-    print(json.dumps({"ms": ms, "read": [[r.state, r.colour, r.size] for r in obs.squares],
+    print(json.dumps({"ms": ms, "process_ms": process_ms, "read": [[r.state, r.colour, r.size] for r in obs.squares],
                       "conf": [r.confidence for r in obs.squares], "evidence": evidence}), flush=True)
 """
 
@@ -103,6 +106,7 @@ def main() -> int:
         print(f"the trees render different frames ({counts[0]} against {counts[1]})", file=sys.stderr)
         return 1
     times: list[list[float]] = [[], []]
+    process: list[list[float]] = [[], []]
     readings_differ = 0
     worst_conf = worst_evidence = 0.0
     worst_field = ""
@@ -114,6 +118,7 @@ def main() -> int:
                 workers[k].stdin.flush()
                 answers[k] = json.loads(workers[k].stdout.readline())
                 times[k].append(answers[k]["ms"])
+                process[k].append(answers[k]["process_ms"])
             a, b = answers
             if a["read"] != b["read"]:
                 readings_differ += 1
@@ -129,8 +134,9 @@ def main() -> int:
     ratio = statistics.median(a / b for a, b in zip(*times))
     look = f"{args.style} look{', set measured' if args.measure_set else ''}, seed {args.seed}"
     print(f"{args.set}, {look}, {counts[0]} frames x {args.rounds} rounds, CPU ms per frame (one thread):")
-    for tree, t in zip(trees, times):
-        print(f"  {tree}: median {statistics.median(t):.2f}")
+    for tree, t, p in zip(trees, times, process):
+        print(f"  {tree}: median {statistics.median(t):.2f} (the process's CPU, threads a library started "
+              f"included: {statistics.median(p):.2f})")
     print(f"  median per-frame ratio this / other: {ratio:.3f}")
     same = readings_differ == 0 and worst_conf <= args.tolerance and worst_evidence <= args.tolerance
     print(f"  readings that differ: {readings_differ} of {counts[0] * args.rounds} frames; largest difference "

@@ -6,6 +6,9 @@
 
 Each stage (a method or function the frame calls) is wrapped in a timer of the thread's CPU
 time; a stage called inside another counts in both, so the lines do not add up to the total.
+The process's CPU time per frame is printed beside the thread's: more means some library
+(BLAS, OpenCV) spread the frame's work over other threads, which the thread's time hides.
+``CUPBOARD_SQUARE_NET=on`` switches the square net on (its stages are then timed too).
 The frames are read ``--rounds`` times after one round that is not counted (numba loads its
 compiled kernels then).  ``--cprofile`` also prints Python's profile of one round, by own time.
 On a shared machine compare two trees' stages run back to back; for the time of a change
@@ -40,12 +43,15 @@ STAGES = [
 ] + [("vision.recognise", None, name) for name in ("_log_gradients", "log_changes", "median_at", "channel_medians_at")] + [
     ("vision.hands", "HandDetector", "changed"), ("vision.hands", "HandDetector", "from_changed"),
     ("vision.size_check", "SizeCheck", "scores"), ("vision.square_model", None, "alternatives"),
+    ("vision.square_net", "SquareNet", "read"), ("vision.square_net", "SquareNet", "scores"),
+    ("vision.square_net", None, "square_crops"), ("calibration.locate", None, "detect_markers"),
+    ("calibration.canvas", None, "rectify"),
 ]
 
 
-def _wrap(totals: dict[str, float], owner, name: str) -> None:
+def _wrap(totals: dict[str, float], owner, name: str, label: str) -> None:
     """Replace ``owner.name`` (if it has one) by a wrapper adding its thread CPU time to
-    ``totals[name]``."""
+    ``totals[label]``."""
     fn = getattr(owner, name, None)
     if fn is None:
         return
@@ -56,7 +62,7 @@ def _wrap(totals: dict[str, float], owner, name: str) -> None:
         try:
             return fn(*args, **kwargs)
         finally:
-            totals[name] += time.thread_time() - t0
+            totals[label] += time.thread_time() - t0
 
     setattr(owner, name, timed)
 
@@ -84,20 +90,26 @@ def main() -> int:
     for module, cls, name in STAGES:
         mod = importlib.import_module(module)
         owner = getattr(mod, cls) if cls else mod
-        _wrap(totals, owner, name)
-        if cls is None and module != "vision.recognise" and hasattr(recognise_mod, name):
-            setattr(recognise_mod, name, getattr(mod, name))  # the name recognise.py calls
+        # a name two classes share (SizeCheck.scores, SquareNet.scores) is told apart by its class
+        label = f"{cls}.{name}" if cls and any(n == name and c != cls for _, c, n in STAGES) else name
+        _wrap(totals, owner, name, label)
+        for user in ("vision.recognise", "vision.square_net"):  # the names the modules call
+            user_mod = importlib.import_module(user)
+            if cls is None and module != user and getattr(user_mod, name, None) is not None:
+                setattr(user_mod, name, getattr(mod, name))
     per_frame: list[float] = []
+    process: list[float] = []
 
     def one_round(record: bool) -> None:
         rec, cal_seen = None, None
         for cal, image in frames:
             if cal is not cal_seen:  # a camera's first frame, as in the evaluation
                 rec, cal_seen = recognise_mod.Recogniser(cal), cal
-            t0 = time.thread_time()
+            t0, p0 = time.thread_time(), time.process_time()
             rec.recognise(image)
             if record:
                 per_frame.append(time.thread_time() - t0)
+                process.append(time.process_time() - p0)
 
     one_round(False)
     totals.clear()
@@ -106,7 +118,9 @@ def main() -> int:
     n = len(per_frame)
     print(f"{args.set}, {args.style} look{', set measured' if args.measure_set else ''}, seed {args.seed}: "
           f"{len(frames)} frames x {args.rounds} rounds, CPU ms per frame (one thread): "
-          f"median {1000 * statistics.median(per_frame):.2f}, mean {1000 * sum(per_frame) / n:.2f}")
+          f"median {1000 * statistics.median(per_frame):.2f}, mean {1000 * sum(per_frame) / n:.2f}; "
+          f"the process's: median {1000 * statistics.median(process):.2f}, mean {1000 * sum(process) / n:.2f}"
+          f"{'; square net on' if recognise_mod.default_net() is not None else ''}")
     for name, total in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"  {name:22s} {1000 * total / n:6.2f}")
     if args.cprofile:

@@ -1,8 +1,11 @@
 """The recogniser's compiled and shared fast paths against the plain numpy statements they
 replaced, on rendered frames of the held-out shaded look (Storer's clear set, and Gobblet Jr.,
 whose chroma keeps eight gradient planes): each must give the same values, bit for bit, so
-that making a frame cheaper never changes what is read.  (The time they save is measured by
-``bench/vision_ab.py``, not here.)"""
+that making a frame cheaper never changes what is read.  The two nets' layers (``convnet.py``)
+are checked the same way on the crops they read on those frames: the convolutions bit for
+bit, the dense head (now summed one row at a time, in one thread) within float32 rounding,
+and the probabilities they give within 1e-5, with the same best reading.  (The time they
+save is measured by ``bench/vision_ab.py``, not here.)"""
 
 from __future__ import annotations
 
@@ -10,13 +13,22 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera_model import height_scale
+from calibration.locate import MOSAIC_GAP, _detector, _keep, detect_markers, largest_window
+from hardware.camera_model import height_scale, project
 from hardware.pieces import load_board, load_piece_set
+from vision import convnet, kernels
+from vision.convnet import conv_relu_pool, conv_stride2_relu, dense_score
 from vision.evaluate import bench_cameras
+from vision.hands import DIFF, SCALE, _largest_channel
 from vision.kernels import channel_medians_at, log_changes, median_at, sheen_distance, sheen_gaps, smallest_sums
 from vision.recognise import (_FINE, _LOG_LEVEL, _LOG_SUM, COARSE_ANGLES, CROP_PX, CROP_SPAN, N_ANG, RADII,
                               REMAP_ROWS, SHEEN_DOUBT, TINT_SIGMA, LUM_SIGMA, Recogniser, _channels,
                               _coarse_offsets, _log_gradients, _units, _whiteness)
+from vision.size_check import CONVS as CHECK_CONVS
+from vision.size_check import load_size_check
+from vision.square_model import alternatives
+from vision.square_net import CONVS as NET_CONVS
+from vision.square_net import load_square_net, square_crops
 
 
 @pytest.fixture(scope="module", params=["storer-clear", "gobblet-jr"])
@@ -168,3 +180,240 @@ def test_size_crops_are_the_numpy_statement(frames):
     for rec in _read(frames):
         squares = np.arange(rec.board.squares)
         assert np.array_equal(rec.size_crops(squares), _size_crops_numpy(rec, squares))
+
+
+# -- the nets' layers: the numpy statements ``convnet.py`` had before its compiled loops ---------
+
+def _conv_relu_pool_numpy(x, w, b):
+    n, c, h, wd = x.shape
+    row = wd + 2
+    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
+    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
+    span = h * row
+    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)
+    y = y.reshape(n, len(w), h // 2, 2 * row)
+    m = np.maximum(y[..., :row], y[..., row:])
+    p = np.maximum(m[..., 0:wd:2], m[..., 1:wd:2])
+    p += b[:, None, None]
+    return np.maximum(p, 0.0, out=p)
+
+
+def _conv_stride2_relu_numpy(x, w, b):
+    n, c, h, wd = x.shape
+    pad = np.zeros((n, c, h + 2, wd + 2), np.float32)
+    pad[:, :, 1:-1, 1:-1] = x
+    cols = np.concatenate([pad[:, :, i:i + h:2, j:j + wd:2] for i in range(3) for j in range(3)], axis=1)
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols.reshape(n, 9 * c, -1))
+    y += b[:, None]
+    np.maximum(y, 0.0, out=y)
+    return y.reshape(n, len(w), h // 2, wd // 2)
+
+
+def _dense_numpy(x, weights):
+    h = x.reshape(len(x), -1) @ weights["fc1_w"].T + weights["fc1_b"]
+    np.maximum(h, 0.0, out=h)
+    return (h @ weights["fc2_w"].T + weights["fc2_b"])[:, 0]
+
+
+def _plain_layer(x, w, b, stride):
+    """A 3x3 convolution written out as its definition (float64, each output the sum over its
+    zero-padded window), ReLU, and 2x2 max pooling after a stride of 1."""
+    padded = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    n, _, h, wd = x.shape
+    y = np.zeros((n, len(w), h // stride, wd // stride))
+    for i in range(0, h, stride):
+        for j in range(0, wd, stride):
+            y[:, :, i // stride, j // stride] = np.einsum("ncuv,ocuv->no", padded[:, :, i:i + 3, j:j + 3], w) + b
+    y = np.maximum(y, 0.0)
+    if stride == 1:
+        y = y.reshape(n, len(w), h // 2, 2, wd // 2, 2).max(axis=(3, 5))
+    return y
+
+
+def _layers_alike(x, weights, convs, strided_first):
+    """Runs ``x`` through the nets' convolutions fast and by the numpy statement, asserting each
+    layer's output the same bit for bit; returns the last."""
+    for i, (name, _, _) in enumerate(convs):
+        w, b = weights[f"{name}_w"], weights[f"{name}_b"]
+        fast, numpy = ((conv_stride2_relu, _conv_stride2_relu_numpy) if strided_first and i == 0
+                       else (conv_relu_pool, _conv_relu_pool_numpy))
+        got = fast(x, w, b)
+        want = numpy(x, w, b)
+        assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want), name
+        x = got
+    return x
+
+
+def test_size_check_layers_are_the_numpy_statement_on_rendered_crops(frames):
+    if not frames[0].pieces.clear:
+        pytest.skip("the size check reads clear sets only")
+    check = load_size_check()
+    for rec in _read(frames):
+        squares = np.arange(rec.board.squares)
+        crops = rec.candidate_crops(squares)  # every square's, not only the doubtful ones
+        x = np.clip(crops.reshape((-1,) + crops.shape[-3:]) / check.input_scale, -5.0, 5.0).astype(np.float32)
+        last = _layers_alike(x, check.weights, CHECK_CONVS, strided_first=False)
+        places = check.scores(crops)
+        want = _dense_numpy(last, check.weights).reshape(places.shape)
+        assert np.abs(places - want).max() <= 2e-6 * max(1.0, float(np.abs(want).max()))
+        # the definition, on one square's crops
+        plain = x[:crops[0].size // x[0].size].astype(np.float64)
+        for name, _, _ in CHECK_CONVS:
+            plain = _plain_layer(plain, check.weights[f"{name}_w"], check.weights[f"{name}_b"], 1)
+        assert np.allclose(places[0].ravel(), _dense_numpy(plain, check.weights), atol=1e-4)
+        # what the recogniser makes of them: the probabilities within 1e-5, the same readings
+        own = rec._own_places(squares)[:, None, :]
+        probs = rec.model.probabilities(alternatives(rec.last_evidence))
+        got_p = check.revise(probs, check.combine(np.take_along_axis(places, own, axis=1)[:, 0], places))
+        want_p = check.revise(probs, check.combine(np.take_along_axis(want, own, axis=1)[:, 0], want))
+        assert np.abs(got_p - want_p).max() <= 1e-5
+        assert np.array_equal(got_p.argmax(axis=1), want_p.argmax(axis=1))
+        assert np.array_equal(rec.size_scores(squares), check.combine(np.take_along_axis(places, own, axis=1)[:, 0],
+                                                                      places))
+
+
+def test_square_net_layers_are_the_numpy_statement_on_rendered_crops(frames):
+    net = load_square_net()
+    for rec in _read(frames):
+        crops = square_crops(rec)
+        scale = net.weights["input_scale"][None, :, None, None]
+        x = np.clip(crops.reshape((-1,) + crops.shape[-3:]) / scale, -5.0, 5.0).astype(np.float32)
+        last = _layers_alike(x, net.weights, NET_CONVS, strided_first=True)
+        scores = net.scores(crops)
+        want = _dense_numpy(last, net.weights).reshape(scores.shape)
+        assert np.abs(scores - want).max() <= 2e-6 * max(1.0, float(np.abs(want).max()))
+        plain = x[:crops[0].size // x[0].size].astype(np.float64)
+        for i, (name, _, _) in enumerate(NET_CONVS):
+            plain = _plain_layer(plain, net.weights[f"{name}_w"], net.weights[f"{name}_b"], 2 if i == 0 else 1)
+        assert np.allclose(scores[0], _dense_numpy(plain, net.weights), atol=1e-4)
+        model = rec.model.probabilities(alternatives(rec.last_evidence))
+        got_p = net.combine(model, net.probabilities(scores))
+        want_p = net.combine(model, net.probabilities(want))
+        assert np.abs(net.probabilities(scores) - net.probabilities(want)).max() <= 1e-5
+        assert np.abs(got_p - want_p).max() <= 1e-5
+        assert np.array_equal(got_p.argmax(axis=1), want_p.argmax(axis=1))
+
+
+@pytest.mark.parametrize("n", [0, 1, convnet.CHUNK - 1, convnet.CHUNK, 2 * convnet.CHUNK + 3])
+def test_convolutions_in_chunks_are_the_numpy_statement(n):
+    rng = np.random.default_rng(n)
+    x = rng.normal(0, 2, (n, 3, 10, 8)).astype(np.float32)
+    w = rng.normal(0, 1, (5, 3, 3, 3)).astype(np.float32)
+    b = rng.normal(0, 1, 5).astype(np.float32)
+    assert np.array_equal(conv_relu_pool(x, w, b), _conv_relu_pool_numpy(x, w, b))
+    if not n:  # (numpy's statement could not reshape an empty batch)
+        assert conv_stride2_relu(x, w, b).shape == (0, 5, 5, 4)
+        return
+    assert np.array_equal(conv_stride2_relu(x, w, b), _conv_stride2_relu_numpy(x, w, b))
+    # a NaN pixel spreads through the pooling as numpy's maximum spreads it
+    x[0, 1, 4, 4] = np.nan
+    got, want = conv_relu_pool(x, w, b), _conv_relu_pool_numpy(x, w, b)
+    assert np.isnan(want).any() and np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+def test_a_pictures_score_does_not_depend_on_the_batch():
+    check = load_size_check()
+    rng = np.random.default_rng(4)
+    x = np.maximum(rng.normal(0, 1, (40, 16, 3, 3)), 0).astype(np.float32)
+    batch = dense_score(x, check.weights)
+    alone = np.concatenate([dense_score(x[i:i + 1], check.weights) for i in range(len(x))])
+    assert batch.dtype == np.float32 and np.array_equal(batch, alone)
+    assert np.allclose(batch, _dense_numpy(x, check.weights), atol=1e-5)
+
+
+def test_no_kernel_asks_for_threads():
+    # recognition is timed on one core: a kernel compiled with numba's parallel option would
+    # spread a frame's work over threads the per-thread CPU time does not count
+    compiled = [v for v in vars(kernels).values() if hasattr(v, "targetoptions")]
+    assert len(compiled) > 20
+    assert not [k.py_func.__name__ for k in compiled if k.targetoptions.get("parallel")]
+
+
+# -- the marker search near the markers ------------------------------------------------------
+
+def _rois_near(rec):
+    """The regions ``Recogniser.locate`` searches on its next frame (each marker where the pose
+    puts it and where it was last seen, padded), and the markers' median side in pixels."""
+    expected = {i: project(c, rec.cal.intrinsics, rec.pose) for i, c in rec._marker_world.items()}
+    rois, sides = [], []
+    for c in {**expected, **rec.last_markers}.values():
+        x0, y0 = c.min(axis=0)
+        x1, y1 = c.max(axis=0)
+        pad = max(30.0, (x1 - x0) * 0.8)
+        rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
+        sides.append(float(np.linalg.norm(c[1] - c[0])))
+    return rois, float(np.median(sides))
+
+
+def _search_near_numpy(image, board, rois, marker_px):
+    """The search near the markers as it was before the outlines were bounded by the
+    markers' size: a colour mosaic of the regions, made grey, every outline examined."""
+    h_img, w_img = image.shape[:2]
+    boxes = [(max(0, x), max(0, y), min(w_img, x + w), min(h_img, y + h)) for x, y, w, h in rois]
+    boxes = [b for b in boxes if b[2] - b[0] >= 16 and b[3] - b[1] >= 16]
+    width = sum(x1 - x0 for x0, _, x1, _ in boxes) + MOSAIC_GAP * (len(boxes) + 1)
+    height = max(y1 - y0 for _, y0, _, y1 in boxes) + 2 * MOSAIC_GAP
+    mosaic = np.full((height, width, 3), 255, np.uint8)
+    shifts, left = [], MOSAIC_GAP
+    for x0, y0, x1, y1 in boxes:
+        mosaic[MOSAIC_GAP:MOSAIC_GAP + y1 - y0, left:left + x1 - x0] = image[y0:y1, x0:x1]
+        shifts.append((left, x0 - left, y0 - MOSAIC_GAP))
+        left += x1 - x0 + MOSAIC_GAP
+    det = _detector(board.markers.dictionary, largest_window(marker_px))
+    return _keep(det.detectMarkers(cv2.cvtColor(mosaic, cv2.COLOR_BGR2GRAY))[:2], set(board.markers.ids), shifts)
+
+
+def test_markers_near_where_they_were_are_found_with_the_same_corners(frames):
+    cal, images = frames
+    rec = Recogniser(cal)
+    for image in images + images[::-1]:
+        rois, side = _rois_near(rec)  # from the calibration's pose on the first frame
+        want = _search_near_numpy(image, rec.board, rois, side)
+        got = detect_markers(image, rec.board, rois, marker_px=side)
+        assert len(want) == 4 and got.keys() == want.keys()
+        assert all(np.array_equal(got[i], want[i]) for i in want)
+        # outlines far from the size asked for are not examined: a marker three times as
+        # large is not there (``Recogniser.locate`` then searches the whole picture)
+        assert len(detect_markers(image, rec.board, rois, marker_px=3 * side)) < len(want)
+        rec.recognise(image)
+
+
+# -- the hand detector's change mask --------------------------------------------------------
+
+def _changed_numpy(det, view):
+    """``HandDetector.changed`` as it was stated before: three robust fits, each followed by
+    the residuals that choose the next one's points (the last one's chose nothing)."""
+    small = cv2.resize(view, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
+    d = np.log(small.astype(np.float32) + 8.0) - det.ref_log
+    h, w = d.shape[:2]
+    flat = d.reshape(-1, 3)
+    y = flat[det.fit_idx]
+    keep = np.ones(len(y), bool)
+    B = det.fit_basis
+    coef = np.zeros((6, 3), np.float32)
+    for _ in range(3):
+        Bk = B[keep]
+        coef = np.linalg.solve(Bk.T @ Bk + 1e-6 * np.eye(6, dtype=np.float32), Bk.T @ y[keep])
+        resid = _largest_channel(np.abs(y - B @ coef))
+        keep = resid < max(0.06, float(np.percentile(resid, 60)) * 2.0)
+        if keep.sum() < 12:
+            break
+    depart = flat - det.basis @ coef
+    changed = (_largest_channel(np.abs(depart)) > DIFF).reshape(h, w).astype(np.uint8)
+    return changed, float(coef[0].mean()), depart
+
+
+def test_change_mask_is_the_numpy_statement_with_and_without_hands(frames):
+    cal, images = frames
+    pieces = cal.pieces
+    with_hands = next(camera for camera in bench_cameras(pieces, load_board(pieces.default_board), 2, seed=7,
+                                                          hands=1, style="shaded") if camera.calibration is not None)
+    for calibration, pictures in ((cal, images), (with_hands.calibration, [im for im, _ in with_hands.frames])):
+        rec = Recogniser(calibration)
+        for image in pictures:
+            rec.recognise(image)
+            mask, light, depart = _changed_numpy(rec.hands, rec._last.view)
+            got = rec.hands.changed(rec._last.view)
+            assert np.array_equal(got.mask, mask) and got.light == light and np.array_equal(got.depart, depart)

@@ -1,6 +1,7 @@
 """The numpy layers of the project's two small convolutional nets (the size check,
 ``size_check.py``, and the square net, ``square_net.py``): both are fitted with torch by their
-scripts and run here with numpy alone, on float32 pictures of shape (n, channels, h, w)."""
+scripts and run here with numpy and the compiled column and pooling loops of ``kernels.py``
+(one thread), on float32 pictures of shape (n, channels, h, w)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .kernels import dense_scores, pool_bias_relu, row_columns, stride2_columns
+
+CHUNK = 16  # pictures a convolution takes at once (each picture's product is its own)
 Convs = tuple[tuple[str, int, int], ...]  # (name, channels in, channels out) per 3x3 convolution
 
 
@@ -32,31 +36,28 @@ def net_shapes(convs: Convs, hidden: int, crop_px: int) -> dict[str, tuple[int, 
 def conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 convolution (torch's layout, a cross-correlation with zero padding of one pixel),
     ReLU, then 2x2 max pooling.  Each picture is kept as one padded row, so the nine taps are
-    nine contiguous slices and the convolution is one matrix product."""
+    nine contiguous slices (``kernels.row_columns``) and the convolution is one matrix
+    product; the pooling comes before the bias and ReLU, which commute with the max, so they
+    act on a quarter of the outputs (``kernels.pool_bias_relu``)."""
     n, c, h, wd = x.shape
-    row = wd + 2
-    flat = np.zeros((n, c, (h + 2) * row + 2), np.float32)
-    flat[:, :, :(h + 2) * row].reshape(n, c, h + 2, row)[:, :, 1:-1, 1:-1] = x
-    span = h * row  # outputs at (y, x) for x < row: the last two of each row are discarded
-    cols = np.concatenate([flat[:, :, i * row + j:i * row + j + span] for i in range(3) for j in range(3)], axis=1)
-    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols)  # (n, out, span)
-    # pooled before the bias and ReLU, which commute with the max: a quarter of the work
-    y = y.reshape(n, len(w), h // 2, 2 * row)  # each pair of rows side by side
-    m = np.maximum(y[..., :row], y[..., row:])
-    p = np.maximum(m[..., 0:wd:2], m[..., 1:wd:2])
-    p += b[:, None, None]
-    return np.maximum(p, 0.0, out=p)
+    x = np.ascontiguousarray(x, np.float32)
+    taps = w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c)
+    b = np.ascontiguousarray(b, np.float32)
+    out = np.empty((n, len(w), h // 2, wd // 2), np.float32)
+    # a few pictures at a time: their columns and outputs stay in the processor's cache
+    for start in range(0, n, CHUNK):
+        part = slice(start, start + CHUNK)
+        pool_bias_relu(np.matmul(taps, row_columns(x[part])), b, h, wd, out[part])
+    return out
 
 
 def conv_stride2_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 convolution with a stride of 2 (torch's layout and sampling: zero padding of one
-    pixel, outputs at the even pixels), then ReLU; h and w even.  The nine taps are nine
-    strided views; the convolution is one matrix product."""
+    pixel, outputs at the even pixels), then ReLU; h and w even.  The nine taps' strided
+    samples are gathered at once (``kernels.stride2_columns``); the convolution is one
+    matrix product."""
     n, c, h, wd = x.shape
-    pad = np.zeros((n, c, h + 2, wd + 2), np.float32)
-    pad[:, :, 1:-1, 1:-1] = x
-    cols = np.concatenate([pad[:, :, i:i + h:2, j:j + wd:2] for i in range(3) for j in range(3)], axis=1)
-    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), cols.reshape(n, 9 * c, -1))
+    y = np.matmul(w.transpose(0, 2, 3, 1).reshape(len(w), 9 * c), stride2_columns(np.ascontiguousarray(x, np.float32)))
     y += b[:, None]
     np.maximum(y, 0.0, out=y)
     return y.reshape(n, len(w), h // 2, wd // 2)
@@ -64,10 +65,10 @@ def conv_stride2_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray
 
 def dense_score(x: np.ndarray, weights: dict[str, np.ndarray]) -> np.ndarray:
     """The nets' head: the last convolution's output (n, ...) flattened, a dense layer with
-    ReLU, then one score per picture (n,)."""
-    h = x.reshape(len(x), -1) @ weights["fc1_w"].T + weights["fc1_b"]
-    np.maximum(h, 0.0, out=h)
-    return (h @ weights["fc2_w"].T + weights["fc2_b"])[:, 0]
+    ReLU, then one score per picture (n,) float32 (``kernels.dense_scores``: one thread)."""
+    w = {k: np.ascontiguousarray(weights[k], np.float32) for k in ("fc1_w", "fc1_b", "fc2_w", "fc2_b")}
+    return dense_scores(np.ascontiguousarray(x.reshape(len(x), -1), np.float32), w["fc1_w"], w["fc1_b"], w["fc2_w"],
+                        w["fc2_b"])
 
 
 def write_net_file(path: Path, meta: dict[str, object], weights: dict[str, np.ndarray]) -> None:

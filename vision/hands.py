@@ -35,6 +35,8 @@ import cv2
 import numpy as np
 
 SCALE = 0.25
+FIT_ROUNDS = 3  # fits of the light's change, each to the points the last one fitted well
+_RIDGE = 1e-6 * np.eye(6, dtype=np.float32)  # keeps the fit's equations solvable
 DIFF = 0.22  # log-colour departure from the fitted light field that counts as "changed"
 MIN_INSIDE_MM2 = 1800.0  # a hand covers at least this much of the board
 BORDER_PX = 1  # a component within this many (small) pixels of the view's edge touches it
@@ -185,9 +187,11 @@ class HandDetector:
         B = self.fit_basis
         coef = np.zeros((6, 3), np.float32)
         # a robust fit: cups and hands are outliers to the smooth change of the light
-        for _ in range(3):
+        for round_ in range(FIT_ROUNDS):
             Bk = B[keep]
-            coef = np.linalg.solve(Bk.T @ Bk + 1e-6 * np.eye(6, dtype=np.float32), Bk.T @ y[keep])
+            coef = np.linalg.solve(Bk.T @ Bk + _RIDGE, Bk.T @ y[keep])
+            if round_ == FIT_ROUNDS - 1:
+                break  # (the last fit's residuals would only choose the points of a fit not made)
             resid = _largest_channel(np.abs(y - B @ coef))
             keep = resid < max(0.06, float(np.percentile(resid, 60)) * 2.0)
             if keep.sum() < 12:

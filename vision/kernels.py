@@ -707,3 +707,112 @@ def block_means(z: np.ndarray, out: np.ndarray) -> None:
                 b = z[top + 2 * y + 1]
                 for x in range(w):
                     out[q, k, y, x] = ((a[2 * x] + b[2 * x]) + (a[2 * x + 1] + b[2 * x + 1])) * np.float32(0.25)
+
+
+@numba.njit(**_OPTS)
+def _max32(a: np.float32, b: np.float32) -> np.float32:
+    """``np.maximum`` of two float32 values (a NaN in either wins); one select, no branch."""
+    return a if (a >= b) | (a != a) else b
+
+
+@numba.njit(**_OPTS)
+def row_columns(x: np.ndarray) -> np.ndarray:
+    """The columns of a 3x3 convolution with zero padding of one pixel over pictures ``x``
+    (n, c, h, w) float32, laid out as ``convnet.conv_relu_pool`` takes them: each picture
+    padded and kept as one row of (h + 2) rows of w + 2 (and two zeros after), tap (i, j)
+    of channel ci being that row from i * (w + 2) + j on, h * (w + 2) long, at column
+    (3 i + j) * c + ci: (n, 9 c, h * (w + 2)) float32.  The same values numpy's padding and
+    nine slices give, without their temporaries."""
+    n, c, h, wd = x.shape
+    row = wd + 2
+    span = h * row
+    size = (h + 2) * row + 2
+    flat = np.zeros((c, size), np.float32)  # its border stays 0: only the inside is written
+    cols = np.empty((n, 9 * c, span), np.float32)
+    for q in range(n):
+        for ci in range(c):
+            plane = flat[ci]
+            for y in range(h):
+                at = (y + 1) * row + 1
+                for xx in range(wd):
+                    plane[at + xx] = x[q, ci, y, xx]
+            for i in range(3):
+                for j in range(3):
+                    src = plane[i * row + j:i * row + j + span]
+                    dst = cols[q, (3 * i + j) * c + ci]
+                    for k in range(span):
+                        dst[k] = src[k]
+    return cols
+
+
+@numba.njit(**_OPTS)
+def pool_bias_relu(y: np.ndarray, b: np.ndarray, h: int, wd: int, out: np.ndarray) -> None:
+    """The outputs ``y`` (n, channels, h * (w + 2)) of a convolution over ``row_columns``
+    max-pooled 2 x 2 (the two columns past each row's w are left out), plus the bias ``b``,
+    then ReLU, into ``out`` (n, channels, h / 2, w / 2) float32: each value what numpy's
+    maximum(maximum(rows), maximum(columns)) + b, then maximum(., 0), gives."""
+    n, co = y.shape[0], y.shape[1]
+    row = wd + 2
+    zero = np.float32(0.0)
+    for q in range(n):
+        for o in range(co):
+            v = y[q, o]
+            bias = b[o]
+            for py in range(h // 2):
+                top = 2 * py * row
+                for px in range(wd // 2):
+                    a = top + 2 * px
+                    m = _max32(_max32(v[a], v[a + row]), _max32(v[a + 1], v[a + 1 + row]))
+                    out[q, o, py, px] = _max32(m + bias, zero)
+
+
+@numba.njit(**_OPTS)
+def stride2_columns(x: np.ndarray) -> np.ndarray:
+    """The columns of a 3x3 convolution with zero padding of one pixel and a stride of 2
+    over pictures ``x`` (n, c, h, w) float32 (h, w even), as ``convnet.conv_stride2_relu``
+    takes them: tap (i, j) of channel ci, at column (3 i + j) * c + ci, holds the padded
+    picture's pixels (i + 2 y, j + 2 x) for the outputs (y, x) row by row: (n, 9 c, h w / 4)
+    float32."""
+    n, c, h, wd = x.shape
+    ho, wo = h // 2, wd // 2
+    cols = np.empty((n, 9 * c, ho * wo), np.float32)
+    zero = np.float32(0.0)
+    for q in range(n):
+        for i in range(3):
+            for j in range(3):
+                for ci in range(c):
+                    dst = cols[q, (3 * i + j) * c + ci]
+                    for oy in range(ho):
+                        y = i + 2 * oy - 1  # in the unpadded picture
+                        inside_y = 0 <= y < h
+                        for ox in range(wo):
+                            xx = j + 2 * ox - 1
+                            dst[oy * wo + ox] = x[q, ci, y, xx] if inside_y and 0 <= xx < wd else zero
+    return cols
+
+
+@numba.njit(**_OPTS)
+def dense_scores(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray) -> np.ndarray:
+    """The nets' head on ``x`` (n, k) float32: a dense layer (``w1`` (hidden, k), ``b1``)
+    with ReLU, then one score (``w2`` (1, hidden), ``b2`` (1,)) per row: (n,) float32, each
+    unit's sum taken over the inputs in order.  In one thread (numpy's product of the whole
+    batch may spread over BLAS threads, and rounds a row differently with the batch's size)."""
+    n, k = x.shape
+    hidden = w1.shape[0]
+    xt = np.ascontiguousarray(x.T)  # (k, n): each weight scales a contiguous row of the batch
+    zero = np.float32(0.0)
+    out = np.zeros(n, np.float32)
+    unit = np.empty(n, np.float32)
+    for j in range(hidden):
+        unit[:] = zero
+        for i in range(k):
+            wv = w1[j, i]
+            xi = xt[i]
+            for q in range(n):
+                unit[q] += wv * xi[q]
+        bias, w = b1[j], w2[0, j]
+        for q in range(n):
+            out[q] += _max32(unit[q] + bias, zero) * w
+    for q in range(n):
+        out[q] += b2[0]
+    return out
