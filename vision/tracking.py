@@ -750,16 +750,8 @@ class Tracker:
             seen, top = view.labels[sq], board.top(sq)
             same_size = isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1]
             labels[sq] = (None, seen[1]) if same_size else HIDDEN  # type: ignore[index]
-        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
-        if isinstance(second, Unchanged):
-            return second, misread
-        found = [second] if isinstance(second, Explained) else (
-            list(second.candidates) if isinstance(second, Ambiguous) else [])
-        reached = set(misread) & self._reached
-        if reached and len(found) != 1:
-            return verdict, []
-        possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
-        return (possible[0], misread) if len(possible) == 1 else (verdict, [])
+        around = self._around(board, view, labels, misread, only=bool(set(misread) & self._reached))
+        return (around, misread) if around is not None else (verdict, [])
 
     def _vanished(self, board: Board, view: BoardView) -> tuple[Verdict, list[int]] | None:
         """When nothing legal explains the board: what it shows once every cup that reads as
@@ -787,13 +779,24 @@ class Tracker:
         if not gone:
             return None
         labels = [HIDDEN if sq in gone else label for sq, label in enumerate(seen)]
-        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        around = self._around(board, view, labels, gone)
+        return (around, gone) if around is not None else None
+
+    def _around(self, board: Board, view: BoardView, labels: Sequence[Label], aside: Collection[int],
+                only: bool = False) -> Unchanged | Explained | None:
+        """What ``view`` read as ``labels`` (``aside``, squares set aside as misread, relabelled)
+        shows: the game unchanged, or the single account that leaves ``aside`` alone; None when
+        there is no such account.  ``only``: that account must also be the only one of all,
+        counting those that change the squares set aside (a hand was there: a cup may have left)."""
+        second = explain(board, replace(view, labels=tuple(labels)), self.config.max_moves)
+        if isinstance(second, Unchanged):
+            return second
         found = [second] if isinstance(second, Explained) else (
             list(second.candidates) if isinstance(second, Ambiguous) else [])
-        possible = [c for c in found if not _squares_of(c.moves) & set(gone)]
-        if isinstance(second, Unchanged):
-            return second, gone
-        return (possible[0], gone) if len(possible) == 1 else None
+        if only and len(found) != 1:
+            return None
+        possible = [c for c in found if not _squares_of(c.moves) & set(aside)]
+        return possible[0] if len(possible) == 1 else None
 
     def _where_hands_were(self, verdict: Ambiguous, view: BoardView) -> Verdict:
         """The one candidate that changes only squares a hand reached, when the others
