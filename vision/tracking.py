@@ -383,8 +383,8 @@ class TrackerConfig:
     plain_confidence: float = 0.95
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
-    lift_frames: int = 2  # frames a lift must be seen in a row with no hand over or beside the square
-    lift_sustained: int = 8  # ... or frames in a row it must be seen with a hand there (its shade can read as a lift)
+    lift_frames: int = 2  # frames a lift must be seen in a row with the square's picture steady
+    lift_sustained: int = 4  # ... or frames in a row it must be seen while it changes (a hand's shade can read as a lift)
     max_moves: int = 3  # moves one stable state may explain (quick play under one hand)
     odd_frames: int = 2  # frames in a row without the board, or moving with no hand seen, that reset
 
@@ -422,7 +422,7 @@ class Tracker:
         # since (confirmed on the phone, tapped in) has the same picture judged again
         self._reported_game: tuple | None = None
         # per square, the frames in a row it showed what lies under its top while hands were
-        # seen, and how many of them with no hand over or beside it (``_watch_lifts``)
+        # seen, and how many of them with its picture steady (``_watch_lifts``)
         self._lift_streak: dict[int, tuple[int, int]] = {}
         # squares a hand was seen over, or whose picture changed, since the last move was
         # committed: a cup cannot come or go where nothing did, so a move changing another
@@ -483,7 +483,7 @@ class Tracker:
                 # pale wood can read as an empty square): no lift is judged on such frames
                 self._lift_streak.clear()
                 return []
-            return self._watch_lifts(board, view, t, _near_hands(board, obs, touched))
+            return self._watch_lifts(board, view, t, frozenset(touched))
         self._lift_streak.clear()
         window = self._window
         window.append((t, view))
@@ -927,14 +927,14 @@ class Tracker:
         ]
 
     # ------------------------------------------------------------------ lifts
-    def _watch_lifts(self, board: Board, view: BoardView, t: float, near: Collection[int] = ()) -> list[TrackEvent]:
+    def _watch_lifts(self, board: Board, view: BoardView, t: float, changed: Collection[int] = ()) -> list[TrackEvent]:
         """While hands move: a top that gives way to what memory says lies under it was lifted.
 
         A top read as gone counts as lifted once it is so in ``lift_frames`` frames in a row in
-        which no hand was over or beside it and its picture did not change (``near``: a hand's
-        shade or fingers over a top can read as the piece beneath for a few frames), or in
-        ``lift_sustained`` frames in a row whatever the hands (a cup held up right beside its
-        square)."""
+        which its picture did not change since the frame before (``changed``: a hand's shade or
+        fingers passing over a top can read as the piece beneath for a few frames; a lifted cup
+        leaves its square steady once the hand has carried it off), or in ``lift_sustained``
+        frames in a row whatever changed."""
         events: list[TrackEvent] = []
         if not self.in_sync:
             return events
@@ -948,7 +948,7 @@ class Tracker:
                 self._lift_streak.pop(sq, None)
                 continue
             streak, clear = self._lift_streak.get(sq, (0, 0))
-            streak, clear = streak + 1, clear + (sq not in near)
+            streak, clear = streak + 1, clear + (sq not in changed)
             self._lift_streak[sq] = (streak, clear)
             if clear < self.config.lift_frames and streak < self.config.lift_sustained:
                 continue
@@ -959,20 +959,6 @@ class Tracker:
             elif owner != board.turn and sq not in self.touched_opponent:
                 self.touched_opponent.add(sq)
         return events
-
-
-def _near_hands(board: Board, obs: Observation, touched: Collection[int]) -> set[int]:
-    """The squares a hand may be over or shading in ``obs``: those whose picture changed since
-    the last frame (``touched``), and those hidden, or beside (one step, diagonals too) a
-    square hidden, by something over the board."""
-    n = board.rules.board
-    near = set(touched)
-    for sq, r in enumerate(obs.squares):
-        if r.state != OCCLUDED:
-            continue
-        f, k = sq % n, sq // n
-        near.update(g + n * j for g in range(max(0, f - 1), min(n, f + 2)) for j in range(max(0, k - 1), min(n, k + 2)))
-    return near
 
 
 def _impossible(board: Board, sq: int, seen: Label) -> bool:
