@@ -596,12 +596,15 @@ def main() -> int:
                     "(one file per game), for --replay")
     ap.add_argument("--replay", default="", help="referee again the games recorded in this folder with the "
                     "tracker as it is now (no rendering or recognition; --set and --style pick the files)")
+    ap.add_argument("--replay-seed", type=int, default=None, help="with --replay: only the games recorded with "
+                    "this seed (all of the folder's by default)")
     args = ap.parse_args()
     cv2.setNumThreads(1)  # one core
     totals = Totals()
     if args.replay:
         args.answers = True
-        paths = sorted(Path(args.replay).glob(f"{args.set}-{args.style}-*.pkl"),
+        seeds = "*" if args.replay_seed is None else str(args.replay_seed)
+        paths = sorted(Path(args.replay).glob(f"{args.set}-{args.style}-{seeds}-*.pkl"),
                        key=lambda p: [int(x) for x in p.stem.split("-")[-2:]])
         for path in paths:
             print(f"{path.stem}: " + replay_game(path, args, totals), flush=True)

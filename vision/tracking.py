@@ -383,7 +383,8 @@ class TrackerConfig:
     plain_confidence: float = 0.95
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
-    lift_frames: int = 2  # frames a lift must be seen in a row
+    lift_frames: int = 2  # frames a lift must be seen in a row with the square's picture steady
+    lift_sustained: int = 4  # ... or frames in a row it must be seen while it changes (a hand's shade can read as a lift)
     max_moves: int = 3  # moves one stable state may explain (quick play under one hand)
     odd_frames: int = 2  # frames in a row without the board, or moving with no hand seen, that reset
 
@@ -420,7 +421,9 @@ class Tracker:
         # the game as it stood when ``_reported`` was judged: a move played or taken back
         # since (confirmed on the phone, tapped in) has the same picture judged again
         self._reported_game: tuple | None = None
-        self._lift_streak: dict[int, int] = {}
+        # per square, the frames in a row it showed what lies under its top while hands were
+        # seen, and how many of them with its picture steady (``_watch_lifts``)
+        self._lift_streak: dict[int, tuple[int, int]] = {}
         # squares a hand was seen over, or whose picture changed, since the last move was
         # committed: a cup cannot come or go where nothing did, so a move changing another
         # square is a misread, not a move
@@ -480,7 +483,7 @@ class Tracker:
                 # pale wood can read as an empty square): no lift is judged on such frames
                 self._lift_streak.clear()
                 return []
-            return self._watch_lifts(board, view, t)
+            return self._watch_lifts(board, view, t, frozenset(touched))
         self._lift_streak.clear()
         window = self._window
         window.append((t, view))
@@ -750,16 +753,8 @@ class Tracker:
             seen, top = view.labels[sq], board.top(sq)
             same_size = isinstance(seen, tuple) and isinstance(top, tuple) and seen[1] == top[1]
             labels[sq] = (None, seen[1]) if same_size else HIDDEN  # type: ignore[index]
-        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
-        if isinstance(second, Unchanged):
-            return second, misread
-        found = [second] if isinstance(second, Explained) else (
-            list(second.candidates) if isinstance(second, Ambiguous) else [])
-        reached = set(misread) & self._reached
-        if reached and len(found) != 1:
-            return verdict, []
-        possible = [c for c in found if not _squares_of(c.moves) & set(misread)]
-        return (possible[0], misread) if len(possible) == 1 else (verdict, [])
+        around = self._around(board, view, labels, misread, only=bool(set(misread) & self._reached))
+        return (around, misread) if around is not None else (verdict, [])
 
     def _vanished(self, board: Board, view: BoardView) -> tuple[Verdict, list[int]] | None:
         """When nothing legal explains the board: what it shows once every cup that reads as
@@ -787,13 +782,24 @@ class Tracker:
         if not gone:
             return None
         labels = [HIDDEN if sq in gone else label for sq, label in enumerate(seen)]
-        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        around = self._around(board, view, labels, gone)
+        return (around, gone) if around is not None else None
+
+    def _around(self, board: Board, view: BoardView, labels: Sequence[Label], aside: Collection[int],
+                only: bool = False) -> Unchanged | Explained | None:
+        """What ``view`` read as ``labels`` (``aside``, squares set aside as misread, relabelled)
+        shows: the game unchanged, or the single account that leaves ``aside`` alone; None when
+        there is no such account.  ``only``: that account must also be the only one of all,
+        counting those that change the squares set aside (a hand was there: a cup may have left)."""
+        second = explain(board, replace(view, labels=tuple(labels)), self.config.max_moves)
+        if isinstance(second, Unchanged):
+            return second
         found = [second] if isinstance(second, Explained) else (
             list(second.candidates) if isinstance(second, Ambiguous) else [])
-        possible = [c for c in found if not _squares_of(c.moves) & set(gone)]
-        if isinstance(second, Unchanged):
-            return second, gone
-        return (possible[0], gone) if len(possible) == 1 else None
+        if only and len(found) != 1:
+            return None
+        possible = [c for c in found if not _squares_of(c.moves) & set(aside)]
+        return possible[0] if len(possible) == 1 else None
 
     def _where_hands_were(self, verdict: Ambiguous, view: BoardView) -> Verdict:
         """The one candidate that changes only squares a hand reached, when the others
@@ -921,8 +927,14 @@ class Tracker:
         ]
 
     # ------------------------------------------------------------------ lifts
-    def _watch_lifts(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
-        """While hands move: a top that gives way to what memory says lies under it was lifted."""
+    def _watch_lifts(self, board: Board, view: BoardView, t: float, changed: Collection[int] = ()) -> list[TrackEvent]:
+        """While hands move: a top that gives way to what memory says lies under it was lifted.
+
+        A top read as gone counts as lifted once it is so in ``lift_frames`` frames in a row in
+        which its picture did not change since the frame before (``changed``: a hand's shade or
+        fingers passing over a top can read as the piece beneath for a few frames; a lifted cup
+        leaves its square steady once the hand has carried it off), or in ``lift_sustained``
+        frames in a row whatever changed."""
         events: list[TrackEvent] = []
         if not self.in_sync:
             return events
@@ -935,9 +947,10 @@ class Tracker:
             if view.labels[sq] != below:
                 self._lift_streak.pop(sq, None)
                 continue
-            streak = self._lift_streak.get(sq, 0) + 1
-            self._lift_streak[sq] = streak
-            if streak != self.config.lift_frames:
+            streak, clear = self._lift_streak.get(sq, (0, 0))
+            streak, clear = streak + 1, clear + (sq not in changed)
+            self._lift_streak[sq] = (streak, clear)
+            if clear < self.config.lift_frames and streak < self.config.lift_sustained:
                 continue
             owner = stack[-1][0]
             if owner == board.turn and sq not in self.lifted:
