@@ -175,6 +175,7 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
     code, d = post(client, "/cups/empty", {"beans": "bead"})
     assert code == 200, d
     assert d["draft"]["bean_mm"] == 10.0 and d["draft"]["containers"][8]["name"] == "South's bowl"
+    assert d["draft"]["warnings"] == [], d  # a bare table: nothing to check
     code, d = post(client, "/cups/save", {})
     assert code == 200 and d["saved"] == SETUP_FILE
     saved = load_cups_setup(tmp_path)
@@ -243,6 +244,29 @@ def test_the_empty_table_step_names_the_container_where_beans_were_left(cups_app
     wait_shown(camera, table, empty)
     code, d = post(client, "/cups/empty", {})
     assert code == 200, d
+
+
+def test_the_empty_table_step_warns_of_a_bean_it_is_not_sure_of(cups_app, table_camera):
+    """One bean left in South's cup 1 of this table (seed 203, daylight) is a faint blob on the
+    floor alone (0.72, under the sure line of 1.0), so it is not refused; against the still
+    (the start, that cup empty there too) it is a blob that came.  The frame is taken and the
+    draft carries a warning naming the cup, for the player to check, which the status keeps
+    (the page shows it again after a reload); once the cup is emptied and the table captured
+    again the warning is gone."""
+    table, camera = table_camera
+    client = _table_found(cups_app, camera, table)
+    one = TableState((1, 0, 0, 0), (0,) * 4, (0, 0), (0, 0))
+    table.show(one)
+    wait_shown(camera, table, one)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200, d
+    assert d["draft"]["warnings"] == ["a bean may be left in South's cup 1 (from South's left): check it is empty"], d
+    assert client.get("/api/calibration/cups").get_json()["draft"]["warnings"] == d["draft"]["warnings"]
+    empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
+    table.show(empty)
+    wait_shown(camera, table, empty)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200 and d["draft"]["warnings"] == [], d
 
 
 def test_the_cups_steps_answer_clear_errors(cups_app, table_camera):
