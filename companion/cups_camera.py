@@ -148,8 +148,12 @@ def unexplained(before: TableState, after: TableState, reading: TableReading, fa
             continue
         if a < r.count_low:
             total += 1.5 * r.confidence * weight * min(4.0, r.count_low - a)
-        elif i < cups and r.count_estimate == 0 and a >= 2:
-            total += 3.0 * sure * weight  # a cup's floor seen bare where the move leaves beans on it
+        elif i < cups and r.count_estimate == 0 and a >= 2 and (r.changed or b == 0):
+            # a cup's floor seen bare where the move leaves beans on it; not where the picture
+            # did not change and the cup held beans already: the reader did not see those
+            # either (seed 8004 cups-6 daylight, move 3: d6x asked for South's cup 1, 1 -> 2,
+            # read bare and unchanged)
+            total += 3.0 * sure * weight
     return total
 
 
@@ -447,13 +451,20 @@ class CupsReferee(CameraLoop):
         one played, chosen because the beans of the move played were not seen either.  A cup
         with a later cup of its row (a drop and a sow go from the player's left) that ``best``
         changes read changed is no such end: the move's length is seen beyond it (issue 23's
-        third look: d6x asked about for an unseen bean in cup 2, cups 3-6 read changed)."""
+        third look: d6x asked about for an unseen bean in cup 2, cups 3-6 read changed).  Nor
+        is any cup of a row whose drop's capture is seen (a cup of the other row that ``best``
+        empties read changed): a drop takes the opposite cup only when its last bean lands in
+        an empty cup, so the capture shows where the drop ended (seed 8003 cups-6 daylight,
+        move 9: d6x asked for its last bean unseen in cup 6, North's cup 1 read emptied)."""
         x = before.cups_per_row
         b, a = before.as_counts(), best.as_counts()
         changed = [r.changed for r in reading.containers]
         for i in range(2 * x):
             if a[i] > b[i] and not changed[i] and self.cover.get(i, 0.0) < TOUCH_COVER:
-                row_end = (i // x + 1) * x
+                row_start, row_end = i // x * x, (i // x + 1) * x
+                other = range(x, 2 * x) if row_start == 0 else range(0, x)
+                if any(a[j] == 0 < b[j] and changed[j] for j in other):
+                    continue
                 if not any(a[j] != b[j] and changed[j] for j in range(i + 1, row_end)):
                     return True
         return False

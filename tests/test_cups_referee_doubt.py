@@ -24,3 +24,20 @@ def test_a_drop_whose_beans_went_unseen_is_asked_not_committed_shorter(tmp_path)
     apart: the referee must ask, d4 among the candidates."""
     outcomes = play(tmp_path, "cups-4", "daylight", 8004, 1)
     assert outcomes[0] == "asked", outcomes
+
+
+def test_a_capture_seen_shows_where_a_drop_ended(tmp_path):
+    """Seed 8003, cups-6 in daylight, move 9: South's d6x, its last bean unseen in cup 6 (the
+    hand barely over it), but North's cup 1 read emptied and the bowl read gaining: a drop
+    takes the opposite cup only when its last bean lands in an empty cup, so the drop's end is
+    seen and the move is committed, not asked about."""
+    outcomes = play(tmp_path, "cups-6", "daylight", 8003, 9)
+    assert outcomes[8] == "right", outcomes
+
+
+def test_a_cup_whose_beans_were_never_seen_is_no_evidence_against_one_more(tmp_path):
+    """Seed 8004, cups-6 in daylight, move 3: South's d6x puts a second bean into cup 1, whose
+    first bean the reader never saw (it reads a bare floor, unchanged); that bare floor ruled
+    d6x out as leaving two beans there, and the move was asked about alone.  It is committed."""
+    outcomes = play(tmp_path, "cups-6", "daylight", 8004, 3)
+    assert outcomes[2] == "right", outcomes
