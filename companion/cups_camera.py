@@ -73,6 +73,7 @@ CAME_COVER = 0.1  # the hand came over a container when this much of it differed
 # chosen: weighed there too (in the ranking as well) it cost two false alarms on seed 8002 (d6x)
 FAINT_BEANS = 1.0
 ASK_MAX = 3  # at most this many moves offered when the table reads unchanged after a hand
+ASK_BAND = 1.5  # rivals within this many times ``MARGIN`` of the best fill a question up to ``ASK_MAX`` moves
 SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
 
 
@@ -400,6 +401,11 @@ class CupsReferee(CameraLoop):
         lead = best.score - rivals[0].score if rivals else float("inf")
         close = [best] + [s for s in rivals if s.index != 0 and best.score - s.score < self.margin]
         if lead < self.margin:
+            # a question may offer a little more than the doubt: rivals just past ``MARGIN`` fill
+            # it up to ``ASK_MAX`` (seed 8004 cups-4 lamplight, move 1: d4 asked as d3 or d1,
+            # d4 trailing by 2.08)
+            wider = [s for s in rivals if s.index != 0 and self.margin <= best.score - s.score < ASK_BAND * self.margin]
+            close += wider[:max(0, ASK_MAX - len(close))]
             return self._ask(game, [moves[s.index - 1] for s in close[:ASK_MAX if unreached else None]], ex)
         if unreached:
             # the best needs a bean unseen in a cup the hand never came near: not alone

@@ -41,3 +41,12 @@ def test_a_cup_whose_beans_were_never_seen_is_no_evidence_against_one_more(tmp_p
     d6x out as leaving two beans there, and the move was asked about alone.  It is committed."""
     outcomes = play(tmp_path, "cups-6", "daylight", 8004, 3)
     assert outcomes[2] == "right", outcomes
+
+
+def test_a_question_offers_the_rival_just_past_the_doubt(tmp_path):
+    """Seed 8004, cups-4 in lamplight, move 1: the same drop of 4 as above, under the low lamp.
+    d3 scores best, d1 next, d4 trails by just over ``MARGIN``: the question offered d3 or d1,
+    without the move played.  Rivals a little past the doubt fill the question (at most
+    ``ASK_MAX``), so d4 is among the candidates."""
+    outcomes = play(tmp_path, "cups-4", "lamplight", 8004, 1)
+    assert outcomes[0] == "asked", outcomes
