@@ -12,12 +12,15 @@ it is, and the misses (truth, range).
 
 ``empty``: per seed, layout and look, the set-up's still (the start's beans), its table with
 every container empty, and the same table with one or two beans left in one container (the
-seed chooses which); the check must pass the empty table and name that container on the other.
-It prints the tables refused, the tables with beans found, any other container named, and the
-highest blob response of an empty floor (``vision.cups.empty.BEAN_BLOB`` is the line).
+seed chooses which); the check must pass the empty table and name that container on the other,
+refusing the frame when it is sure (``BEAN_BLOB``) or warning the player to check it (a doubt).
+It prints the empty tables refused and warned about, the tables with beans left refused there
+or warned about there, any other container named, and the highest blob response of an empty
+floor (``vision.cups.empty.BEAN_BLOB`` is the line).
 
 Seeds: the stocks' ranges were worked out on 6000-6005 and 6100-6105; the empty check on
-10-21.  Held out: 8100-8105 (stocks) and 8010-8015 (empty).
+10-21, its warning on 8010-8015 (seen before, so tuning seeds now).  Measured once on
+9100-9105 (stocks) and 9010-9015 (empty), seen now too.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def stocks(seeds: list[int]) -> None:
 
 def empty(seeds: list[int]) -> None:
     """The empty-table check on empty tables and tables with beans left."""
-    tables = refused = found = wrong = 0
+    tables = refused = warned = found = doubted = wrong = 0
     top = 0.0
     lines = []
     for seed in seeds:
@@ -111,18 +114,27 @@ def empty(seeds: list[int]) -> None:
                 if not check.ok:
                     refused += 1
                     lines.append(f"{name} {style} seed {seed}: the empty table refused: {'; '.join(check.problems)}")
+                if check.warnings:
+                    warned += 1
+                    lines.append(f"{name} {style} seed {seed}: the empty table warned about: "
+                                 f"{'; '.join(check.warnings)}")
                 check = check_empty_table(layout, cal, still, with_beans, names)
                 found += where in check.beans
-                others = [k for k in check.beans if k != where]
+                doubted += where in check.doubts
+                others = [k for k in check.beans + check.doubts if k != where]
                 wrong += bool(others)
-                if where not in check.beans:
+                if where in check.doubts:
+                    lines.append(f"{name} {style} seed {seed}: {left[where]} left in {names[where]} warned about")
+                elif where not in check.beans:
                     response = blob_response(reader, with_beans)[where]
                     lines.append(f"{name} {style} seed {seed}: {left[where]} left in {names[where]} not found "
                                  f"(blob {response:.2f})")
                 if others:
                     lines.append(f"{name} {style} seed {seed}: {', '.join(names[k] for k in others)} named too")
-    print(f"empty tables: {tables - refused} of {tables} passed, the highest empty floor's blob {top:.2f} "
-          f"(the line {BEAN_BLOB}); beans left: {found} of {tables} found, {wrong} with an empty container named")
+    print(f"empty tables: {tables - refused} of {tables} passed ({warned} with a warning), the highest empty "
+          f"floor's blob {top:.2f} (the line {BEAN_BLOB}); beans left: {found} of {tables} refused, "
+          f"{doubted} more warned about ({found + doubted} of {tables} told), {wrong} with an empty container "
+          f"named")
     for line in lines:
         print("  " + line)
 

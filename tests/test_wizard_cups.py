@@ -49,10 +49,11 @@ class CupsTable(FrameSource):
         # the sensor as Picamera2 names it: the wizard takes the lens from it
         self.model = {"pi3": "imx708", "pi3-wide": "imx708_wide"}[self.scene.intrinsics.model]
 
-    def show(self, state: TableState) -> None:
-        """Put ``state``'s beans on the table (beans that stay keep their places)."""
-        beans = arrange(self.layout, state, self.scene.look, self.scene.offsets,
-                        np.random.default_rng(len(self.rendered)), self.scene.beans)
+    def show(self, state: TableState, placing: int | None = None) -> None:
+        """Put ``state``'s beans on the table (beans that stay keep their places); ``placing``
+        seeds where new beans land (default: how many tables were rendered before)."""
+        rng = np.random.default_rng(len(self.rendered) if placing is None else placing)
+        beans = arrange(self.layout, state, self.scene.look, self.scene.offsets, rng, self.scene.beans)
         self.scene = replace(self.scene, beans=beans)
         self.state = state
 
@@ -175,6 +176,7 @@ def test_the_cups_steps_set_a_table_up_and_save_it(cups_app, table_camera, tmp_p
     code, d = post(client, "/cups/empty", {"beans": "bead"})
     assert code == 200, d
     assert d["draft"]["bean_mm"] == 10.0 and d["draft"]["containers"][8]["name"] == "South's bowl"
+    assert d["draft"]["warnings"] == [], d  # a bare table: nothing to check
     code, d = post(client, "/cups/save", {})
     assert code == 200 and d["saved"] == SETUP_FILE
     saved = load_cups_setup(tmp_path)
@@ -243,6 +245,29 @@ def test_the_empty_table_step_names_the_container_where_beans_were_left(cups_app
     wait_shown(camera, table, empty)
     code, d = post(client, "/cups/empty", {})
     assert code == 200, d
+
+
+def test_the_empty_table_step_warns_of_a_bean_it_is_not_sure_of(cups_app, table_camera):
+    """One bean left in South's cup 1 of this table (seed 203, daylight, the bean placed by
+    ``placing=0``) is a faint blob on the floor alone (0.72, under the sure line of 1.0), so it
+    is not refused (on main it passed unsaid); against the still (the start) it is a blob that
+    came.  The frame is taken and the draft carries a warning naming the cup, for the player
+    to check, which the status keeps (the page shows it again after a reload); once the cup
+    is emptied and the table captured again the warning is gone."""
+    table, camera = table_camera
+    client = _table_found(cups_app, camera, table)
+    one = TableState((1, 0, 0, 0), (0,) * 4, (0, 0), (0, 0))
+    table.show(one, placing=0)
+    wait_shown(camera, table, one)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200, d
+    assert d["draft"]["warnings"] == ["a bean may be left in South's cup 1 (from South's left): check it is empty"], d
+    assert client.get("/api/calibration/cups").get_json()["draft"]["warnings"] == d["draft"]["warnings"]
+    empty = TableState((0,) * 4, (0,) * 4, (0, 0), (0, 0))
+    table.show(empty)
+    wait_shown(camera, table, empty)
+    code, d = post(client, "/cups/empty", {})
+    assert code == 200 and d["draft"]["warnings"] == [], d
 
 
 def test_the_cups_steps_answer_clear_errors(cups_app, table_camera):

@@ -322,6 +322,16 @@
       `${d.camera_height_mm} mm above it, beans ${d.bean_mm} mm.`;
   }
 
+  // A bean the empty-table check was not sure of: the frame is taken, the player checks the
+  // containers named (and captures again if a bean is there)
+  function emptyWarnings(d) {
+    const box = $("cups-empty-warning");
+    const warnings = (d && d.warnings) || [];
+    box.textContent = warnings.length ? "Check: " + warnings.join("; ") +
+      ". If a bean is there, take it out and capture the empty table again." : "";
+    box.hidden = !warnings.length;
+  }
+
   // After a reload: the still, the play area found on it, the containers tapped and the empty
   // table, as the server keeps them (the Gobblet steps' draft is restored the same way).
   function restore(s) {
@@ -342,6 +352,7 @@
     }
     if (s.draft) {
       result("cups-empty-result", draftText(s.draft), true);
+      emptyWarnings(s.draft);
       done("cups-step-empty", true);
     }
   }
@@ -414,9 +425,10 @@
     $("btn-cups-find").addEventListener("click", find);
     $("btn-cups-empty").addEventListener("click", async () => {
       const r = await api("POST", "/api/calibration/cups/empty", { beans: $("cups-beans").value });
-      if (!r.ok) { result("cups-empty-result", r.data.error || "refused", false); return; }
+      if (!r.ok) { result("cups-empty-result", r.data.error || "refused", false); emptyWarnings(null); return; }
       cups.draft = r.data.draft;
       result("cups-empty-result", draftText(r.data.draft), true);
+      emptyWarnings(r.data.draft);
       done("cups-step-empty", true);
       draw();
     });

@@ -119,6 +119,9 @@ class CupsSteps:
     still_id: int = 0
     taps: list[list[float]] = field(default_factory=list)
     draft: CupsSetup | None = None
+    # what the empty-table check doubted about the draft's empty table (a bean may be left in a
+    # container): told to the player with the draft, to check before saving
+    empty_warnings: tuple[str, ...] = ()
     # how the play area was found ("corners" or "markers") and the corners tapped (px): the
     # page shows them again after a reload
     method: str = "corners"
@@ -523,14 +526,16 @@ def _layout_json(layout: CupsLayout) -> dict[str, Any]:
             "depth_mm": layout.depth_mm, "cup_mm": cup.diameter_mm, "cup_height_mm": cup.height_mm}
 
 
-def _cups_draft(draft: CupsSetup | None) -> dict[str, Any] | None:
+def _cups_draft(steps: CupsSteps) -> dict[str, Any] | None:
+    draft = steps.draft
     if draft is None:
         return None
     cal = draft.calibration
     return {"layout": _layout_json(draft.layout), "bean_mm": cal.bean_mm,
             "camera_height_mm": round(cal.pose().height, 1), "camera_model": cal.intrinsics.model,
             "containers": [{"name": name, "x_mm": round(c.x_mm, 1), "y_mm": round(c.y_mm, 1)}
-                           for name, c in zip(tap_order(draft.layout), draft.layout.containers)]}
+                           for name, c in zip(tap_order(draft.layout), draft.layout.containers)],
+            "warnings": list(steps.empty_warnings)}
 
 
 def _cups_fix(c: CupsSteps) -> dict[str, Any] | None:
@@ -571,7 +576,7 @@ def cups_status():
         corners=c.corners,
         taps=c.taps,
         next=order[len(c.taps)] if c.fix is not None and len(c.taps) < len(order) else None,
-        draft=_cups_draft(c.draft),
+        draft=_cups_draft(c),
         saved=setup_path(services.config.data_dir).exists(),
     )
 
@@ -766,12 +771,13 @@ def cups_empty():
         except CupsSetupError as e:
             raise ApiError(422, str(e)) from None
         # the frame becomes the reader's picture of the bare table: a hand or a thing on it
-        # would be taken for the table ever after
+        # would be taken for the table ever after.  A bean it is not sure of is a warning in the
+        # draft, not a refusal: a refusal with no bean there would stop the wizard for good
         check = check_empty_table(draft.layout, draft.calibration, still, frame, tap_order(draft.layout))
         if not check.ok:
             raise ApiError(409, "the table is not clear: " + "; ".join(check.problems) + ". Clear it and capture again.")
-        c.draft = draft
-        return jsonify(draft=_cups_draft(c.draft))
+        c.draft, c.empty_warnings = draft, check.warnings
+        return jsonify(draft=_cups_draft(c))
 
 
 @bp.post("/cups/save")
@@ -787,4 +793,4 @@ def cups_save():
         if c.draft is None:
             raise ApiError(409, "there is no Cups set-up to save: capture the empty table first")
         path = save_cups_setup(services.config.data_dir, c.draft)  # a full disk: 507 (web.errors)
-        return jsonify(saved=path.name, draft=_cups_draft(c.draft))
+        return jsonify(saved=path.name, draft=_cups_draft(c))

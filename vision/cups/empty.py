@@ -12,7 +12,15 @@ held beans too), so a bean has to stand out against the floor alone.  A bare flo
 (a bowl's curve, a rim's shadow under a low lamp), but its changes are edges and slopes; a bean
 is a blob of a bean's size.  The blob response (the scale-normalised determinant of the
 Hessian of the log picture, at a bean's scale, in the floor seen through the rim) is high only
-for blobs: an edge has one flat direction and gives next to nothing.
+for blobs: an edge has one flat direction and gives next to nothing.  A blob that strong
+(``BEAN_BLOB``) is a bean for sure, and the frame is refused.
+
+A weaker sign is only a doubt, told to the player as a warning ("a bean may be left in ... —
+check") while the frame is taken: a refusal with no bean there would stop the wizard for good
+(the still-based sign below named a bare held-out table, seed 8010 cups-6 daylight).  The
+doubt: where the floor is unlike the still's (the wizard's first picture, the start's empty
+cups as a rule) in a blob of ``CAME_AREA`` of a bean, the frame's blob response there beats
+the still's by ``CAME_BLOB`` (a bean came; one taken out leaves the still's the stronger).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from calibration.canvas import rectify
 from hardware.cups.layout import CupsLayout
 
 from .calibration import CupsCalibration
-from .reader import PPM, CupsReader
+from .reader import PPM, CupsReader, _log
 
 THING_MM2 = 500.0  # a region outside the containers this large that differs is a thing (a 25 mm block)
 HAND_MM2 = 5000.0  # ... and one this large (a palm and fingers, 60 x 85 mm) is a hand
@@ -36,18 +44,26 @@ SHADE_SHARE = 0.8  # ... unless this much of it only went darker, keeping its ti
 # left gave up to 2.0 (a bean under the rim or pale on a pale floor gives little); on seeds
 # 16-21, held out, no empty floor passed 0.97 and 14 of 24 tables with beans left were found
 BEAN_BLOB = 1.0
+# a doubt (a warning, not a refusal): a blob of CAME_AREA of a bean or more where the floor is
+# unlike the still's, CAME_BLOB stronger than the still's there (worked out on seeds 16-21)
+CAME_AREA = 0.125
+CAME_BLOB = 0.42
 
 
 @dataclass(frozen=True)
 class EmptyCheck:
     """What the empty-table frame shows that it should not: ``hand`` when a hand is over the
     table, ``things`` the table points (mm) where something stands, ``beans`` the containers
-    that still hold beans.  ``problems`` says it in words."""
+    that surely still hold beans.  ``problems`` says it in words (the frame is refused);
+    ``doubts`` are the containers where a bean may be left, ``warnings`` says so in words (the
+    frame is taken, the player is asked to check)."""
 
     hand: bool
     things: tuple[tuple[float, float], ...]
     problems: tuple[str, ...]
     beans: tuple[int, ...] = ()  # the containers (layout order) where beans were left
+    doubts: tuple[int, ...] = ()  # the containers (layout order) where a bean may be left
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -65,14 +81,15 @@ def check_empty_table(layout: CupsLayout, calibration: CupsCalibration, still: n
     problems = []
     if hand:
         problems.append("a hand is over the table")
-    beans = [] if hand else beans_left(reader, frame)
+    beans, doubts = ([], []) if hand else beans_left(reader, frame, still)
     for k in beans:
         problems.append(f"beans are still in {names[k]}")
     for x, y in things:
         near = _nearest(layout, x, y, names)
         problems.append(f"something stands on the table at {x:.0f} mm from South's left, {y:.0f} mm toward "
                         f"North ({near})")
-    return EmptyCheck(hand, tuple(things), tuple(problems), tuple(beans))
+    warnings = tuple(f"a bean may be left in {names[k]}: check it is empty" for k in doubts)
+    return EmptyCheck(hand, tuple(things), tuple(problems), tuple(beans), tuple(doubts), warnings)
 
 
 def _nearest(layout: CupsLayout, x: float, y: float, names: list[str]) -> str:
@@ -112,31 +129,65 @@ def _outside(reader: CupsReader, frame: np.ndarray) -> tuple[bool, list[tuple[fl
     return hand, things
 
 
-def blob_response(reader: CupsReader, frame: np.ndarray) -> list[float]:
-    """Per container (layout order), the strongest bean-sized blob on its floor as the camera
-    sees it through the rim: the square root of the scale-normalised determinant of the
-    Hessian of the log picture at a bean's scale, the highest over the three channels; 0 for
-    a container whose floor is out of view."""
+def _blob_maps(reader: CupsReader, frame: np.ndarray) -> list[np.ndarray | None]:
+    """Per container (layout order), its view's blob response map (see ``blob_response``),
+    None where its floor is out of view."""
     sigma = reader.cal.bean_mm / 2 * PPM / np.sqrt(2)  # a blob of a bean's radius
-    out = []
+    out: list[np.ndarray | None] = []
     for v in reader.views:
         floor = cv2.erode(v.mask_u8, np.ones((5, 5), np.uint8)) > 0  # not the wall's own edge
         if not floor.any():
-            out.append(0.0)
+            out.append(None)
             continue
         logs = np.log(rectify(frame, v.maps).astype(np.float32) + 24.0)
-        best = 0.0
+        best = np.zeros(floor.shape, np.float32)
         for c in range(3):
             g = cv2.GaussianBlur(logs[..., c], (0, 0), sigma)
             gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
             gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
             gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-            det = (gxx * gyy - gxy * gxy) * sigma ** 4
-            best = max(best, float(det[floor].max()))
-        out.append(float(np.sqrt(best)))
+            best = np.maximum(best, (gxx * gyy - gxy * gxy) * sigma ** 4)
+        out.append(np.sqrt(np.maximum(best, 0.0)) * floor)
     return out
 
 
-def beans_left(reader: CupsReader, frame: np.ndarray) -> list[int]:
-    """The containers (layout order) whose floor in ``frame`` shows a bean (``BEAN_BLOB``)."""
-    return [k for k, r in enumerate(blob_response(reader, frame)) if r >= BEAN_BLOB]
+def blob_response(reader: CupsReader, frame: np.ndarray) -> list[float]:
+    """Per container (layout order), the strongest bean-sized blob on its floor as the camera
+    sees it through the rim: the square root of the scale-normalised determinant of the
+    Hessian of the log picture at a bean's scale, the highest over the three channels; 0 for
+    a container whose floor is out of view."""
+    return [0.0 if m is None else float(m.max()) for m in _blob_maps(reader, frame)]
+
+
+def came_since(reader: CupsReader, frame: np.ndarray, still: np.ndarray) -> list[float]:
+    """Per container (layout order), the strongest blob in ``frame`` where its floor is unlike
+    the same floor in ``still`` (``reader``'s reference), less the still's blob response
+    there: what came into the container since the still.  A bean taken out leaves the still's
+    blob stronger (a negative), a bean left or put in the frame's.  0 where nothing differs."""
+    now, then = _blob_maps(reader, frame), _blob_maps(reader, still)
+    out = []
+    for i, v in enumerate(reader.views):
+        a, b = now[i], then[i]
+        if a is None or b is None:
+            out.append(0.0)
+            continue
+        unlike = reader._unlike(v, _log(reader._look(v, frame)), reader.empty[i], beans=True)
+        blobs = CupsReader.large_blobs(unlike, reader.bean_px * CAME_AREA)
+        if not blobs.any():
+            out.append(0.0)
+            continue
+        near = cv2.dilate(blobs, np.ones((5, 5), np.uint8)) > 0
+        out.append(float(a[near].max() - b[near].max()))
+    return out
+
+
+def beans_left(reader: CupsReader, frame: np.ndarray, still: np.ndarray | None = None) -> tuple[list[int], list[int]]:
+    """The containers (layout order) whose floor in ``frame`` surely shows a bean (a blob
+    reaching ``BEAN_BLOB``), and, against ``still`` (``reader``'s reference), the others where
+    a bean may be left (a blob that came since the still, ``CAME_BLOB`` stronger)."""
+    blobs = blob_response(reader, frame)
+    sure = [k for k, r in enumerate(blobs) if r >= BEAN_BLOB]
+    if still is None:
+        return sure, []
+    came = came_since(reader, frame, still)
+    return sure, [k for k, c in enumerate(came) if c >= CAME_BLOB and k not in sure]
