@@ -14,12 +14,11 @@ import numpy as np
 import pytest
 
 from calibration.locate import MOSAIC_GAP, _detector, _keep, detect_markers, largest_window
-from hardware.camera_model import height_scale, project
+from hardware.camera_model import height_scale
 from hardware.pieces import load_board, load_piece_set
 from vision import convnet, kernels
 from vision.convnet import conv_relu_pool, conv_stride2_relu, dense_score
 from vision.evaluate import bench_cameras
-from vision.hands import DIFF, SCALE, _largest_channel
 from vision.kernels import channel_medians_at, log_changes, median_at, sheen_distance, sheen_gaps, smallest_sums
 from vision.recognise import (_FINE, _LOG_LEVEL, _LOG_SUM, COARSE_ANGLES, CROP_PX, CROP_SPAN, N_ANG, RADII,
                               REMAP_ROWS, SHEEN_DOUBT, TINT_SIGMA, LUM_SIGMA, Recogniser, _channels,
@@ -333,20 +332,6 @@ def test_no_kernel_asks_for_threads():
 
 # -- the marker search near the markers ------------------------------------------------------
 
-def _rois_near(rec):
-    """The regions ``Recogniser.locate`` searches on its next frame (each marker where the pose
-    puts it and where it was last seen, padded), and the markers' median side in pixels."""
-    expected = {i: project(c, rec.cal.intrinsics, rec.pose) for i, c in rec._marker_world.items()}
-    rois, sides = [], []
-    for c in {**expected, **rec.last_markers}.values():
-        x0, y0 = c.min(axis=0)
-        x1, y1 = c.max(axis=0)
-        pad = max(30.0, (x1 - x0) * 0.8)
-        rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
-        sides.append(float(np.linalg.norm(c[1] - c[0])))
-    return rois, float(np.median(sides))
-
-
 def _search_near_numpy(image, board, rois, marker_px):
     """The search near the markers as it was before the outlines were bounded by the
     markers' size: a colour mosaic of the regions, made grey, every outline examined."""
@@ -369,7 +354,7 @@ def test_markers_near_where_they_were_are_found_with_the_same_corners(frames):
     cal, images = frames
     rec = Recogniser(cal)
     for image in images + images[::-1]:
-        rois, side = _rois_near(rec)  # from the calibration's pose on the first frame
+        rois, side = rec.search_regions()  # from the calibration's pose on the first frame
         want = _search_near_numpy(image, rec.board, rois, side)
         got = detect_markers(image, rec.board, rois, marker_px=side)
         assert len(want) == 4 and got.keys() == want.keys()
@@ -378,42 +363,3 @@ def test_markers_near_where_they_were_are_found_with_the_same_corners(frames):
         # large is not there (``Recogniser.locate`` then searches the whole picture)
         assert len(detect_markers(image, rec.board, rois, marker_px=3 * side)) < len(want)
         rec.recognise(image)
-
-
-# -- the hand detector's change mask --------------------------------------------------------
-
-def _changed_numpy(det, view):
-    """``HandDetector.changed`` as it was stated before: three robust fits, each followed by
-    the residuals that choose the next one's points (the last one's chose nothing)."""
-    small = cv2.resize(view, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
-    d = np.log(small.astype(np.float32) + 8.0) - det.ref_log
-    h, w = d.shape[:2]
-    flat = d.reshape(-1, 3)
-    y = flat[det.fit_idx]
-    keep = np.ones(len(y), bool)
-    B = det.fit_basis
-    coef = np.zeros((6, 3), np.float32)
-    for _ in range(3):
-        Bk = B[keep]
-        coef = np.linalg.solve(Bk.T @ Bk + 1e-6 * np.eye(6, dtype=np.float32), Bk.T @ y[keep])
-        resid = _largest_channel(np.abs(y - B @ coef))
-        keep = resid < max(0.06, float(np.percentile(resid, 60)) * 2.0)
-        if keep.sum() < 12:
-            break
-    depart = flat - det.basis @ coef
-    changed = (_largest_channel(np.abs(depart)) > DIFF).reshape(h, w).astype(np.uint8)
-    return changed, float(coef[0].mean()), depart
-
-
-def test_change_mask_is_the_numpy_statement_with_and_without_hands(frames):
-    cal, images = frames
-    pieces = cal.pieces
-    with_hands = next(camera for camera in bench_cameras(pieces, load_board(pieces.default_board), 2, seed=7,
-                                                          hands=1, style="shaded") if camera.calibration is not None)
-    for calibration, pictures in ((cal, images), (with_hands.calibration, [im for im, _ in with_hands.frames])):
-        rec = Recogniser(calibration)
-        for image in pictures:
-            rec.recognise(image)
-            mask, light, depart = _changed_numpy(rec.hands, rec._last.view)
-            got = rec.hands.changed(rec._last.view)
-            assert np.array_equal(got.mask, mask) and got.light == light and np.array_equal(got.depart, depart)

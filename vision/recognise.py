@@ -328,6 +328,21 @@ class Recogniser:
         px = float(np.linalg.norm(now - self._corners_at_calibration, axis=1).mean())
         return px * self.pose.height / self.cal.intrinsics.fx
 
+    def search_regions(self) -> tuple[list[tuple[int, int, int, int]], float]:
+        """Where ``locate`` looks first on the next frame: a padded box (x, y, w, h, px) round
+        every marker where the pose puts it and where it was last seen, and the markers' median
+        side in pixels.  Every marker, not only those seen last time: a marker a hand hid comes
+        back where it was, and a pose from the few left is off by pixels."""
+        expected = {i: project(c, self.cal.intrinsics, self.pose) for i, c in self._marker_world.items()}
+        rois, sides = [], []
+        for c in {**expected, **self.last_markers}.values():
+            x0, y0 = c.min(axis=0)
+            x1, y1 = c.max(axis=0)
+            pad = max(30.0, (x1 - x0) * 0.8)
+            rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
+            sides.append(float(np.linalg.norm(c[1] - c[0])))
+        return rois, float(np.median(sides))
+
     def locate(self, image: np.ndarray) -> BoardFix | None:
         """Detect markers (near where they were, else everywhere) and estimate the pose.  A
         board calibrated without markers (tapped corners) is taken to stay where it was at
@@ -336,17 +351,8 @@ class Recogniser:
             return BoardFix(self.cal.pose, (), self.cal.reprojection_error_px)
         markers: dict[int, np.ndarray] = {}
         if self.last_markers:
-            # look where every marker should be, not only those seen last time: a marker a
-            # hand hid comes back where it was, and a pose from the few left is off by pixels
-            expected = {i: project(c, self.cal.intrinsics, self.pose) for i, c in self._marker_world.items()}
-            rois, sides = [], []
-            for c in {**expected, **self.last_markers}.values():
-                x0, y0 = c.min(axis=0)
-                x1, y1 = c.max(axis=0)
-                pad = max(30.0, (x1 - x0) * 0.8)
-                rois.append((int(x0 - pad), int(y0 - pad), int(x1 - x0 + 2 * pad), int(y1 - y0 + 2 * pad)))
-                sides.append(float(np.linalg.norm(c[1] - c[0])))
-            markers = detect_markers(image, self.board, rois, marker_px=float(np.median(sides)))
+            rois, side = self.search_regions()
+            markers = detect_markers(image, self.board, rois, marker_px=side)
         if len(markers) < len(self.last_markers) or not markers:
             markers = detect_markers(image, self.board)
             if len(markers) < 3 and not self._lost:
