@@ -34,7 +34,7 @@ from calibration.canvas import rectify
 from hardware.cups.layout import CupsLayout
 
 from .calibration import CupsCalibration
-from .reader import PPM, CupsReader, _log
+from .reader import PPM, CupsReader
 
 THING_MM2 = 500.0  # a region outside the containers this large that differs is a thing (a 25 mm block)
 HAND_MM2 = 5000.0  # ... and one this large (a palm and fingers, 60 x 85 mm) is a hand
@@ -166,12 +166,11 @@ def came_since(reader: CupsReader, frame: np.ndarray, still: np.ndarray) -> list
     blob stronger (a negative), a bean left or put in the frame's.  0 where nothing differs."""
     now, then = _blob_maps(reader, frame), _blob_maps(reader, still)
     out = []
-    for i, v in enumerate(reader.views):
-        a, b = now[i], then[i]
+    for i, (a, b) in enumerate(zip(now, then)):
         if a is None or b is None:
             out.append(0.0)
             continue
-        unlike = reader._unlike(v, _log(reader._look(v, frame)), reader.empty[i], beans=True)
+        unlike = reader.beans_seen(i, frame)
         blobs = CupsReader.large_blobs(unlike, reader.bean_px * CAME_AREA)
         if not blobs.any():
             out.append(0.0)

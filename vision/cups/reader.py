@@ -184,6 +184,12 @@ class CupsReader:
     def _look(self, v: _View, frame: np.ndarray) -> np.ndarray:
         return rectify(frame, v.maps)
 
+    def beans_seen(self, i: int, frame: np.ndarray) -> np.ndarray:
+        """Container ``i`` (layout order) in ``frame``: the pixels of its floor unlike the empty
+        table's, as beans are counted (``_unlike`` with ``beans``), uint8 0/1 over the floor's box."""
+        v = self.views[i]
+        return self._unlike(v, _log(self._look(v, frame)), self.empty[i], beans=True)
+
     def _hand_setup(self, empty: np.ndarray) -> None:
         # the hand view: all of the table the picture shows (an arm comes in from beyond the
         # play area), within HAND_REACH_MM of it
