@@ -2,7 +2,6 @@
 the rendered camera, their records tagged and kept apart from real games (and only the latest
 kept), the records page's filters and delete, and a hint asked while the position changes."""
 
-import threading
 import time
 
 import pytest
@@ -123,18 +122,30 @@ def test_records_filter_by_variant_and_demo_and_delete(app):
     assert [g["file"] for g in left] == [four]
 
 
-def _hint_while(client, body, change):
-    """Ask a full-strength hint and, while it is thought out, run ``change``."""
-    out = {}
-    thread = threading.Thread(target=lambda: out.setdefault("r", client.post("/api/hint", json=body, headers=AUTH)))
-    thread.start()
-    time.sleep(0.4)
-    change()
-    thread.join()
-    return out["r"]
+def _hint_while(client, body, change, monkeypatch):
+    """Ask a full-strength hint and run ``change`` while it is thought out: right after the
+    engine's first search (the real one) and before the answer is checked against the game.
+    Waiting a fixed time instead raced the search on a loaded machine."""
+    from engine import hints
+
+    search = hints.hint
+    searches = []
+
+    def search_then_change(*args, **kwargs):
+        result = search(*args, **kwargs)
+        searches.append(result)
+        if len(searches) == 1:
+            change()
+        return result
+
+    monkeypatch.setattr(hints, "hint", search_then_change)
+    response = client.post("/api/hint", json=body, headers=AUTH)
+    monkeypatch.setattr(hints, "hint", search)
+    assert searches, "the hint was answered without a search"
+    return response
 
 
-def test_a_hint_follows_the_position_when_the_asker_is_still_to_move(app):
+def test_a_hint_follows_the_position_when_the_asker_is_still_to_move(app, monkeypatch):
     client = app.test_client()
     hub = app.extensions["cupboard"].hub
 
@@ -142,23 +153,23 @@ def test_a_hint_follows_the_position_when_the_asker_is_still_to_move(app):
         hub.session.play("4a1")
         hub.session.play("4d4")
 
-    r = _hint_while(client, {"colour": "white", "level": 5}, two_moves)
+    r = _hint_while(client, {"colour": "white", "level": 5}, two_moves, monkeypatch)
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
     assert body["ply"] == 2 and body["colour"] == "white"
     legal = {hub.session.board.move_text(m) for m in hub.session.board.legal_moves()}
     assert body["move"]["text"] in legal  # a move of the new position
     # in a real game the other player's turn is not answered
-    r = _hint_while(client, {"colour": "white", "level": 5}, lambda: hub.session.play("4b2"))
+    r = _hint_while(client, {"colour": "white", "level": 5}, lambda: hub.session.play("4b2"), monkeypatch)
     assert r.status_code == 409 and "Black's turn" in r.get_json()["error"]
 
 
-def test_a_demo_hint_is_answered_for_the_new_position(app):
+def test_a_demo_hint_is_answered_for_the_new_position(app, monkeypatch):
     client = app.test_client()
     hub = app.extensions["cupboard"].hub
     hub.new_game(variant("gobblet"), dict(DEMO_TAGS))
     game = client.get("/api/state").get_json()["game"]
-    r = _hint_while(client, {"colour": "white", "level": 5, "game": game}, lambda: hub.session.play("4a1"))
+    r = _hint_while(client, {"colour": "white", "level": 5, "game": game}, lambda: hub.session.play("4a1"), monkeypatch)
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["ply"] == 1 and r.get_json()["colour"] == "black"
 
