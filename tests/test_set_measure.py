@@ -176,3 +176,23 @@ def test_a_damaged_learnt_model_in_a_calibration_file_is_named(jr_table):
     data["square_model"] = "weights"
     with pytest.raises(CalibrationError, match="square_model must be an object"):
         from_json(data)
+
+
+def test_light_tops_as_pale_as_the_board_are_measured_with_advice_not_refused():
+    """Shaded look, Gobblet on its cream board under a soft lamp (the vision bench's seed 5,
+    camera 13): the light tops show no edge the search can find, yet stand there plainly.  The
+    calibration is kept, their colour read where they were put, and the advice says so."""
+    pieces = load_piece_set("gobblet")
+    board = load_board(pieces.default_board)
+    cam_seed = 5 * 1_000_003 + 13 * 7919
+    base = random_scene(pieces, board, cam_seed, style="shaded")
+    cal = calibrate([render_scene(empty_scene(base), cam_seed + 1)[0]], pieces, board, intrinsics=base.intrinsics)
+    m = measure_set(cal, render_scene(layout_scene(base, board.squares), cam_seed + 2)[0])
+    layout = set_layout(board, pieces)
+    assert not any(ok for c, ok in zip(layout, m.found) if c.colour == 0)  # no light edge found
+    assert all(ok for c, ok in zip(layout, m.found) if c.colour == 1)
+    faint = [a for a in m.advice if "edges hardly show" in a]
+    assert len(faint) == 1 and "a light size 4 on d1" in faint[0]
+    assert not any(a.startswith("no top was found") for a in m.advice)  # said once, not twice
+    light, dark = np.asarray(m.calibration.colour.light_bgr), np.asarray(m.calibration.colour.dark_bgr)
+    assert light.sum() > 2 * dark.sum()  # the light tops' own colour, not refused as missing

@@ -220,6 +220,13 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             "most of the set's cups were not found where they should stand: put "
             + _cups_text(board, pieces, layout) + " and try again")
     advice = []
+    # a player none of whose tops showed an edge is read where its cups were put: light tops as
+    # pale as the board show no edge under a soft light, yet stand there plainly to the eye,
+    # and refusing the calibration would be refusing the light
+    faint = [colour for colour in (0, 1) if not any(ok for c, ok in zip(layout, found) if c.colour == colour)]
+    if faint:
+        advice.append(_faint_advice(board, pieces, layout, faint))
+    missing = [c for c in missing if c.colour not in faint]
     if missing:
         advice.append("no top was found for " + _cups_text(board, pieces, tuple(missing))
                       + ": check that it stands there, or light the board more evenly; that size keeps the "
@@ -234,7 +241,7 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     bodies = []
     glare: tuple[list[float], list[float]] = ([], [])  # per player, each top's share of blown-out pixels
     for c, ok in zip(layout, found):
-        if not ok:
+        if not ok and c.colour not in faint:
             bodies.append(None)
             continue
         pixels, board_now = rec.top_pixels(c.square, c.size)
@@ -244,9 +251,6 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     mirroring: tuple[list[LayoutCup], list[LayoutCup]] = ([], [])  # per player, the tops sheen greyed
     for colour in (0, 1):
         own = [(b, c) for b, c in zip(bodies, layout) if b is not None and c.colour == colour]
-        if not own:
-            raise CalibrationError(f"none of the {COLOUR_NAMES[colour]} cups was found: put "
-                                   + _cups_text(board, pieces, tuple(c for c in layout if c.colour == colour)))
         if colour == 0 or pieces.clear:
             # grey added to a light top leaves it light: its tops' median is its colour.  A clear
             # cup's plug is read as it is: on shaded seeds 5 and 7 taking the sheen off Storer's
@@ -292,6 +296,16 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
         tops[c.square] = (c.colour, c.size)
     learnt = learn_from_frame(replace(measured, colour=colour), frame, tops)
     return SetMeasurement(learnt, tuple(round(f, 3) for f in scales), found, tuple(advice))
+
+
+def _faint_advice(board: BoardSpec, pieces: PieceSet, layout: tuple[LayoutCup, ...], faint: list[int]) -> str:
+    """What to do when no top of a player showed its edge: check the cups stand there, then
+    give them more contrast (their colour was read where they should stand)."""
+    names = " and ".join(pieces.colours[colour].name for colour in faint)
+    cups = _cups_text(board, pieces, tuple(c for c in layout if c.colour in faint))
+    return (f"the {names} cups' edges hardly show against the board under this light, so their colour was read "
+            f"where they should stand: check that there is {cups}; light from one side (not only from above) "
+            f"or a darker board will make them easier to see in play")
 
 
 def _alike_advice(board: BoardSpec, pieces: PieceSet, layout: tuple[LayoutCup, ...], bodies: list,
