@@ -70,7 +70,10 @@ def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, 
         writer = FramesWriter(root / f"{name}-{style}-{table}-{part}", cal, keep=count)
         for j in range(count):
             sc = random_scene(pieces, board, seed + offset + j, intrinsics=base.intrinsics, pose=base.pose, style=style)
-            image, truth = render_scene(replace(sc, look=base.look), seed + offset + j)
+            # the table's own furniture in every frame (the shaded look carries it; polygon
+            # scenes draw each frame's table and board texture from its seed otherwise)
+            image, truth = render_scene(replace(sc, look=base.look, table_bgr=base.table_bgr,
+                                                texture_variant=base.texture_variant), seed + offset + j)
             writer.add(image, truth.tops)
         out.append(writer.folder)
     return out[0], out[1]

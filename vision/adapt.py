@@ -1,12 +1,24 @@
-"""Adapting the square model to a user's own board, pieces, light and camera from labelled
-frames (``vision.frames_folder``: frames the referee kept of committed positions, or the
-user's own photos with a truth file).
+"""Adapting recognition to a user's own board, pieces, light and camera from labelled frames
+(``vision.frames_folder``: frames the referee kept of committed positions, or the user's own
+photos with a truth file).
 
-The square model was fitted on rendered boards.  Here its weights for the folder's cup
-material are trained further on the folder's squares, pulled towards the shipped weights (so a
-few games' frames move them only as far as they must) and with the same standardisation.  A
-share of the frames is kept apart: the adapted model is kept only if it reads those at least
-as well as the one it started from, and both figures are reported.
+The square model was fitted on rendered boards, but it decides only empty or which size from
+the evidence the recogniser measures; where that evidence or the colour is misread, no
+training of its weights helps.  On tables of the held-out look most misreads that training
+left were of two kinds: one size off, because the edge search looked for a top's edge at the
+set file's radius while a rounded top shows it further in, and a colour misread, because the
+players' colours measured on the layout's picture were not those the table's light shows on
+most tops (a dark plug mirroring the lamp there measured grey).  Both are values the
+recogniser reads from the calibration, so ``adapt`` measures them on the frames' labelled tops
+(``measure_edges``, ``measure_colours``), then trains the weights for the folder's cup
+material on the squares as that calibration reads them, pulled towards the calibration's own
+weights (so a few games' frames move them only as far as they must).  A share of the frames is
+kept apart: the adaptation is kept only if the whole readings of those are at least as good
+through it as through the folder's calibration, and both figures are reported.
+
+What is learnt (``TableAdaptation``) is written as a versioned file (``save_adaptation``,
+format ``cupboard-adaptation``) tied to its calibration, and put into it when read
+(``adapted_calibration``): the recogniser itself is unchanged.
 """
 
 from __future__ import annotations
