@@ -56,6 +56,7 @@ PLAY_WINDOW = 12  # committed positions a game's learning remembers
 PLAY_STEPS = 150  # training steps after each (from the calibration's model, so they do not add up)
 EDGE_SCALES = np.round(np.arange(0.75, 1.1251, 0.025), 3)  # edge radii tried, shares of the set file's
 EDGE_FRAMES = 10  # frames to adapt on that the edge radii are measured on (each read at every radius)
+EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
 EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
 COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
 COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
@@ -213,7 +214,10 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     really shows (a rounded or chamfered top shows its edge inside its outer diameter).  The
     layout's picture measured it on two cups, and kept the set file's where they disagreed;
     a few games' frames hold dozens of each size.  Clear sizes (sized by their white rims)
-    and sizes with fewer than ``EDGE_CUPS`` tops keep the calibration's."""
+    and sizes with fewer than ``EDGE_CUPS`` tops keep the calibration's.  A peak within
+    ``EDGE_DEADBAND`` of the file's radius is taken as the file's: on the look the models were
+    fitted on, where the file's radius is right, the scores peak 0.3-3 % outside it (the
+    picture's blur), and the models were fitted at the file's radius."""
     n = len(cal.sizes)
     solid = [not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes]
     sums = np.zeros((len(EDGE_SCALES), n))
@@ -229,8 +233,14 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
                 if top is not None and not item.hidden[sq]:
                     sums[i, top[1]] += ring[sq, top[1]]
                     counts[top[1]] += i == 0
-    return tuple(round(_peak(sums[:, s], EDGE_SCALES), 3) if solid[s] and counts[s] >= EDGE_CUPS
-                 else cal.sizes[s].edge_scale for s in range(n))
+    out = []
+    for s in range(n):
+        if not solid[s] or counts[s] < EDGE_CUPS:
+            out.append(cal.sizes[s].edge_scale)
+            continue
+        f = _peak(sums[:, s], EDGE_SCALES)
+        out.append(round(f, 3) if abs(f - 1.0) > EDGE_DEADBAND else 1.0)
+    return tuple(out)
 
 
 def _body(pixels: np.ndarray) -> np.ndarray | None:
