@@ -263,9 +263,10 @@ def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
 
     Where the light makes a player's tops look two ways (a glossy top grey where it mirrors
     the lamp, plainly coloured elsewhere) no single colour is typical, so a few are tried: the
-    players' medians, the medians of the half of each player's tops least like the other's,
-    mixes of the two, and the calibration's.  The one kept reads the colours of the labelled
-    tops (on ``COLOUR_FRAMES`` of the frames) with the fewest errors; ties go to the first.
+    calibration's, the players' medians, the medians of the half of each player's tops least
+    like the other's, and mixes of the two.  The one kept reads the colours of the labelled tops
+    (on ``COLOUR_FRAMES`` of the frames) with the fewest errors; ties go to the first, so the
+    calibration's colours stay unless measured ones read the tops better.
     (The medians of the half most like the other player's, the grey tops, were tried too on a
     tuning table whose dark plugs mirror the lamp: they read three times as many tops wrong.)  A player
     with fewer than ``COLOUR_TOPS`` tops keeps the calibration's colour."""
@@ -290,14 +291,14 @@ def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
     for c in (0, 1):
         apart = np.linalg.norm(np.log(np.maximum(stacks[c], 1.0)) - np.log(np.maximum(medians[1 - c], 1.0)), axis=1)
         far.append(np.median(stacks[c][apart >= np.median(apart)], axis=0))
-    tried = [(medians[0], medians[1]), (far[0], far[1]), (medians[0], far[1]), (far[0], medians[1]),
-             (np.asarray(cal.colour.light_bgr), np.asarray(cal.colour.dark_bgr))]
+    tried = [(np.asarray(cal.colour.light_bgr), np.asarray(cal.colour.dark_bgr)),
+             (medians[0], medians[1]), (far[0], far[1]), (medians[0], far[1]), (far[0], medians[1])]
     candidates = [ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark),
                               "adapted") for light, dark in tried]
     errors = [colour_errors(dataclasses.replace(cal, colour=cm), labelled_frames[:COLOUR_FRAMES])
               for cm in candidates]
-    best = candidates[int(np.argmin(errors))]
-    return best if best != candidates[-1] else cal.colour
+    best = int(np.argmin(errors))
+    return candidates[best] if best else cal.colour
 
 
 def colour_errors(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> int:
