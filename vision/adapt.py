@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from calibration.model import Calibration, CalibrationError, ColourModel, to_json
@@ -167,6 +168,26 @@ def fine_tune(model: MaterialModel, data: Squares, steps: int = STEPS, pull: flo
     start = {k: getattr(model, k).astype(np.float32) for k in PARAMS}
     params = train_choice(z, data.valid, data.y, start, steps, pull, anchor=start, rate=RATE)
     return dataclasses.replace(model, **{k: v.astype(np.float64) for k, v in params.items()})
+
+
+class _Pictures(Sequence):
+    """A folder's labelled frames as (image, truth) pairs, each picture read when asked for:
+    a referee's folder holds up to hundreds (1280x720 each), too many to hold at once."""
+
+    def __init__(self, folder: Path, items: list[LabelledFrame]) -> None:
+        self.folder, self.items = folder, items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return _Pictures(self.folder, self.items[k])
+        item = self.items[k]
+        image = cv2.imread(str(self.folder / item.file), cv2.IMREAD_COLOR)
+        if image is None:
+            raise FramesFolderError(f"{self.folder / item.file}: missing, or not a picture OpenCV can read")
+        return image, item
 
 
 def calibration_id(cal: Calibration) -> str:
@@ -343,12 +364,12 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     cal, truth = open_folder(folder)
     if not table:
         return _adapt_weights(folder, cal, base, steps, pull)
-    usable = [(image, item) for image, item in frames(folder) if not any(item.hidden)]
+    usable = _Pictures(Path(folder), [item for item in truth if not any(item.hidden)])
     if len(usable) < 4:
         raise FramesFolderError(f"{folder}: {len(usable)} usable frames (nothing hidden); adapting needs at least 4")
     every = int(round(1 / HOLD_OUT))
     check = usable[::every]
-    train = [f for k, f in enumerate(usable) if k % every]
+    train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every])
     start_model = calibrated_model(cal, base)
     material = "clear" if cal.pieces.clear else "opaque"
     measured = dataclasses.replace(cal, sizes=_with_scales(cal, measure_edges(cal, train)))
