@@ -1,11 +1,18 @@
-"""Adaptation benchmark: how much a few games' frames of a user's own table teach the square
-model, shown from the renderer the model was fitted on to the held-out one.
+"""Adaptation benchmark: how much a few games' frames of a user's own table teach recognition,
+shown from the renderer the models were fitted on to the held-out one.
 
 For each of ``--tables`` random tables in the ``--style`` look (camera, wood, finishes,
-lamps): calibrate as the wizard does (the empty board, then the set measured), keep
-``--adapt-frames`` labelled frames as the referee would (``vision.frames_folder``), adapt the
-shipped square model to them (``vision.adapt``), and read ``--test-frames`` other frames of the
-same table with the shipped and the adapted model.
+lamps) from ``--first-table`` on: calibrate as the wizard does (the empty board, then the set
+measured), keep ``--adapt-frames`` labelled frames as the referee would
+(``vision.frames_folder``), adapt to them (``vision.adapt``: the edge radii, the players'
+colours and the square model's weights), and read ``--test-frames`` other frames of the same
+table through the shipped calibration and model and through the adapted ones (and, with
+``--weights-only``, with the square model's weights alone adapted, as before the table was
+measured).  Per table and over all tables: squares and whole boards read right, readings
+wrong at or above the referee's commit confidence, median milliseconds per frame.
+
+Tables 0-9 are for tuning; 10 on are held out (``--first-table 10``), to be read once.
+``--keep DIR`` keeps the rendered folders there and reuses them.
 
     python bench/adapt.py [--sets gobblet,gobblet-jr,storer-clear] [--tables 3] [--style shaded]
 """
@@ -18,6 +25,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from calibration import calibrate  # noqa: E402
@@ -25,15 +34,27 @@ from hardware.pieces import load_board, load_piece_set  # noqa: E402
 from hardware.synthetic import empty_scene, random_scene, render_scene  # noqa: E402
 from vision.adapt import adapt  # noqa: E402
 from vision.evaluate import EvalResult, evaluate_folder, layout_scene  # noqa: E402
-from vision.frames_folder import FramesWriter  # noqa: E402
+from vision.frames_folder import FramesFolderError, FramesWriter, open_folder  # noqa: E402
 from vision.set_measure import measure_set  # noqa: E402
 from vision.square_model import load_model  # noqa: E402
 
 SEED = 4_000_037  # tables apart from vision-eval's, the tests' and the fit's
 
 
+def _complete(folder: Path, count: int) -> bool:
+    """Whether ``folder`` is a frames folder already holding ``count`` frames (``--keep``)."""
+    try:
+        return len(open_folder(folder)[1]) == count
+    except FramesFolderError:
+        return False
+
+
 def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, root: Path) -> tuple[Path, Path] | None:
-    """Two frames folders of one random table: frames to adapt on and frames to test on."""
+    """Two frames folders of one random table: frames to adapt on and frames to test on.
+    Folders ``root`` already holds complete (a kept run's) are used as they are."""
+    learn, test = (root / f"{name}-{style}-{table}-{part}" for part in ("adapt", "test"))
+    if _complete(learn, n_adapt) and _complete(test, n_test):
+        return learn, test
     pieces = load_piece_set(name)
     board = load_board(pieces.default_board)
     seed = SEED + 7919 * table
@@ -46,10 +67,13 @@ def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, 
         return None
     out = []
     for part, count, offset in (("adapt", n_adapt, 100), ("test", n_test, 5000)):
-        writer = FramesWriter(root / f"{name}-{table}-{part}", cal, keep=count)
+        writer = FramesWriter(root / f"{name}-{style}-{table}-{part}", cal, keep=count)
         for j in range(count):
             sc = random_scene(pieces, board, seed + offset + j, intrinsics=base.intrinsics, pose=base.pose, style=style)
-            image, truth = render_scene(replace(sc, look=base.look), seed + offset + j)
+            # the table's own furniture in every frame (the shaded look carries it; polygon
+            # scenes draw each frame's table and board texture from its seed otherwise)
+            image, truth = render_scene(replace(sc, look=base.look, table_bgr=base.table_bgr,
+                                                texture_variant=base.texture_variant), seed + offset + j)
             writer.add(image, truth.tops)
         out.append(writer.folder)
     return out[0], out[1]
@@ -59,41 +83,59 @@ def _merge(into: EvalResult, res: EvalResult) -> None:
     for f in ("boards", "boards_right", "occupied", "occupied_right", "empty", "empty_right", "wrong_labels"):
         setattr(into, f, getattr(into, f) + getattr(res, f))
     into.conf_right += res.conf_right
+    into.ms += res.ms
 
 
 def _line(label: str, res: EvalResult) -> str:
-    sure_wrong = sum(1 for c, ok in res.conf_right if c >= 0.8 and not ok)
-    return (f"  {label:<8} per square {100 * res.square_accuracy:7.3f} %   whole boards {100 * res.board_accuracy:7.3f} %   "
-            f"confidently wrong {sure_wrong} of {res.occupied + res.empty} squares")
+    return (f"  {label:<16} per square {100 * res.square_accuracy:7.3f} %   whole boards {100 * res.board_accuracy:7.3f} %   "
+            f"confidently wrong {res.confidently_wrong} of {res.occupied + res.empty} squares   "
+            f"median {np.median(res.ms) if res.ms else 0:.1f} ms")
 
 
 def main() -> int:
     """Build the folders, adapt, and print before and after per piece set."""
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default="gobblet,gobblet-jr,storer-clear")
     ap.add_argument("--tables", type=int, default=3)
+    ap.add_argument("--first-table", type=int, default=0,
+                    help="index of the first table (tables 0-9 are for tuning; 10 on are held out)")
+    ap.add_argument("--keep", metavar="DIR", help="keep the frames folders there (and reuse those it holds)")
     ap.add_argument("--style", default="shaded", choices=("polygon", "shaded"))
     ap.add_argument("--adapt-frames", type=int, default=30, help="frames per table to adapt on (a few games' worth)")
     ap.add_argument("--test-frames", type=int, default=20)
+    ap.add_argument("--weights-only", action="store_true",
+                    help="also adapt the square model's weights alone (the adaptation before the table was measured)")
     args = ap.parse_args()
     base_model = load_model()
     with tempfile.TemporaryDirectory(prefix="cupboard-adapt-") as tmp:
+        root = Path(args.keep) if args.keep else Path(tmp)
         for name in args.sets.split(","):
-            before, after = EvalResult(name, ""), EvalResult(name, "")
-            print(f"== {name}, {args.style} look: {args.tables} tables, {args.adapt_frames} frames to adapt on, "
-                  f"{args.test_frames} to test on each", flush=True)
-            for table in range(args.tables):
-                folders = table_folders(name, table, args.style, args.adapt_frames, args.test_frames, Path(tmp))
+            kinds = ["shipped"] + (["weights only"] if args.weights_only else []) + ["adapted"]
+            totals = {k: EvalResult(name, "") for k in kinds}
+            print(f"== {name}, {args.style} look: tables {args.first_table}-{args.first_table + args.tables - 1}, "
+                  f"{args.adapt_frames} frames to adapt on, {args.test_frames} to test on each", flush=True)
+            for table in range(args.first_table, args.first_table + args.tables):
+                folders = table_folders(name, table, args.style, args.adapt_frames, args.test_frames, root)
                 if folders is None:
                     continue
                 learn, test = folders
-                result = adapt(learn, base_model)
-                print(f"  table {table}: adapted={result.adapted} (kept-apart squares {100 * result.before:.2f} -> "
-                      f"{100 * result.after:.2f} %)", flush=True)
-                _merge(before, evaluate_folder(test, base_model))
-                _merge(after, evaluate_folder(test, result.model))
-            print(_line("shipped", before))
-            print(_line("adapted", after), flush=True)
+                results = {"shipped": evaluate_folder(test, base_model)}
+                if args.weights_only:
+                    weights = adapt(learn, base_model, table=False)
+                    results["weights only"] = evaluate_folder(test, weights.model)
+                full = adapt(learn, base_model)
+                results["adapted"] = evaluate_folder(test, full.model, full.calibration)
+                t = full.table
+                print(f"  table {table}: adapted={full.adapted} (kept-apart squares {100 * full.before:.2f} -> "
+                      f"{100 * full.after:.2f} %)" + (f"; edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)}, "
+                                                     f"colours {'measured' if t.colour.source == 'adapted' else 'kept'}"
+                                                     if t else ""), flush=True)
+                for k in kinds:
+                    print(_line(k, results[k]))
+                    _merge(totals[k], results[k])
+            print(f"  all tables of {name}:")
+            for k in kinds:
+                print(_line(k, totals[k]), flush=True)
     return 0
 
 

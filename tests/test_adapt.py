@@ -7,14 +7,19 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from calibration import calibrate
+from calibration.model import CalibrationError, ColourModel
 from hardware.pieces import load_board, load_piece_set
 from hardware.synthetic import empty_scene, random_scene, render_scene
-from vision.adapt import adapt
+from vision.evaluate import layout_scene
+from vision.adapt import (AdaptationFileError, TableAdaptation, adapt, adapted_calibration, calibration_id,
+                          load_adaptation, save_adaptation)
 from vision.evaluate import evaluate_folder
 from vision.frames_folder import FramesFolderError, FramesWriter, frames, open_folder
+from vision.set_measure import measure_set
 from vision.square_model import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +94,8 @@ def test_adapting_to_a_table_in_the_held_out_look_reads_it_no_worse(tmp_path):
     assert result.frames_used == 6 and result.frames_checked == 2
     assert result.adapted == (result.after >= result.before)
     assert (result.model is shipped) != result.adapted
-    before, after = evaluate_folder(test, shipped), evaluate_folder(test, result.model)
+    assert (result.table is not None) == result.adapted
+    before, after = evaluate_folder(test, shipped), evaluate_folder(test, result.model, result.calibration)
     assert after.square_accuracy >= before.square_accuracy - 1e-9
 
 
@@ -105,6 +111,18 @@ def test_the_commands_measure_and_adapt_on_a_folder(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "kept apart" in out.stdout and model.exists() == ("written to" in out.stdout)
+    if model.exists():
+        table = load_adaptation(model)
+        assert table.calibration_id == calibration_id(open_folder(folder)[0])
+        out = subprocess.run([*run, "vision-eval", "--frames", str(folder), "--adapted", str(model)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "per-square accuracy" in out.stdout
+    model.write_text('{"format": "cupboard-adaptation", "version": 1}')
+    bad = subprocess.run([*run, "vision-eval", "--frames", str(folder), "--adapted", str(model)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "adapted.json: 'calibration' must name" in bad.stderr
+    assert "Traceback" not in bad.stderr
     bad = subprocess.run([*run, "vision-eval", "--frames", str(tmp_path / "nothing")], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode != 0 and "no such folder" in bad.stderr and "Traceback" not in bad.stderr
@@ -145,3 +163,99 @@ def test_learning_from_committed_positions_reads_the_table_better():
         errors["learnt"] += wrong(rec, rest)
     print(errors)
     assert errors["learnt"] <= 0.75 * errors["calibration"]
+
+
+def _table(tmp: Path, name: str, seed: int, n_adapt: int, n_test: int) -> tuple[Path, Path]:
+    """Frames folders of one table as ``bench/adapt.py`` makes them (its table ``k`` is seed
+    4_000_037 + 7919 k): calibrated as the wizard does, the set measured on its layout, then
+    frames to adapt on and frames to test on under the table's own look."""
+    pieces = load_piece_set(name)
+    board = load_board(pieces.default_board)
+    base = random_scene(pieces, board, seed, style="shaded")
+    cal = calibrate([render_scene(empty_scene(base), seed + 1)[0]], pieces, board, intrinsics=base.intrinsics)
+    cal = measure_set(cal, render_scene(layout_scene(base, 1), seed + 2)[0]).calibration
+    out = []
+    for part, count, offset in (("adapt", n_adapt, 100), ("test", n_test, 5000)):
+        writer = FramesWriter(tmp / part, cal, keep=count)
+        for j in range(count):
+            sc = random_scene(pieces, board, seed + offset + j, intrinsics=base.intrinsics, pose=base.pose,
+                              style="shaded")
+            image, truth = render_scene(replace(sc, look=base.look), seed + offset + j)
+            writer.add(image, truth.tops)
+        out.append(writer.folder)
+    return out[0], out[1]
+
+
+def test_adapting_to_a_table_measures_the_colours_its_light_shows():
+    """A Storer table of the held-out look (``bench/adapt.py``'s tuning table 1) whose dark
+    plugs mirror the lamp: the layout's picture measured the dark player's colour grey, and
+    its dark plugs are read light.  Training the square model's weights alone (as adapting did
+    before it measured the table) leaves every one of those misreads, since the square model
+    decides the size and never the colour; measuring the players' colours on the labelled tops
+    of a few frames reads most of them right."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        learn, test = _table(Path(tmp), "storer-clear", 4_000_037 + 7919, 12, 4)
+        shipped = load_model()
+        weights_only = adapt(learn, shipped, table=False)
+        full = adapt(learn, shipped)
+        cal = open_folder(learn)[0]
+        before = evaluate_folder(test, weights_only.model)
+        after = evaluate_folder(test, full.model, full.calibration)
+    assert full.adapted and full.table is not None and full.table.colour.source == "adapted"
+    # the dark player's colour: grey as the layout measured it, plainly darker as the table shows it
+    assert sum(full.table.colour.dark_bgr) < 0.8 * sum(cal.colour.dark_bgr)
+    wrong_before = before.occupied - before.occupied_right
+    wrong_after = after.occupied - after.occupied_right
+    print(wrong_before, wrong_after)
+    assert wrong_before >= 8
+    assert wrong_after <= wrong_before // 2
+
+
+def _tiny_table(tmp: Path) -> tuple[Path, TableAdaptation]:
+    folder = _folder(tmp / "f", "gobblet-jr", "polygon", 1, seed=35)
+    cal = open_folder(folder)[0]
+    table = TableAdaptation(calibration_id(cal), "opaque", (0.95, 0.96, 0.97),
+                            ColourModel(cal.colour.board_bgr, (60.0, 150.0, 230.0), (200.0, 90.0, 40.0), "adapted"),
+                            load_model().for_material("opaque"), "a test's")
+    return folder, table
+
+
+def test_an_adaptation_file_reads_back_and_applies_to_its_own_calibration_only(tmp_path):
+    folder, table = _tiny_table(tmp_path)
+    path = tmp_path / "adaptation.json"
+    save_adaptation(table, path)
+    back = load_adaptation(path)
+    assert back.edge_scales == table.edge_scales and back.colour == table.colour and back.material == "opaque"
+    assert np.allclose(back.weights.linear, table.weights.linear, atol=1e-6)
+    cal = open_folder(folder)[0]
+    adapted = adapted_calibration(cal, back)
+    assert [sc.edge_scale for sc in adapted.sizes] == [0.95, 0.96, 0.97]
+    assert adapted.colour == table.colour and adapted.square_model is not None
+    assert evaluate_folder(folder, "shipped", adapted).boards == 1  # the recogniser reads through it
+    other = _folder(tmp_path / "g", "gobblet-jr", "polygon", 1, seed=36)
+    with pytest.raises(CalibrationError, match="another calibration"):
+        adapted_calibration(open_folder(other)[0], back)
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d.__setitem__("version", 7), r"unsupported version 7"),
+    (lambda d: d.__setitem__("edge_scales", [0.95, "x", 1.0]), r"'edge_scales' must list a number from 0.5 to 1.5"),
+    (lambda d: d["colour_model"].__setitem__("dark_bgr", [1, 2]), r"colour_model.dark_bgr: expected three numbers"),
+    (lambda d: d.__setitem__("material", "glass"), r"'material' must be 'opaque' or 'clear'"),
+    (lambda d: d["square_model"]["materials"]["opaque"].__setitem__("out", [1.0]), r"square_model: opaque.out has shape"),
+    (lambda d: d.pop("calibration"), r"'calibration' must name the calibration"),
+])
+def test_a_damaged_adaptation_file_is_named(tmp_path, change, says):
+    _, table = _tiny_table(tmp_path)
+    path = tmp_path / "adaptation.json"
+    save_adaptation(table, path)
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(AdaptationFileError, match=says):
+        load_adaptation(path)
+    path.write_text("{not json")
+    with pytest.raises(AdaptationFileError, match="adaptation.json: not valid JSON"):
+        load_adaptation(path)

@@ -1,17 +1,31 @@
-"""Adapting the square model to a user's own board, pieces, light and camera from labelled
-frames (``vision.frames_folder``: frames the referee kept of committed positions, or the
-user's own photos with a truth file).
+"""Adapting recognition to a user's own board, pieces, light and camera from labelled frames
+(``vision.frames_folder``: frames the referee kept of committed positions, or the user's own
+photos with a truth file).
 
-The square model was fitted on rendered boards.  Here its weights for the folder's cup
-material are trained further on the folder's squares, pulled towards the shipped weights (so a
-few games' frames move them only as far as they must) and with the same standardisation.  A
-share of the frames is kept apart: the adapted model is kept only if it reads those at least
-as well as the one it started from, and both figures are reported.
+The square model was fitted on rendered boards, but it decides only empty or which size from
+the evidence the recogniser measures; where that evidence or the colour is misread, no
+training of its weights helps.  On tables of the held-out look most misreads that training
+left were of two kinds: one size off, because the edge search looked for a top's edge at the
+set file's radius while a rounded top shows it further in, and a colour misread, because the
+players' colours measured on the layout's picture were not those the table's light shows on
+most tops (a dark plug mirroring the lamp there measured grey).  Both are values the
+recogniser reads from the calibration, so ``adapt`` measures them on the frames' labelled tops
+(``measure_edges``, ``measure_colours``), then trains the weights for the folder's cup
+material on the squares as that calibration reads them, pulled towards the calibration's own
+weights (so a few games' frames move them only as far as they must).  A share of the frames is
+kept apart: the adaptation is kept only if the whole readings of those are at least as good
+through it as through the folder's calibration, and both figures are reported.
+
+What is learnt (``TableAdaptation``) is written as a versioned file (``save_adaptation``,
+format ``cupboard-adaptation``) tied to its calibration, and put into it when read
+(``adapted_calibration``): the recogniser itself is unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import logging
 import threading
 from collections import deque
@@ -19,14 +33,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from calibration.model import Calibration
+from calibration.model import Calibration, CalibrationError, ColourModel, to_json
+from engine.files import write_atomic
+from hardware.pieces import check_header
 
-from .frames_folder import FramesFolderError, frames, open_folder
+from .frames_folder import FramesFolderError, LabelledFrame, frames, open_folder
+from .observation import OCCLUDED
 from .recognise import Recogniser
 from .square_fit import PARAMS, train_choice
-from .square_model import MaterialModel, SquareModel, alternatives, calibrated_model, model_json
+from .square_model import (MaterialModel, ModelFileError, SquareModel, alternatives, calibrated_model, model_json,
+                           parse_model)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +55,13 @@ RATE = 0.005
 HOLD_OUT = 0.25  # share of the frames (every 4th) kept apart to check the adaptation on
 PLAY_WINDOW = 12  # committed positions a game's learning remembers
 PLAY_STEPS = 150  # training steps after each (from the calibration's model, so they do not add up)
+EDGE_SCALES = np.round(np.arange(0.75, 1.1251, 0.025), 3)  # edge radii tried, shares of the set file's
+EDGE_FRAMES = 10  # frames to adapt on that the edge radii are measured on (each read at every radius)
+EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
+EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
+COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
+COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
+BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
 
 
 @dataclass(frozen=True)
@@ -49,9 +75,30 @@ class Squares:
 
 
 @dataclass(frozen=True)
+class TableAdaptation:
+    """What adapting learnt about one table, beyond the calibration it was adapted from
+    (``calibration_id``, ``calibration_id(cal)``): per size class where its top's edge shows
+    (``SizeClass.edge_scale``, measured on every labelled top of the frames rather than on the
+    layout's two cups), the players' colours as this light shows them on every labelled top,
+    and the square model's weights for the set's ``material`` trained on the frames' squares.
+    ``adapted_calibration`` puts them in the calibration; ``save_adaptation`` writes them as a
+    versioned file and ``load_adaptation`` checks one."""
+
+    calibration_id: str
+    material: str
+    edge_scales: tuple[float, ...]
+    colour: ColourModel
+    weights: MaterialModel
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Adaptation:
     """The model to use (adapted, or the one started from if adapting did not help), whether
-    it was adapted, and the share of the kept-apart squares each model reads right."""
+    it was adapted, and the share of the kept-apart squares each reads right (the whole
+    reading, size and colour, of the calibration as it was against the adapted one).
+    ``table`` is what was learnt (None when it was not kept) and ``calibration`` the
+    calibration to read with: the folder's, with ``table`` applied when it was kept."""
 
     model: SquareModel
     adapted: bool
@@ -59,6 +106,8 @@ class Adaptation:
     frames_checked: int
     before: float
     after: float
+    calibration: Calibration | None = None
+    table: TableAdaptation | None = None
 
 
 def collect(folder: str | Path) -> tuple[Calibration, str, list[Squares]]:
@@ -121,9 +170,233 @@ def fine_tune(model: MaterialModel, data: Squares, steps: int = STEPS, pull: flo
     return dataclasses.replace(model, **{k: v.astype(np.float64) for k, v in params.items()})
 
 
-def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float = PULL) -> Adaptation:
-    """Adapt ``base`` to the frames of ``folder`` (every 4th frame kept apart to check)."""
-    cal, material, per_frame = collect(folder)
+class _Pictures(Sequence):
+    """A folder's labelled frames as (image, truth) pairs, each picture read when asked for:
+    a referee's folder holds up to hundreds (1280x720 each), too many to hold at once."""
+
+    def __init__(self, folder: Path, items: list[LabelledFrame]) -> None:
+        self.folder, self.items = folder, items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return _Pictures(self.folder, self.items[k])
+        item = self.items[k]
+        image = cv2.imread(str(self.folder / item.file), cv2.IMREAD_COLOR)
+        if image is None:
+            raise FramesFolderError(f"{self.folder / item.file}: missing, or not a picture OpenCV can read")
+        return image, item
+
+
+def calibration_id(cal: Calibration) -> str:
+    """A fingerprint of ``cal`` as the camera saw the board (its file's contents less the
+    square model, which adapting replaces): an adaptation belongs to one calibration."""
+    data = {k: v for k, v in to_json(cal).items() if k != "square_model"}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration:
+    """``cal`` reading as ``table`` learnt: its size classes' edge scales, the players' colours
+    and its square model's weights replaced (what the recogniser reads them from).  A
+    ``CalibrationError`` when ``table`` was learnt through another calibration or set."""
+    if table.calibration_id != calibration_id(cal):
+        raise CalibrationError("the adaptation was made through another calibration (the camera or the board "
+                               "moved since, or it is another set): adapt again on frames of this one")
+    if len(table.edge_scales) != len(cal.sizes):
+        raise CalibrationError(f"the adaptation has {len(table.edge_scales)} size classes, the calibration "
+                               f"{len(cal.sizes)}")
+    own = SquareModel({table.material: table.weights}, table.note)
+    return dataclasses.replace(cal, sizes=_with_scales(cal, table.edge_scales), colour=table.colour,
+                               square_model=model_json(own))
+
+
+def _with_scales(cal: Calibration, scales: Sequence[float]) -> tuple:
+    return tuple(dataclasses.replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales))
+
+
+def _peak(scores: np.ndarray, scales: np.ndarray) -> float:
+    """The scale at the best of ``scores`` (over ``scales``), refined by a parabola through
+    its neighbours."""
+    i = int(np.argmax(scores))
+    if 0 < i < len(scores) - 1:
+        a, b, c = scores[i - 1], scores[i], scores[i + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            return float(scales[i] + np.clip(0.5 * (a - c) / den, -0.5, 0.5) * (scales[1] - scales[0]))
+    return float(scales[i])
+
+
+def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[float, ...]:
+    """Per size class, where the edge of its tops shows on ``labelled_frames`` (the scale of
+    the set file's radius, ``SizeClass.edge_scale``): the edge search's score of each
+    labelled top at its own size, summed over every such top, peaks at the radius the top
+    really shows (a rounded or chamfered top shows its edge inside its outer diameter).  The
+    layout's picture measured it on two cups, and kept the set file's where they disagreed;
+    a few games' frames hold dozens of each size.  Clear sizes (sized by their white rims)
+    and sizes with fewer than ``EDGE_CUPS`` tops keep the calibration's.  A peak within
+    ``EDGE_DEADBAND`` of the file's radius is taken as the file's: on the look the models were
+    fitted on, where the file's radius is right, the scores peak 0.3-3 % outside it (the
+    picture's blur), and the models were fitted at the file's radius."""
+    n = len(cal.sizes)
+    solid = [not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes]
+    sums = np.zeros((len(EDGE_SCALES), n))
+    counts = np.zeros(n, int)
+    for i, f in enumerate(EDGE_SCALES):
+        rec = Recogniser(dataclasses.replace(cal, sizes=_with_scales(cal, (float(f),) * n)), model=None,
+                         size_check=None)
+        for image, item in labelled_frames[:EDGE_FRAMES]:
+            if not rec.recognise(image).board_found or rec.last_evidence is None:
+                continue
+            ring = np.clip(rec.last_evidence.ring, 0.0, 30.0)
+            for sq, top in enumerate(item.tops):
+                if top is not None and not item.hidden[sq]:
+                    sums[i, top[1]] += ring[sq, top[1]]
+                    counts[top[1]] += i == 0
+    out = []
+    for s in range(n):
+        if not solid[s] or counts[s] < EDGE_CUPS:
+            out.append(cal.sizes[s].edge_scale)
+            continue
+        f = _peak(sums[:, s], EDGE_SCALES)
+        out.append(round(f, 3) if abs(f - 1.0) > EDGE_DEADBAND else 1.0)
+    return tuple(out)
+
+
+def _body(pixels: np.ndarray) -> np.ndarray | None:
+    """A top's own colour: the median BGR of its pixels below the ``BODY_SHARE`` percentile of
+    brightness (a lamp's reflection only brightens); None for no pixels."""
+    if not len(pixels):
+        return None
+    lum = pixels.astype(np.float64).sum(axis=1)
+    keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
+    return np.median(keep.astype(np.float64), axis=0)
+
+
+def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> ColourModel:
+    """The players' colours as this table's light shows them, from every labelled top of
+    ``labelled_frames``: each top's own colour (``_body``) brought to the light of the
+    calibration's empty board (times the board's colour then over its colour in that frame, as
+    the recogniser compares them).  The layout's picture saw each player's cups at a few places
+    only: a lamp mirrored in one of them, or shade on another, moved the player's colour; over a
+    few games the tops stand everywhere.
+
+    Where the light makes a player's tops look two ways (a glossy top grey where it mirrors
+    the lamp, plainly coloured elsewhere) no single colour is typical, so a few are tried: the
+    calibration's, the players' medians, the medians of the half of each player's tops least
+    like the other's, and mixes of the two.  The one kept reads the colours of the labelled tops
+    (on ``COLOUR_FRAMES`` of the frames) with the fewest errors; ties go to the first, so the
+    calibration's colours stay unless measured ones read the tops better.
+    (The medians of the half most like the other player's, the grey tops, were tried too on a
+    tuning table whose dark plugs mirror the lamp: they read three times as many tops wrong.)  A player
+    with fewer than ``COLOUR_TOPS`` tops keeps the calibration's colour."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    ref_board = np.asarray(cal.colour.board_bgr, np.float64)
+    bodies: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    for image, item in labelled_frames:
+        if not rec.recognise(image).board_found:
+            continue
+        for sq, top in enumerate(item.tops):
+            if top is None or item.hidden[sq]:
+                continue
+            pixels, board_now = rec.top_pixels(sq, top[1])
+            body = _body(pixels)
+            if body is not None:
+                bodies[top[0]].append(body * ref_board / np.maximum(board_now, 1.0))
+    if min(len(b) for b in bodies) < COLOUR_TOPS:
+        return cal.colour
+    stacks = [np.stack(b) for b in bodies]
+    medians = [np.median(b, axis=0) for b in stacks]
+    far = []  # per player: the median of the half of its tops least like the other player's
+    for c in (0, 1):
+        apart = np.linalg.norm(np.log(np.maximum(stacks[c], 1.0)) - np.log(np.maximum(medians[1 - c], 1.0)), axis=1)
+        far.append(np.median(stacks[c][apart >= np.median(apart)], axis=0))
+    tried = [(np.asarray(cal.colour.light_bgr), np.asarray(cal.colour.dark_bgr)),
+             (medians[0], medians[1]), (far[0], far[1]), (medians[0], far[1]), (far[0], medians[1])]
+    candidates = [ColourModel(cal.colour.board_bgr, tuple(float(v) for v in light), tuple(float(v) for v in dark),
+                              "adapted") for light, dark in tried]
+    errors = [colour_errors(dataclasses.replace(cal, colour=cm), labelled_frames[:COLOUR_FRAMES])
+              for cm in candidates]
+    best = int(np.argmin(errors))
+    return candidates[best] if best else cal.colour
+
+
+def colour_errors(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> int:
+    """How many labelled tops of ``labelled_frames`` ``cal``'s recogniser reads in the wrong
+    colour, each taken at its true size."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    wrong = 0
+    for image, item in labelled_frames:
+        if not rec.recognise(image).board_found:
+            continue
+        for sq, top in enumerate(item.tops):
+            if top is not None and not item.hidden[sq]:
+                wrong += rec.colour_of(sq, top[1])[0] != top[0]
+    return wrong
+
+
+def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
+                     model: SquareModel | str = "shipped") -> float:
+    """Share of the squares of ``labelled_frames`` (those not hidden) whose whole reading (empty,
+    or the top's colour and size) ``Recogniser(cal, model)`` gets right."""
+    rec = Recogniser(cal, model)
+    right = total = 0
+    for image, item in labelled_frames:
+        obs = rec.recognise(image)
+        for reading, top, hidden in zip(obs.squares, item.tops, item.hidden):
+            if hidden:
+                continue
+            total += 1
+            right += (reading.top if reading.state != OCCLUDED else OCCLUDED) == top
+    return right / max(1, total)
+
+
+def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float = PULL,
+          table: bool = True) -> Adaptation:
+    """Adapt to the frames of ``folder`` (every 4th frame kept apart to check).  With
+    ``table`` (the default) the edge radii and the players' colours are measured on the
+    frames first (``measure_edges``, ``measure_colours``), then ``base``'s weights for the set's
+    material trained on the frames' squares as the measured calibration reads them; the
+    adapted calibration is kept when it reads the kept-apart frames at least as well as the
+    folder's.  Without, only the weights are trained (as before the table was measured), and
+    checked by the model's own choice on the kept-apart squares."""
+    cal, truth = open_folder(folder)
+    if not table:
+        return _adapt_weights(folder, cal, base, steps, pull)
+    usable = _Pictures(Path(folder), [item for item in truth if not any(item.hidden)])
+    if len(usable) < 4:
+        raise FramesFolderError(f"{folder}: {len(usable)} usable frames (nothing hidden); adapting needs at least 4")
+    every = int(round(1 / HOLD_OUT))
+    check = usable[::every]
+    train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every])
+    start_model = calibrated_model(cal, base)
+    material = "clear" if cal.pieces.clear else "opaque"
+    measured = dataclasses.replace(cal, sizes=_with_scales(cal, measure_edges(cal, train)))
+    measured = dataclasses.replace(measured, colour=measure_colours(measured, train))
+    rec = Recogniser(measured, model=None, size_check=None)
+    parts = [sq for sq in (labelled(rec, image, item.tops) for image, item in train) if sq is not None]
+    if not parts:
+        raise FramesFolderError(f"{folder}: the board was found in none of the frames to adapt on")
+    tuned = fine_tune(start_model.for_material(material), _merge(parts), steps, pull)
+    learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
+                             measured.colour, tuned)
+    after_cal = adapted_calibration(cal, learnt)
+    before = reading_accuracy(cal, check, start_model)
+    after = reading_accuracy(after_cal, check, SquareModel({**base.materials, material: tuned}))
+    better = after >= before
+    note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
+            f"({100 * before:.2f} -> {100 * after:.2f} % of the squares of {len(check)} frames kept apart)")
+    learnt = dataclasses.replace(learnt, note=note)
+    if not better:
+        return Adaptation(base, False, len(train), len(check), before, after, cal, None)
+    return Adaptation(SquareModel({**base.materials, material: tuned}, note), True, len(train), len(check),
+                      before, after, adapted_calibration(cal, learnt), learnt)
+
+
+def _adapt_weights(folder: str | Path, cal: Calibration, base: SquareModel, steps: int, pull: float) -> Adaptation:
+    """``adapt`` of the square model's weights alone (``table=False``)."""
+    _, material, per_frame = collect(folder)
     if len(per_frame) < 4:
         raise FramesFolderError(f"{folder}: {len(per_frame)} usable frames (board found, nothing hidden); "
                                 "adapting needs at least 4")
@@ -137,7 +410,7 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
             f"({100 * before:.2f} -> {100 * after:.2f} % of {len(held.y)} squares kept apart)")
     model = SquareModel({**base.materials, material: tuned}, note) if better else base
-    return Adaptation(model, better, len(train), len(check), before, after)
+    return Adaptation(model, better, len(train), len(check), before, after, cal, None)
 
 
 class PlayLearner:
@@ -197,3 +470,72 @@ class PlayLearner:
                 self.recogniser.model = fine_tune(self.start, data, self.steps, self.pull)
             except Exception:  # learning is a help, never a need: keep the weights there are
                 log.exception("learning from play skipped a training")
+
+
+ADAPTATION_FORMAT = "cupboard-adaptation"
+ADAPTATION_VERSION = 1
+
+
+class AdaptationFileError(ValueError):
+    """An adaptation file is missing, damaged or of another format or version; the message
+    names the file and the problem."""
+
+
+def adaptation_json(table: TableAdaptation) -> dict[str, object]:
+    """``table`` as the versioned JSON object of an adaptation file (``parse_adaptation``)."""
+    return {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "note": table.note,
+            "calibration": table.calibration_id, "material": table.material,
+            "edge_scales": [round(float(f), 4) for f in table.edge_scales],
+            "colour_model": dataclasses.asdict(table.colour),
+            "square_model": model_json(SquareModel({table.material: table.weights}, table.note))}
+
+
+def save_adaptation(table: TableAdaptation, path: str | Path) -> None:
+    """Write ``table`` to ``path`` (atomically: a crash leaves the old file or the new one)."""
+    write_atomic(path, json.dumps(adaptation_json(table), separators=(",", ":")) + "\n", what="the adaptation")
+
+
+def _bgr(value: object, where: str) -> tuple[float, float, float]:
+    if (not isinstance(value, list) or len(value) != 3
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 512.0 for v in value)):
+        raise AdaptationFileError(f"{where}: expected three numbers from 0 to 512 (blue, green, red)")
+    return tuple(float(v) for v in value)  # type: ignore[return-value]
+
+
+def parse_adaptation(data: object, where: str) -> TableAdaptation:
+    """Check and convert the JSON of an adaptation file; ``where`` names it in errors."""
+    data = check_header(data, ADAPTATION_FORMAT, ADAPTATION_VERSION, where, AdaptationFileError,
+                        " (adapt again: cupboard adapt --frames DIR)")
+    ident, material = data.get("calibration"), data.get("material")
+    if not isinstance(ident, str) or not ident:
+        raise AdaptationFileError(f"{where}: 'calibration' must name the calibration it was adapted through")
+    if material not in ("opaque", "clear"):
+        raise AdaptationFileError(f"{where}: 'material' must be 'opaque' or 'clear', got {material!r}")
+    scales = data.get("edge_scales")
+    if (not isinstance(scales, list) or not scales
+            or not all(isinstance(f, (int, float)) and not isinstance(f, bool) and 0.5 <= f <= 1.5 for f in scales)):
+        raise AdaptationFileError(f"{where}: 'edge_scales' must list a number from 0.5 to 1.5 per size class")
+    cm = data.get("colour_model")
+    if not isinstance(cm, dict):
+        raise AdaptationFileError(f"{where}: 'colour_model' must be an object")
+    colour = ColourModel(*(_bgr(cm.get(k), f"{where}: colour_model.{k}") for k in ("board_bgr", "light_bgr", "dark_bgr")),
+                         str(cm.get("source", "adapted")))
+    try:
+        model = parse_model(data.get("square_model"), f"{where}: square_model")
+        weights = model.for_material(material)
+    except (ModelFileError, KeyError) as e:
+        raise AdaptationFileError(str(e).strip('"')) from None
+    return TableAdaptation(ident, material, tuple(float(f) for f in scales), colour, weights, str(data.get("note", "")))
+
+
+def load_adaptation(path: str | Path) -> TableAdaptation:
+    """Read and check an adaptation file (``cupboard adapt`` writes one); every problem is an
+    ``AdaptationFileError`` naming the file and what is wrong."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise AdaptationFileError(f"{path}: cannot read the adaptation ({e.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise AdaptationFileError(f"{path}: not valid JSON ({e})") from None
+    return parse_adaptation(data, str(path))

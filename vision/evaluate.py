@@ -285,10 +285,13 @@ def evaluate(piece_set: str, boards: int, seed: int = 0, per_camera: int = 2, ha
 
 
 @_on_one_thread
-def evaluate_folder(folder: str | Path, model: SquareModel | None | str = "shipped") -> EvalResult:
+def evaluate_folder(folder: str | Path, model: SquareModel | None | str = "shipped",
+                    calibration: Calibration | None = None) -> EvalResult:
     """Recognise every frame of a frames folder (``vision.frames_folder``: the user's own
-    photos, or frames the referee kept) through its calibration, and count against its truth."""
+    photos, or frames the referee kept) through its calibration, or through ``calibration``
+    (the folder's adapted to it, ``vision.adapt.adapted_calibration``), and count against its truth."""
     cal, _ = open_folder(folder)
+    cal = calibration or cal
     res = EvalResult(cal.pieces.name, cal.board.name)
     res.heights.append(cal.camera_height_mm)
     res.models[cal.intrinsics.model or "?"] += 1

@@ -39,11 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="measure on a folder of labelled frames instead (your photos or the referee's; "
                         "docs/geometry.md, 'Frames folders')")
     p.add_argument("--model", metavar="FILE", help="a square model to read with (default: the shipped one)")
+    p.add_argument("--adapted", metavar="FILE",
+                   help="with --frames: read through the folder's calibration adapted by 'cupboard adapt' (its file)")
     p.set_defaults(func=cmd_vision_eval)
 
     p = subparsers.add_parser("adapt", help="adapt recognition to your own table from a folder of labelled frames")
     p.add_argument("--frames", metavar="DIR", required=True, help="the frames folder (calibration, truth, pictures)")
-    p.add_argument("--out", metavar="FILE", help="where to write the adapted model (default DIR/square_model.json)")
+    p.add_argument("--out", metavar="FILE", help="where to write the adaptation (default DIR/adaptation.json)")
     p.set_defaults(func=cmd_adapt)
 
     p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
@@ -106,8 +108,16 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
     from vision.square_model import load_model
 
     model = load_model(Path(args.model)) if args.model else "shipped"
+    if args.adapted and not args.frames:
+        raise ValueError("--adapted reads a frames folder through its adapted calibration: give --frames DIR too")
     if args.frames:
-        print(format_result(evaluate_folder(args.frames, model)), flush=True)
+        calibration = None
+        if args.adapted:
+            from vision.adapt import adapted_calibration, load_adaptation
+            from vision.frames_folder import open_folder
+
+            calibration = adapted_calibration(open_folder(args.frames)[0], load_adaptation(args.adapted))
+        print(format_result(evaluate_folder(args.frames, model, calibration)), flush=True)
         return 0
     if args.boards < 1:
         raise ValueError("--boards must be at least 1")
@@ -119,20 +129,23 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
-    """Adapt the square model to a frames folder; write it only if it reads the frames kept
-    apart at least as well."""
-    from vision.adapt import adapt
-    from vision.square_model import load_model, save_model
+    """Adapt recognition to a frames folder (edge radii, players' colours, square model); write
+    the adaptation only if it reads the frames kept apart at least as well."""
+    from vision.adapt import save_adaptation, adapt
+    from vision.square_model import load_model
 
     result = adapt(args.frames, load_model())
     print(f"adapted on {result.frames_used} frames; the {result.frames_checked} kept apart read "
           f"{100 * result.before:.2f} % right before, {100 * result.after:.2f} % after")
-    if not result.adapted:
-        print("the adapted model read the kept-apart frames worse: nothing written")
+    if not result.adapted or result.table is None:
+        print("the adaptation read the kept-apart frames worse: nothing written")
         return 0
-    out = Path(args.out) if args.out else Path(args.frames) / "square_model.json"
-    save_model(result.model, out)
-    print(f"adapted model written to {out}: use it with --model {out}")
+    out = Path(args.out) if args.out else Path(args.frames) / "adaptation.json"
+    save_adaptation(result.table, out)
+    t = result.table
+    print(f"edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)} of the set file's; players' colours "
+          f"(BGR) light {', '.join(f'{v:.0f}' for v in t.colour.light_bgr)}, dark {', '.join(f'{v:.0f}' for v in t.colour.dark_bgr)}")
+    print(f"adaptation written to {out}: read with it by vision-eval --frames {args.frames} --adapted {out}")
     return 0
 
 
