@@ -195,6 +195,17 @@ class Judgement:
     explanation: Explanation | None = None
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """``CupsReferee.decide``'s answer: ``kind`` "move" (``moves[0]``, leading its rivals by
+    ``lead``), "ask" (the candidates in ``moves``), "illegal" or "nothing"."""
+
+    kind: str
+    moves: tuple[CupsMove, ...]
+    explanation: Explanation
+    lead: float = 0.0
+
+
 class CupsReferee(CameraLoop):
     """Turns frames of a Cups table into moves and alerts for ``session`` (a Cups game).
 
@@ -337,6 +348,34 @@ class CupsReferee(CameraLoop):
         game = self.session.board
         if self._waiting is not None:
             reading = self._against_counts(reading, game)
+        verdict = self.decide(game, reading)
+        ex = verdict.explanation
+        if verdict.kind == "ask":
+            return self._ask(game, list(verdict.moves), ex)
+        if verdict.kind == "illegal":
+            return self._illegal(game, reading, ex)
+        if verdict.kind == "nothing":  # the table is as it was: a hand passed, or the table was put right
+            restored = self._waiting is not None or self.pending is not None
+            self._waiting = None
+            self.pending = None
+            self._set_stable(image)
+            if restored:
+                self.session.alert("restored", "the table matches the game again", {})
+                return self._note(Judgement("restored", explanation=ex))
+            return self._note(Judgement("nothing", explanation=ex))
+        move = verdict.moves[0]
+        text = game.move_text(move)
+        self.pending = None
+        self._waiting = None
+        self.session.play(move, source="camera", notes={"margin": f"{min(verdict.lead, 99.0):.2f}"})
+        self._set_stable(image)
+        self._play_forced()
+        return self._note(Judgement("move", text, ex))
+
+    def decide(self, game: CupsGame, reading: TableReading) -> "Verdict":
+        """What a still table read as ``reading`` (against the last still table, the position
+        of ``game``) is taken for, with no side effect: a move committed, a question with its
+        candidates, an illegal change, or nothing.  Uses the hand's cover since that table."""
         before = table_state(game)
         moves = game.legal_moves()
         states = [before] + [after_state(game, m) for m in moves]
@@ -358,21 +397,14 @@ class CupsReferee(CameraLoop):
                 # the capture read (seed 4000 cups-6 daylight, move 10); but one below the best
                 # must agree with every sure count (beans put into the opponent's cup 1 are no
                 # capture of it)
-                return self._ask(game, [moves[same[0].index - 1]], ex)
-            return self._illegal(game, reading, ex)
+                return Verdict("ask", (moves[same[0].index - 1],), ex)
+            return Verdict("illegal", (), ex)
         if best.index == 0 and self._waiting is None and self.pending is None:
             unseen = self._unseen_moves(before, ex, reading)
             if unseen:  # the hand came over the containers: a move may have been made unseen
-                return self._ask(game, [moves[s.index - 1] for s in unseen], ex)
+                return Verdict("ask", tuple(moves[s.index - 1] for s in unseen), ex)
         if best.index == 0:  # the table is as it was: a hand passed, or the table was put right
-            restored = self._waiting is not None or self.pending is not None
-            self._waiting = None
-            self.pending = None
-            self._set_stable(image)
-            if restored:
-                self.session.alert("restored", "the table matches the game again", {})
-                return self._note(Judgement("restored", explanation=ex))
-            return self._note(Judgement("nothing", explanation=ex))
+            return Verdict("nothing", (), ex)
         # when the best itself needs a bean unseen in a cup the hand never came over, the hand's
         # reach rules no rival out either (seed 5007 cups-4 lamplight, move 5: d3's beans all
         # unseen, d1 best, d3 left out of the question for cup 2 the hand was not seen over)
@@ -393,18 +425,11 @@ class CupsReferee(CameraLoop):
             # d4 trailing by 2.08)
             wider = [s for s in rivals if s.index != 0 and self.margin <= best.score - s.score < ASK_BAND * self.margin]
             close += wider[:max(0, ASK_MAX - len(close))]
-            return self._ask(game, [moves[s.index - 1] for s in close[:ASK_MAX if unreached else None]], ex)
+            return Verdict("ask", tuple(moves[s.index - 1] for s in close[:ASK_MAX if unreached else None]), ex)
         if unreached:
             # the best needs a bean unseen in a cup the hand never came near: not alone
-            return self._ask(game, [moves[s.index - 1] for s in ([best] + rivals)[:ASK_MAX] if s.index != 0], ex)
-        move = moves[best.index - 1]
-        text = game.move_text(move)
-        self.pending = None
-        self._waiting = None
-        self.session.play(move, source="camera", notes={"margin": f"{min(lead, 99.0):.2f}"})
-        self._set_stable(image)
-        self._play_forced()
-        return self._note(Judgement("move", text, ex))
+            return Verdict("ask", tuple(moves[s.index - 1] for s in ([best] + rivals)[:ASK_MAX] if s.index != 0), ex)
+        return Verdict("move", (moves[best.index - 1],), ex, lead)
 
     def _set_stable(self, image: np.ndarray) -> None:
         self.reader.set_stable(image)
