@@ -34,7 +34,11 @@ seeds 5000-5009, now tuning seeds too, and the sixth measured on seeds 8000-8004
 ``--games 5 --moves 10 --seed 8000``.  The seventh (faint changes at the alarm, a rival one
 unseen bean worse, a capture seen, a bare floor misread already) was worked out on 8000-8004
 and 5000-5006 (tuning seeds now) and measured once on 9000-9004: ``--games 5 --moves 10
---seed 9000``; those are seen now too.
+--seed 9000``; those are seen now too.  The eighth (a bead's hole, the quiet cup that rules out
+the drop one cup longer) was worked out on 9000-9004 and a few games of 5000-5009, and measured
+once on 9200-9204, held out: ``--seeds 9200,9201,9202,9203,9204``.  Those showed wrong commits
+on cups-6; the hand's-reach rule narrowed for them (9200-9204 seen now) was measured once on
+9300-9302, held out: ``--seeds 9300,9301,9302``.
 """
 
 from __future__ import annotations
@@ -212,6 +216,8 @@ def readings(referee: CupsReferee, board, move) -> list[str]:
             out.append(f"      {names[i]}: {b[i]} -> {a[i]}; read {'changed' if r.changed else 'unchanged'}"
                        f"{'' if r.change is None else f' ({r.change:.2f} of a bean)'}, "
                        f"{r.count_estimate} ({r.count_low}-{r.count_high}) conf {r.confidence:.2f}"
+                       f"{'' if r.stir is None else f', stirred {r.stir:.2f} of a bean'}"
+                       f"{'' if r.seen is None else f', floor seen {r.seen:.2f}'}"
                        f", hand cover {referee.last_cover.get(i, 0.0):.2f}")
     return out
 

@@ -114,22 +114,24 @@ def test_an_illegal_change_is_named_and_the_game_waits(tmp_path):
     assert session.board.ply == 2  # the game waits for the table
 
 
-def hand_over_a_third_cup(seed: int):
-    """South drops 2 while the hand also goes over cup 3 (the hand frames of a drop of 3, then
-    the table of a drop of 2): the camera cannot tell a bean landed unseen in cup 3 from none.
-    Then North drops 1 (refereed as usual)."""
+def hand_over_the_next_cup(seed: int, k: int = 3):
+    """South drops ``k`` while the hand also goes over cup ``k + 1`` (the hand frames of a drop
+    of ``k + 1``, then the table of a drop of ``k``): where most of that cup's floor lies under
+    its near rim (cup 4 of seed 5021's camera: 0.69 of it seen), the camera cannot tell a bean
+    landed unseen there from none.  Then North drops 1 (refereed as usual).  Over cup 3, seen
+    0.81 and quiet, it can: d2 is committed alone (``CupsReferee._quiet``)."""
     game = RULES.new_game()
     start = table_state(game)
-    three = game.copy()
-    three.push(Drop(3))
-    game.push(Drop(2))
-    after_d2 = table_state(game)
+    longer = game.copy()
+    longer.push(Drop(k + 1))
+    game.push(Drop(k))
+    after = table_state(game)
     game.push(Drop(1))
     layout = cups_layout()
-    with_three = stream(layout, [start, table_state(three)], seed)
-    played = stream(layout, [start, after_d2, table_state(game)], seed)
-    hand_end = max(i for i, step in enumerate(with_three.steps) if step == -1)
-    images = [f.image for f in with_three.frames[:hand_end + 1]]
+    with_longer = stream(layout, [start, table_state(longer)], seed)
+    played = stream(layout, [start, after, table_state(game)], seed)
+    hand_end = max(i for i, step in enumerate(with_longer.steps) if step == -1)
+    images = [f.image for f in with_longer.frames[:hand_end + 1]]
     images += [f.image for f in played.frames[played.steps.index(1):]]
     frames = [Frame(image, i / 10.0, i) for i, image in enumerate(images)]
     second = hand_end + 1 + played.steps.count(1)  # the first frame of North's move
@@ -137,7 +139,7 @@ def hand_over_a_third_cup(seed: int):
 
 
 def test_a_question_is_answered_on_the_page(tmp_path):
-    setup, frames, second = hand_over_a_third_cup(5021)
+    setup, frames, second = hand_over_the_next_cup(5021)
     app = create_app(CompanionConfig(tmp_path, token=TOKEN, default_variant="cups"))
     hub = app.extensions["cupboard"].hub
     live = LiveReferee(hub, None, family_cameras={"cups": CupsCamera(setup)})
@@ -148,23 +150,28 @@ def test_a_question_is_answered_on_the_page(tmp_path):
             live.on_frame(frame)
         assert hub.session.board.ply == 0  # nothing committed alone
         pending = client.get("/api/camera/pending").get_json()["pending"]
-        assert pending is not None and pending["reason"] == "which move was it: d2 or d3?"
+        assert pending is not None and pending["reason"] == "which move was it: d3 or d4?"
         offered = [c["text"] for c in pending["candidates"]]
-        assert offered == ["d2", "d3"]
+        assert offered == ["d3", "d4"]
         state = client.get("/api/state").get_json()
         assert state["pending"]["candidates"] == pending["candidates"]
         alerts = [e for e in hub.session.journal.events if e.kind == "ambiguous"]
-        assert [a.data["candidates"] for a in alerts] == [["d2", "d3"]]
+        assert [a.data["candidates"] for a in alerts] == [["d3", "d4"]]
         r = client.post("/api/camera/confirm", json={"index": 0}, headers=AUTH)
         assert r.status_code == 200 and r.get_json()["state"]["ply"] == 1
         move = [e for e in hub.session.journal.events if e.kind == "move"][-1]
-        assert move.data["move"] == "d2" and move.data["notes"]["source"] == "confirmed"
+        assert move.data["move"] == "d3" and move.data["notes"]["source"] == "confirmed"
         assert client.get("/api/camera/pending").get_json()["pending"] is None
-        # the referee reads on from the confirmed table: North's drop is committed alone
+        # the referee reads on from the confirmed table: North's drop, its bean unseen in North's
+        # cup 1 (0.59 of that floor seen), is offered alone, with no alert
         for frame in frames[second:]:
             live.on_frame(frame)
+        pending = client.get("/api/camera/pending").get_json()["pending"]
+        assert pending is not None and [c["text"] for c in pending["candidates"]] == ["d1"]
+        assert not [e for e in hub.session.journal.events if e.kind == "illegal"]
+        client.post("/api/camera/confirm", json={"index": 0}, headers=AUTH)
         moves = [(e.data["move"], e.data["notes"]["source"]) for e in hub.session.journal.events if e.kind == "move"]
-        assert moves == [("d2", "confirmed"), ("d1", "camera")]
+        assert moves == [("d3", "confirmed"), ("d1", "confirmed")]
     finally:
         hub.close()
 

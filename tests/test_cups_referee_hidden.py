@@ -27,7 +27,9 @@ def test_a_capture_whose_beans_went_unseen_is_asked_about(tmp_path):
     """North's d2x after South's d3 on a 4-cup table takes South's cup 3; here the camera sees
     only that cup emptied and North's stock changed (North's two beans and the bowl's new one
     hidden, as under a rim).  A legal move explains every change seen and misses only beans
-    it adds: the players are asked ("not sure: d2x?"), with no alert."""
+    it adds: the players are asked ("not sure: d2x?"), with no alert.  South's d3 before it is
+    asked too (d3 or d4): the hand came over cup 4 (0.13 of it, over ``CAME_COVER``) and d4
+    trails by less than ``MARGIN``; the players answer d3."""
     rules = CupsRules(cups=4)
     game = rules.new_game()
     start = table_state(game)
@@ -40,10 +42,18 @@ def test_a_capture_whose_beans_went_unseen_is_asked_about(tmp_path):
     s = stream(cups_layout(), [start, after_d3, hidden], 5012)
     session = new_session(tmp_path, rules)
     referee = CupsReferee(session, s.setup)
-    result = run(referee, s.frames)
+    first: list[list[Drop]] = []
+
+    def answer_d3(frame) -> None:
+        if session.board.ply == 0 and referee.pending is not None:
+            first.append([c[0] for c in referee.pending.candidates])
+            referee.confirm(first[-1].index(Drop(3)))
+
+    result = run(referee, s.frames, on_frame=answer_d3)
+    assert first and Drop(3) in first[0], first
     assert [m[0] for m in result.moves] == ["d3"]
-    assert [k for k, _ in result.alerts] == ["ambiguous"], result.alerts
-    assert "d2x" in result.alerts[0][1]
+    assert [k for k, _ in result.alerts] == ["ambiguous", "ambiguous"], result.alerts
+    assert "d2x" in result.alerts[-1][1]
     assert [c[0] for c in referee.pending.candidates] == [Drop(2)]
 
 

@@ -52,6 +52,10 @@ TOUCH_SHARE = 0.7  # the low end of a bowl's or a stock's range: touching beans 
 PILED_SHARE = 0.15  # the estimate: this far from the flat count toward the piled one
 HIGH_SPREAD = 0.9  # the range's top: the piled count plus this many sqrt(beans in touching blobs)
 THICK = 0.4  # a changed blob is a bean's only where it is this share of a bean's radius thick
+STIR_FLOOR = 0.02  # ``stir``: a channel's departure in units of at least this (log colour)
+STIR_CHI = 6.0  # ... a patch stirred at this many times the floor's typical mean square ...
+STIR_MIN = 0.05  # ... and a root mean square of at least this in log colour
+HOLE_BEANS = 0.4  # holes in a changed blob under this many beans' area are a bead's hole or a glint
 SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's)
 # a bowl or stock whose floor's noise reads this high in every channel is mostly covered (a
 # heap): its quieter pixels are beans, not floor (an empty floor's quietest channel stays
@@ -74,6 +78,10 @@ class ContainerReading:
     # how many beans' area of it changed (``CupsReader.moved``; None: not measured), shown by
     # ``bench/cups_referee.py --why``
     change: float | None = None
+    # a cup's largest patch stirred since the last stable frame, in beans' area (``CupsReader.stir``;
+    # None: not measured, a bowl or a stock), and the share of its floor the camera sees
+    stir: float | None = None
+    seen: float | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,9 @@ class _View:
     gap: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        # the share of the floor the camera sees through the rim (the rest is under the near rim)
+        floor_px = np.pi * (self.container.radius_mm - WALL_MM) ** 2 * PPM ** 2
+        self.seen = min(1.0, self.area_px / floor_px) if floor_px > 0 else 0.0
         self.mask_u8 = self.mask.astype(np.uint8)
         self.mask_idx = np.flatnonzero(self.mask)
         self.ring_idx = np.flatnonzero(self.ring)[::3]
@@ -300,6 +311,39 @@ class CupsReader:
         out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return cv2.morphologyEx(out, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) & v.mask_u8
 
+    def stir(self, v: _View, lc: np.ndarray, ref: _Ref) -> np.ndarray:
+        """Where a cup's floor (``lc``: this frame's log view) differs from its last still
+        picture (``ref``) over a patch half a bean across by more than its noise does: uint8 0/1.
+        More sensitive than the change test and noisier: under a low lamp a bean's fringe or a
+        JPEG block shows here as up to half a bean, so it is evidence only that nothing
+        landed: dark beads on a brown floor, under ``DIFF`` and 3-5 times the pixel noise, show
+        here (seed 9001 cups-6 lamplight, move 8).  The departure (against the reference's
+        darkest and brightest neighbour, so an edge the light moved by a pixel is none; the
+        floor's even change, its median, taken out) is squared in units of each channel's
+        typical departure over the floor and averaged over the patch; a patch ``STIR_CHI``
+        times the floor's typical patch, and ``STIR_MIN`` in plain log colour, is stirred."""
+        b = v.box
+        out = np.zeros(v.mask.shape, np.uint8)
+        flat = (lc[b] - ref.log[b]).reshape(-1, 3)[v.box_idx]
+        if not len(flat):
+            return out
+        c = lc[b] - np.median(flat, axis=0).astype(np.float32)
+        dep = np.maximum(np.maximum(c - ref.hi[b], ref.lo[b] - c), 0.0)
+        # each channel in units of its typical departure over the floor (most of a floor is
+        # unchanged): a channel the glaze barely reflects is mostly noise
+        noise = np.maximum(np.median(dep.reshape(-1, 3)[v.box_idx], axis=0), STIR_FLOOR).astype(np.float32)
+        r = max(1, int(round(0.5 * np.sqrt(self.bean_px / np.pi))))
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)).astype(np.float32)
+        disc /= disc.sum()
+        m = v.box_mask.astype(np.float32)
+        den = np.maximum(cv2.filter2D(m, -1, disc, borderType=cv2.BORDER_CONSTANT), 1e-3)
+        chi = ((dep / noise) ** 2).mean(axis=2) * m
+        local = cv2.filter2D(chi, -1, disc, borderType=cv2.BORDER_CONSTANT) / den
+        plain = cv2.filter2D((dep ** 2).mean(axis=2) * m, -1, disc, borderType=cv2.BORDER_CONSTANT) / den
+        base = max(float(np.median(local[v.box_mask])), 1e-3)
+        out[b] = (local > STIR_CHI * base) & (plain > STIR_MIN ** 2) & v.box_mask
+        return out & v.mask_u8
+
     @staticmethod
     def _over(d: np.ndarray, noise: np.ndarray) -> np.ndarray:
         """Where a channel's departure ``d`` passes ``DIFF`` and ``NOISE_K`` times its noise."""
@@ -444,6 +488,19 @@ class CupsReader:
         if n <= 1:
             return np.zeros_like(mask)
         r = max(1, int(round(THICK * np.sqrt(unit / np.pi))))
+        # a bead's hole (or a glint in a bean's middle) leaves a changed ring, no thicker than
+        # the bead's wall: its small holes are filled before the thickness is measured (seed
+        # 9000 cups-4 daylight, move 2: a yellow bead dropped on a bowl's white floor read as
+        # no change).  Only holes under HOLE_BEANS of a bean: a shadow's edge running round a
+        # whole floor encloses far more
+        cut = 1 - mask
+        _, holes, stats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
+        small = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] < HOLE_BEANS * unit) + 1
+        if len(small):
+            edge = np.unique(np.concatenate([holes[0], holes[-1], holes[:, 0], holes[:, -1]]))
+            small = small[~np.isin(small, edge)]
+            mask = mask | np.isin(holes, small).astype(np.uint8)
+            n, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         keep = np.unique(labels[core > 0])
         keep = keep[keep > 0]
@@ -465,7 +522,12 @@ class CupsReader:
             thick = v.container.kind != "cup"
             diff = self.bean_change(self._unlike(v, cur, self.stable[i]), fgs[i], self.stable_fg[i], unit)
             change = self.moved(diff, unit, thick)
-            out.append(ContainerReading(bool(change >= CHANGE_BEANS), est, low, high, conf, round(change, 3)))
+            stir = None
+            if v.container.kind == "cup" and change < CHANGE_BEANS:
+                _, _, stats, _ = cv2.connectedComponentsWithStats(self.stir(v, cur, self.stable[i]), connectivity=8)
+                stir = round(float(stats[1:, cv2.CC_STAT_AREA].max(initial=0)) / unit, 3)
+            out.append(ContainerReading(bool(change >= CHANGE_BEANS), est, low, high, conf, round(change, 3),
+                                        stir, round(v.seen, 3)))
         return TableReading(tuple(out), self.hand(frame))
 
     def set_stable(self, frame: np.ndarray) -> None:
