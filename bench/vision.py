@@ -5,21 +5,110 @@ confusion and the time per frame.
 
     python bench/vision.py [--style polygon|shaded|both] [--measure-set] [--boards 500]
                            [--sets storer-clear,gobblet,gobblet-jr] [--seed 0] [--hands 0]
+                           [--size-errors]
 
 ``polygon`` is the look the square model was fitted on; ``shaded`` was written apart from it
 and is held out.  ``--measure-set`` calibrates as the wizard does, with the user's set measured.
 The gain from adapting to a table's own frames is ``python bench/adapt.py``.
+``--size-errors`` also lists every top read one size (or more) off, with its size evidence
+(``size_errors``): use it on tuning seeds only.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
+
+import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from hardware.camera_model import height_scale  # noqa: E402
 from vision.evaluate import evaluate, format_result  # noqa: E402
+from vision.recognise import EMPTY_THRESHOLD  # noqa: E402
+
+SCAN_ANGLES = 48  # angles of the radial scan round a top (the whole circle)
+SCAN_FROM, SCAN_TO, SCAN_STEP = 0.5, 1.5, 0.04  # its radii: shares of the true size's outer radius
+
+
+def _radial_scan(rec, sq: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Round the top the last frame found for ``size`` on ``sq``: per radius (canvas px) the
+    median over the whole circle of the outward step of log-brightness since the empty board,
+    and the share of angles whose step has the median's sign (an edge round the whole top
+    has nearly all; an arc of shadow or a neighbour's wall only some)."""
+    f = rec._last
+    d = (f.lum - rec.ref_log).astype(np.float32)
+    k = height_scale(f.H, rec.cal.sizes[size].height_mm)
+    r_out = rec.cal.pieces.sizes[size].outer_diameter_mm / 2 * k * rec.canvas.ppm
+    radii = np.arange(SCAN_FROM, SCAN_TO + 1e-9, SCAN_STEP) * r_out
+    ang = np.linspace(0, 2 * np.pi, SCAN_ANGLES, endpoint=False)
+    u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    c = f.hyp.centre[sq, size].astype(np.float64)
+
+    def at(r: np.ndarray) -> np.ndarray:
+        pts = (c[None, None, :] + r[:, None, None] * u[None, :, :]).astype(np.float32)
+        return cv2.remap(d, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    step = at(radii + 1.0) - at(radii - 1.0)  # (radii, angles)
+    med = np.median(step, axis=1)
+    agree = np.mean(np.sign(step) == np.sign(med)[:, None], axis=1)
+    return radii, med, agree
+
+
+def size_errors(found: list) -> callable:
+    """An ``evaluate`` observer that appends to ``found`` one line per top read as another
+    size (right colour or not): truth and reading, confidence, every size's ring score and
+    edge scale, and the radial scan round the true size's top (``_radial_scan``) with the
+    radii, in px at the true size's height, where each size's edge is looked for and where the
+    true top's outer rim and flat top lie."""
+    def observe(rec, obs, truth) -> None:
+        ev = rec.last_evidence
+        if ev is None:
+            return
+        for sq, (r, top) in enumerate(zip(obs.squares, truth.tops)):
+            got = r.top
+            if top is None or got is None or got[1] == top[1] or truth.occluded[sq]:
+                continue
+            t, g = top[1], got[1]
+            H = rec._last.H
+            ppm = rec.canvas.ppm
+            k = height_scale(H, rec.cal.sizes[t].height_mm)
+            size = rec.cal.pieces.sizes[t]
+            looked = [e[-1] * height_scale(H, sc.height_mm) * ppm for e, sc in zip(rec.edges_mm, rec.cal.sizes)]
+            radii, med, agree = _radial_scan(rec, sq, t)
+            strong = np.argsort(-np.abs(med))
+            peaks = []
+            for i in strong:
+                if all(abs(i - j) > 2 for j in peaks):
+                    peaks.append(int(i))
+                if len(peaks) == 3:
+                    break
+            found.append({
+                "truth": f"{'LD'[top[0]]}{t + 1}", "read": f"{'LD'[got[0]]}{g + 1}", "conf": r.confidence,
+                "ring": np.round(ev.ring[sq], 2).tolist(), "sign": ev.sign[sq].tolist(),
+                "scales": [round(sc.edge_scale, 3) for sc in rec.cal.sizes],
+                "looked_px": np.round(looked, 1).tolist(),
+                "outer_px": round(size.outer_diameter_mm / 2 * k * ppm, 1),
+                "flat_px": round(size.top_diameter_mm / 2 * k * ppm, 1),
+                "peaks": [(round(float(radii[i]), 1), round(float(med[i]), 3), round(float(agree[i]), 2))
+                          for i in peaks],
+                "ring_unit": EMPTY_THRESHOLD})
+    return observe
+
+
+def format_size_errors(found: list) -> str:
+    """``size_errors``' lines, then how often each (truth, reading) pair came."""
+    lines = [f"size errors: {len(found)}"]
+    for e in found:
+        lines.append(f"  {e['truth']}->{e['read']} conf {e['conf']:.2f} ring {e['ring']} scales {e['scales']}")
+        lines.append(f"      looked at {e['looked_px']} px; true outer {e['outer_px']} flat {e['flat_px']}; "
+                     f"scan peaks (r px, step, share of circle) {e['peaks']}")
+    pairs = Counter((e["truth"], e["read"]) for e in found)
+    lines.append("  pairs: " + ", ".join(f"{a}->{b} {n}" for (a, b), n in pairs.most_common()))
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -34,13 +123,19 @@ def main() -> int:
                     help="the renderer's look: polygon (what the models were fitted on), shaded (held out) or both")
     ap.add_argument("--measure-set", action="store_true",
                     help="calibrate as the wizard does, with the set measured on a frame of its layout")
+    ap.add_argument("--size-errors", action="store_true",
+                    help="also list every top read as another size, with its size evidence (tuning seeds only)")
     args = ap.parse_args()
     styles = ("polygon", "shaded") if args.style == "both" else (args.style,)
     for style in styles:
         for name in args.sets.split(","):
             print(f"-- {style} look", flush=True)
+            found: list = []
             print(format_result(evaluate(name, args.boards, args.seed, args.per_camera, args.hands,
-                                         measure=args.measure_set, style=style)), flush=True)
+                                         measure=args.measure_set, style=style,
+                                         observer=size_errors(found) if args.size_errors else None)), flush=True)
+            if args.size_errors:
+                print(format_size_errors(found), flush=True)
     return 0
 
 
