@@ -88,7 +88,7 @@ def size_errors(found: list) -> callable:
                     break
             found.append({
                 "truth": f"{'LD'[top[0]]}{t + 1}", "read": f"{'LD'[got[0]]}{g + 1}", "conf": r.confidence,
-                "ring": np.round(ev.ring[sq], 2).tolist(), "sign": ev.sign[sq].tolist(),
+                "ring": np.round(ev.ring[sq].astype(float), 2).tolist(), "sign": ev.sign[sq].tolist(),
                 "scales": [round(sc.edge_scale, 3) for sc in rec.cal.sizes],
                 "looked_px": np.round(looked, 1).tolist(),
                 "outer_px": round(size.outer_diameter_mm / 2 * k * ppm, 1),
