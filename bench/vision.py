@@ -6,12 +6,17 @@ confusion and the time per frame.
     python bench/vision.py [--style polygon|shaded|both] [--measure-set] [--boards 500]
                            [--sets storer-clear,gobblet,gobblet-jr] [--seed 0] [--hands 0]
                            [--size-errors]
+                           [--colour-errors]
 
 ``polygon`` is the look the square model was fitted on; ``shaded`` was written apart from it
 and is held out.  ``--measure-set`` calibrates as the wizard does, with the user's set measured.
 The gain from adapting to a table's own frames is ``python bench/adapt.py``.
 ``--size-errors`` also lists every top read one size (or more) off, with its size evidence
 (``size_errors``): use it on tuning seeds only.
+
+``--colour-errors`` lists every colour or presence misread (a top read the other colour, a top
+read empty, an empty square read a top), confident ones starred, with the evidence each had
+(``ColourErrors``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hardware.camera_model import height_scale  # noqa: E402
-from vision.evaluate import evaluate, format_result  # noqa: E402
+from vision.evaluate import COMMIT, evaluate, format_result  # noqa: E402
+from vision.observation import OCCLUDED  # noqa: E402
 from vision.recognise import EMPTY_THRESHOLD  # noqa: E402
 
 SCAN_ANGLES = 48  # angles of the radial scan round a top (the whole circle)
@@ -111,6 +117,56 @@ def format_size_errors(found: list) -> str:
     return "\n".join(lines)
 
 
+
+def _top_name(top: tuple[int, int] | None) -> str:
+    return "empty" if top is None else f"{'LD'[top[0]]}{top[1] + 1}"
+
+
+class ColourErrors:
+    """An ``evaluate`` observer that keeps every colour or presence misread with its evidence:
+    the colour margin (``sure_colour_of``) and where its disc was read (offset from the
+    square's centre, radius, share of the top's edge), the disc's median colour against the
+    board's now and the two measured players' colours under the same light, the change of the
+    square's middle since the empty board, how much of the board's grain still shows there
+    (``grain_kept``) and the lead of a lighter outline (``_lighter_outline``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.frame = 0
+
+    def __call__(self, rec, obs, truth) -> None:
+        self.frame += 1
+        ev = rec.last_evidence
+        if ev is None:
+            return
+        for sq, (r, top, hidden) in enumerate(zip(obs.squares, truth.tops, truth.occluded)):
+            if r.state == OCCLUDED or hidden or r.top == top:
+                continue
+            got = r.top
+            if got is not None and top is not None and got[0] == top[0]:
+                continue  # a size misread, not a colour or presence one
+            s = (got or top)[1]
+            colour, margin, (centre, radius, share) = rec._colour_read(sq, s)
+            _, sure = rec.sure_colour_of(sq, s)
+            px, board_now = rec.top_pixels(sq, s, share)
+            disc = np.median(px, axis=0) if len(px) else np.zeros(3)
+            light, dark = (np.exp(rec.colour_refs) * board_now).round()
+            _, lead = rec._lighter_outline(sq, s)
+            off = np.asarray(centre) - rec.centres_px[sq]
+            self.lines.append(
+                f" {'*' if r.confidence >= COMMIT else ' '} frame {self.frame:3d} sq {sq:2d}: {_top_name(top):>5} read "
+                f"{_top_name(got):>5} at {r.confidence:.3f}; colour {'LD'[colour]} margin {margin:.2f} sure {sure:.2f} "
+                f"in r {radius * share:.1f} px at ({off[0]:+.1f},{off[1]:+.1f}); disc {disc.astype(int).tolist()} "
+                f"board {board_now.astype(int).tolist()} L {light.astype(int).tolist()} D {dark.astype(int).tolist()}; "
+                f"middle changed {ev.centre_change[sq]:.2f}, change in {ev.change_in[sq, s]:.2f}, "
+                f"grain {rec.grain_kept(sq) if rec._grained[sq] else float('nan'):.2f}, outline {lead:.2f}")
+
+    def report(self) -> str:
+        """The misreads, one a line (``*``: at or above the commit confidence)."""
+        return "\n".join(["colour and presence misreads (* confident), with their evidence:"]
+                         + (self.lines or ["  none"]))
+
+
 def main() -> int:
     """Run the evaluation and print the report."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,17 +181,28 @@ def main() -> int:
                     help="calibrate as the wizard does, with the set measured on a frame of its layout")
     ap.add_argument("--size-errors", action="store_true",
                     help="also list every top read as another size, with its size evidence (tuning seeds only)")
+    ap.add_argument("--colour-errors", action="store_true",
+                    help="list every colour or presence misread with its evidence (colour margin, disc, change, grain)")
     args = ap.parse_args()
     styles = ("polygon", "shaded") if args.style == "both" else (args.style,)
     for style in styles:
         for name in args.sets.split(","):
             print(f"-- {style} look", flush=True)
             found: list = []
+            errors = ColourErrors() if args.colour_errors else None
+            observers = [o for o in (size_errors(found) if args.size_errors else None, errors) if o is not None]
+
+            def observe(rec, obs, truth) -> None:
+                for o in observers:
+                    o(rec, obs, truth)
+
             print(format_result(evaluate(name, args.boards, args.seed, args.per_camera, args.hands,
                                          measure=args.measure_set, style=style,
-                                         observer=size_errors(found) if args.size_errors else None)), flush=True)
+                                         observer=observe if observers else None)), flush=True)
             if args.size_errors:
                 print(format_size_errors(found), flush=True)
+            if errors is not None:
+                print(errors.report(), flush=True)
     return 0
 
 
