@@ -46,6 +46,7 @@ from .recognise import Recogniser
 from .square_fit import PARAMS, train_choice
 from .square_model import (MaterialModel, ModelFileError, SquareModel, alternatives, calibrated_model, model_json,
                            parse_model)
+from .tops import body_colour, peak_scale
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,6 @@ EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
 EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
 COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
 COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
-BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
 
 
 @dataclass(frozen=True)
@@ -216,18 +216,6 @@ def _with_scales(cal: Calibration, scales: Sequence[float]) -> tuple:
     return tuple(dataclasses.replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales))
 
 
-def _peak(scores: np.ndarray, scales: np.ndarray) -> float:
-    """The scale at the best of ``scores`` (over ``scales``), refined by a parabola through
-    its neighbours."""
-    i = int(np.argmax(scores))
-    if 0 < i < len(scores) - 1:
-        a, b, c = scores[i - 1], scores[i], scores[i + 1]
-        den = a - 2 * b + c
-        if den < 0:
-            return float(scales[i] + np.clip(0.5 * (a - c) / den, -0.5, 0.5) * (scales[1] - scales[0]))
-    return float(scales[i])
-
-
 def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[float, ...]:
     """Per size class, where the edge of its tops shows on ``labelled_frames`` (the scale of
     the set file's radius, ``SizeClass.edge_scale``): the edge search's score of each
@@ -259,24 +247,14 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
         if not solid[s] or counts[s] < EDGE_CUPS:
             out.append(cal.sizes[s].edge_scale)
             continue
-        f = _peak(sums[:, s], EDGE_SCALES)
+        f = peak_scale(sums[:, s], EDGE_SCALES)
         out.append(round(f, 3) if abs(f - 1.0) > EDGE_DEADBAND else 1.0)
     return tuple(out)
 
 
-def _body(pixels: np.ndarray) -> np.ndarray | None:
-    """A top's own colour: the median BGR of its pixels below the ``BODY_SHARE`` percentile of
-    brightness (a lamp's reflection only brightens); None for no pixels."""
-    if not len(pixels):
-        return None
-    lum = pixels.astype(np.float64).sum(axis=1)
-    keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
-    return np.median(keep.astype(np.float64), axis=0)
-
-
 def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> ColourModel:
     """The players' colours as this table's light shows them, from every labelled top of
-    ``labelled_frames``: each top's own colour (``_body``) brought to the light of the
+    ``labelled_frames``: each top's own colour (``body_colour``) brought to the light of the
     calibration's empty board (times the board's colour then over its colour in that frame, as
     the recogniser compares them).  The layout's picture saw each player's cups at a few places
     only: a lamp mirrored in one of them, or shade on another, moved the player's colour; over a
@@ -301,7 +279,7 @@ def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
             if top is None or item.hidden[sq]:
                 continue
             pixels, board_now = rec.top_pixels(sq, top[1])
-            body = _body(pixels)
+            body = body_colour(pixels) if len(pixels) else None
             if body is not None:
                 bodies[top[0]].append(body * ref_board / np.maximum(board_now, 1.0))
     if min(len(b) for b in bodies) < COLOUR_TOPS:

@@ -35,12 +35,12 @@ from hardware.pieces import BoardSpec, PieceSet
 
 from .adapt import learn_from_frame
 from .recognise import LUM_SIGMA, TINT_SIGMA, Recogniser
+from .tops import body_colour, peak_scale
 
 SCALES = np.round(np.arange(0.70, 1.1501, 0.025), 3)  # edge radii tried, shares of the set file's
 DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
 AGREE = 0.08  # how far apart the two colours' cups of a size may put its edge and be believed
 FOUND = 2.0  # ring score (its units) from which a cup's top counts as found
-BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
 SHEEN_STEPS = 40  # grey amounts tried when one top's colour is explained by another's plus sheen
 SHEEN_FADES = 0.7  # a top less tinted than this share of its player's least greyed top carries a sheen
 SHEEN_WARN = 0.25  # grey (a share of the board's brightness) on a player's tops from which the advice names it
@@ -111,19 +111,6 @@ def _ring_scores(cal: Calibration, frame: np.ndarray, layout: tuple[LayoutCup, .
     return out
 
 
-def _peak(scores: np.ndarray) -> float:
-    """The scale at the best of ``scores`` (over ``SCALES``), refined by a parabola through
-    its neighbours."""
-    i = int(np.argmax(scores))
-    if 0 < i < len(scores) - 1:
-        a, b, c = scores[i - 1], scores[i], scores[i + 1]
-        den = a - 2 * b + c
-        if den < 0:
-            step = float(SCALES[1] - SCALES[0])
-            return float(SCALES[i] + np.clip(0.5 * (a - c) / den, -0.5, 0.5) * step)
-    return float(SCALES[i])
-
-
 def _edge_scales(pieces: PieceSet, layout: tuple[LayoutCup, ...], scores: np.ndarray,
                  found: tuple[bool, ...]) -> tuple[float, ...]:
     """Each size class's edge scale, measured on its own two cups (``_measured_scale``).  A
@@ -146,19 +133,11 @@ def _measured_scale(scores: np.ndarray) -> float:
     """One size class's edge scale from the scores (scales, cups) of its cups: the set file's
     (1.0) unless the cups agree on an edge plainly elsewhere.  Within ``DEADBAND`` of it the
     difference is measuring noise, and the models were fitted at the file's numbers."""
-    each = [_peak(scores[:, j]) for j in range(scores.shape[1])]
+    each = [peak_scale(scores[:, j], SCALES) for j in range(scores.shape[1])]
     if max(each) - min(each) > AGREE:
         return 1.0
-    f = _peak(scores.sum(axis=1))
+    f = peak_scale(scores.sum(axis=1), SCALES)
     return f if abs(f - 1.0) > DEADBAND else 1.0
-
-
-def _body_colour(pixels: np.ndarray) -> np.ndarray:
-    """The colour of a top's body: the median BGR of its pixels below the ``BODY_SHARE``
-    percentile of brightness (a lamp's reflection only ever brightens)."""
-    lum = pixels.astype(np.float64).sum(axis=1)
-    keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
-    return np.median((keep if len(keep) else pixels).astype(np.float64), axis=0)
 
 
 def _tint(colour: np.ndarray) -> float:
@@ -188,7 +167,7 @@ def sheen_over(colour: np.ndarray, base: np.ndarray) -> float:
 
 
 def player_colour(bodies: list[np.ndarray]) -> tuple[np.ndarray, tuple[float, ...]]:
-    """One player's colour from the body colours of its tops (``_body_colour``), read
+    """One player's colour from the body colours of its tops (``body_colour``), read
     consistently across them: each top's sheen is measured against the player's darkest top
     (the one mirroring the lamp least) and taken off before the median.  Returns the colour and
     the grey taken off each top (BGR units).
@@ -245,7 +224,7 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             bodies.append(None)
             continue
         pixels, board_now = rec.top_pixels(c.square, c.size)
-        bodies.append(_body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
+        bodies.append(body_colour(pixels) * ref_board / np.maximum(board_now, 1.0))
         glare[c.colour].append(float(np.mean(pixels.max(axis=1) >= GLARE_LEVEL)) if len(pixels) else 0.0)
     players = []
     mirroring: tuple[list[LayoutCup], list[LayoutCup]] = ([], [])  # per player, the tops sheen greyed
