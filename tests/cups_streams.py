@@ -144,6 +144,70 @@ def run(referee: CupsReferee, frames: list[Frame], run: Run | None = None,
     return out
 
 
+def play_game(tmp_path: Path, layout_name: str, style: str, seed: int, count: int,
+              every_hand_frame: bool = False) -> list[str]:
+    """A random game of ``count`` moves refereed from its rendered stream as the players would
+    take it: a question answered with the right move, a move missed, alerted on or committed
+    wrong put right by hand.  Each move's outcome: "right" (committed alone), "asked" (the right
+    move among the candidates), "wrong" (another move committed, or asked without the right
+    one), "illegal" (an alert on a legal move) or "missed" (nothing committed or asked).  The
+    referee sees each move's last hand frame and its still table, or with ``every_hand_frame``
+    every frame of the hand's movement, as ``bench/cups_referee.py`` feeds it."""
+    layout = load_layout(layout_name)
+    rules = CupsRules(cups=layout.cups_per_row)
+    truth = random_moves(rules, seed, count)
+    s = stream(layout, game_tables(rules, truth), seed, style)
+    session = new_session(tmp_path / f"{layout_name}-{style}-{seed}", rules)
+    referee = CupsReferee(session, s.setup)
+    index = 0
+
+    def feed(i: int) -> None:
+        nonlocal index
+        referee.process(Frame(s.frames[i].image, index / 10.0, index))
+        index += 1
+
+    for i, step in enumerate(s.steps):
+        if step == 0:
+            feed(i)
+    outcomes = []
+    for n, move in enumerate(truth, start=1):
+        still = [i for i, step in enumerate(s.steps) if step == n]
+        hand = []
+        j = still[0] - 1
+        while j >= 0 and s.steps[j] == -1:
+            hand.insert(0, j)
+            j -= 1
+        assert hand, "each move is drawn with a hand over the table"
+        ply = session.board.ply
+        text = session.board.move_text(move)
+        for i in (hand if every_hand_frame else hand[-1:]) + still:
+            feed(i)
+        if session.board.ply > ply:
+            played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
+            outcomes.append("right" if played == text else "wrong")
+            if played != text:
+                while session.board.ply > ply:
+                    session.take_back()
+                session.play(move, source="hand")
+                feed(still[-1])
+            continue
+        if referee.pending is not None:
+            candidates = [c[0] for c in referee.pending.candidates]
+            if move in candidates:
+                outcomes.append("asked")
+                referee.confirm(candidates.index(move))
+                continue
+            outcomes.append("wrong")
+        elif referee.last_judgement is not None and referee.last_judgement.kind == "illegal":
+            outcomes.append("illegal")
+        else:
+            outcomes.append("missed")
+        referee.dismiss()
+        session.play(move, source="hand")
+        feed(still[-1])
+    return outcomes
+
+
 def new_session(data_dir: Path, rules: CupsRules) -> GameSession:
     """A new journalled game of ``rules`` in ``data_dir``."""
     return GameSession.new(Path(data_dir), rules)

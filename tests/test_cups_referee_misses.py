@@ -13,70 +13,14 @@ import numpy as np
 import pytest
 import cv2
 
-from companion.cups_camera import CupsReferee
-from engine.cups.rules import CupsRules
-from hardware.cups.layout import load_layout
-from hardware.frames import Frame
-from tests.cups_streams import game_tables, new_session, random_moves, stream
+from tests.cups_streams import play_game
 from vision.cups.reader import CupsReader
-
-
-def play(tmp_path, layout_name: str, style: str, seed: int, count: int) -> list[str]:
-    """Each move's outcome: "right" (committed alone), "asked" (right move among the
-    candidates), "wrong" (another move committed, or asked without the right one), "illegal"
-    (an alert on a legal move) or "missed" (nothing committed or asked)."""
-    layout = load_layout(layout_name)
-    rules = CupsRules(cups=layout.cups_per_row)
-    truth = random_moves(rules, seed, count)
-    s = stream(layout, game_tables(rules, truth), seed, style)
-    session = new_session(tmp_path / f"{layout_name}-{style}-{seed}", rules)
-    referee = CupsReferee(session, s.setup)
-    index = 0
-
-    def feed(i: int) -> None:
-        nonlocal index
-        referee.process(Frame(s.frames[i].image, index / 10.0, index))
-        index += 1
-
-    for i, step in enumerate(s.steps):
-        if step == 0:
-            feed(i)
-    outcomes = []
-    for n, move in enumerate(truth, start=1):
-        ply = session.board.ply
-        text = session.board.move_text(move)
-        for i, step in enumerate(s.steps):
-            if step == n or (step == -1 and s.steps[i + 1] == n):
-                feed(i)
-        if session.board.ply > ply:
-            played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
-            outcomes.append("right" if played == text else "wrong")
-            if played != text:
-                while session.board.ply > ply:
-                    session.take_back()
-                session.play(move, source="hand")
-            continue
-        if referee.pending is not None:
-            candidates = [c[0] for c in referee.pending.candidates]
-            if move in candidates:
-                outcomes.append("asked")
-                referee.confirm(candidates.index(move))
-                continue
-            outcomes.append("wrong")
-        elif referee.last_judgement is not None and referee.last_judgement.kind == "illegal":
-            outcomes.append("illegal")
-        else:
-            outcomes.append("missed")
-        referee.dismiss()
-        session.play(move, source="hand")
-        feed(max(i for i, step in enumerate(s.steps) if step == n))
-    return outcomes
 
 
 def test_a_shadow_edge_on_a_bowl_floor_is_no_change(tmp_path):
     """Seed 2000, cups-4 in daylight: South's sow of cup 2 (move 9) once read North's bowl as
     changed (slivers of its rim's shadow) and was alerted as North's beans moving."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 2000, 9)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 2000, 9)
     assert outcomes[8] == "right"
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 
@@ -85,7 +29,7 @@ def test_a_first_drop_under_a_low_lamp_is_no_alarm(tmp_path):
     """Seed 2000, cups-6 under the lamp: South's opening drop of 4 once read the empty bowl
     beside it as changed (specks along its shadow) and was taken for an illegal change.  Its
     move 10, North's drop of 1 whose bean lies under the rim, unseen, is asked about."""
-    outcomes = play(tmp_path, "cups-6", "lamplight", 2000, 10)
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 2000, 10)
     assert outcomes[0] in ("right", "asked")
     assert outcomes[9] in ("right", "asked")
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
@@ -95,7 +39,7 @@ def test_a_bean_dropped_unseen_is_asked_about(tmp_path):
     """Seed 2002, cups-6 in daylight: South's drop of 1 (move 5) onto two beans in cup 1 is not
     seen (its bean lies against the others) while the stock reads changed: the referee asks
     rather than let the move go."""
-    outcomes = play(tmp_path, "cups-6", "daylight", 2002, 5)
+    outcomes = play_game(tmp_path, "cups-6", "daylight", 2002, 5)
     assert outcomes[4] in ("right", "asked")
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 
@@ -103,7 +47,7 @@ def test_a_bean_dropped_unseen_is_asked_about(tmp_path):
 @pytest.mark.parametrize("layout_name,style,seed", [("cups-4", "lamplight", 5040), ("cups-6", "daylight", 5041)])
 def test_held_out_games_lose_no_move(tmp_path, layout_name, style, seed):
     """Games no one tuned on: no wrong move, no false alarm, no move let go."""
-    outcomes = play(tmp_path, layout_name, style, seed, 8)
+    outcomes = play_game(tmp_path, layout_name, style, seed, 8)
     assert len(outcomes) == 8
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
     assert outcomes.count("right") >= 5
@@ -132,7 +76,7 @@ def test_an_empty_cups_shadow_edge_is_no_change(tmp_path):
     cup 1, which the hand never came near, as changed (a sliver of its rim's shadow edge, a
     quarter of a bean, that differed from the empty table in the last still table and not now)
     and was alerted as a sow without the exact count."""
-    outcomes = play(tmp_path, "cups-6", "lamplight", 3000, 9)
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 3000, 9)
     assert outcomes[8] in ("right", "asked")
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 
@@ -141,7 +85,7 @@ def test_a_bean_seen_a_little_otherwise_is_no_change(tmp_path):
     """Seed 3004, cups-6 under the lamp: North's drop of 4 (move 6) passed the hand over South's
     cup 5, whose two beans stayed; part of its dark bean read otherwise (half a bean's area) and
     the move was alerted as a drop into the opponent's cups."""
-    outcomes = play(tmp_path, "cups-6", "lamplight", 3004, 6)
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 3004, 6)
     assert outcomes[5] in ("right", "asked")
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 

@@ -10,70 +10,7 @@ missed or alerted on is tapped in."""
 
 from __future__ import annotations
 
-from companion.cups_camera import CupsReferee
-from engine.cups.rules import CupsRules
-from hardware.cups.layout import load_layout
-from hardware.frames import Frame
-from tests.cups_streams import game_tables, new_session, random_moves, stream
-
-
-def play_whole(tmp_path, layout_name: str, style: str, seed: int, count: int) -> list[str]:
-    """Each move's outcome, every hand frame fed: "right", "asked" (right move among the
-    candidates), "wrong" (another move committed, or asked without the right one), "illegal"
-    or "missed"."""
-    layout = load_layout(layout_name)
-    rules = CupsRules(cups=layout.cups_per_row)
-    truth = random_moves(rules, seed, count)
-    s = stream(layout, game_tables(rules, truth), seed, style)
-    session = new_session(tmp_path / f"{layout_name}-{style}-{seed}", rules)
-    referee = CupsReferee(session, s.setup)
-    index = 0
-
-    def feed(i: int) -> None:
-        nonlocal index
-        referee.process(Frame(s.frames[i].image, index / 10.0, index))
-        index += 1
-
-    for i, step in enumerate(s.steps):
-        if step == 0:
-            feed(i)
-    outcomes = []
-    for n, move in enumerate(truth, start=1):
-        still = [i for i, step in enumerate(s.steps) if step == n]
-        hand = []
-        j = still[0] - 1
-        while j >= 0 and s.steps[j] == -1:
-            hand.insert(0, j)
-            j -= 1
-        assert hand, "each move is drawn with a hand over the table"
-        ply = session.board.ply
-        text = session.board.move_text(move)
-        for i in hand + still:
-            feed(i)
-        if session.board.ply > ply:
-            played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
-            outcomes.append("right" if played == text else "wrong")
-            if played != text:
-                while session.board.ply > ply:
-                    session.take_back()
-                session.play(move, source="hand")
-                feed(still[-1])
-            continue
-        if referee.pending is not None:
-            candidates = [c[0] for c in referee.pending.candidates]
-            if move in candidates:
-                outcomes.append("asked")
-                referee.confirm(candidates.index(move))
-                continue
-            outcomes.append("wrong")
-        elif referee.last_judgement is not None and referee.last_judgement.kind == "illegal":
-            outcomes.append("illegal")
-        else:
-            outcomes.append("missed")
-        referee.dismiss()
-        session.play(move, source="hand")
-        feed(still[-1])
-    return outcomes
+from tests.cups_streams import play_game
 
 
 def test_a_drop_whose_bean_was_not_seen_in_a_cup_the_hand_barely_covered_is_asked(tmp_path):
@@ -81,7 +18,7 @@ def test_a_drop_whose_bean_was_not_seen_in_a_cup_the_hand_barely_covered_is_aske
     explains the whole table, and the hand covered cup 2 only 0.13 (under ``TOUCH_COVER``),
     which ruled d2 out (2.00 behind, inside ``MARGIN``) and committed d1.  A cover over
     ``CAME_COVER`` is a hand that came over the cup: d1 or d2 is asked."""
-    outcomes = play_whole(tmp_path, "cups-6", "daylight", 9203, 1)
+    outcomes = play_game(tmp_path, "cups-6", "daylight", 9203, 1, every_hand_frame=True)
     assert outcomes == ["asked"], outcomes
 
 
@@ -92,6 +29,6 @@ def test_a_best_that_leaves_beans_unexplained_does_not_rule_out_a_cup_never_cove
     (cover 0.00): d4x was committed (main, without the bead's hole filled, alarmed there and
     committed move 2 wrong).  A best that does not explain the table rules nothing out by the
     hand's reach: d4x or d5x is asked, and nothing is committed wrong."""
-    outcomes = play_whole(tmp_path, "cups-6", "daylight", 9201, 3)
+    outcomes = play_game(tmp_path, "cups-6", "daylight", 9201, 3, every_hand_frame=True)
     assert outcomes[2] == "asked", outcomes
     assert "wrong" not in outcomes, outcomes
