@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tests.test_cups_referee_misses import play
+from tests.cups_streams import play_game
 from vision.cups.reader import CupsReader
 
 UNIT = 1257.0  # a 20 mm bean's area in view pixels (2 px per mm)
@@ -42,5 +42,5 @@ def test_a_bead_dropped_on_a_white_bowl_floor_is_seen(tmp_path):
     the bowl read as unchanged, and with North's cup 1's bead and the capture unseen as well
     no legal move explained the table: "a drop puts one bean into each of North's cups from
     the leftmost, with no gap", an alert on a legal move.  Now the move is committed."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 9000, 2)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 9000, 2)
     assert outcomes[1] == "right", outcomes

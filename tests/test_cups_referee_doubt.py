@@ -6,7 +6,7 @@ unexplained keeps it from being committed alone.  Each game is played as the pla
 
 from __future__ import annotations
 
-from test_cups_referee_misses import play
+from tests.cups_streams import play_game
 
 
 def test_a_faint_change_the_best_move_leaves_alone_keeps_its_alarm(tmp_path):
@@ -14,7 +14,7 @@ def test_a_faint_change_the_best_move_leaves_alone_keeps_its_alarm(tmp_path):
     bean, the bean d4x put there, seen faintly.  d2 leaves that change unexplained and d4x is
     ruled out by the hand's reach; weighed by its faintness, the change let d2 be committed
     alone.  A faint change is a change: the move is alerted or asked, never committed wrong."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 9000, 3)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 9000, 3)
     assert outcomes[2] != "wrong", outcomes
 
 
@@ -23,7 +23,7 @@ def test_a_drop_whose_beans_went_unseen_is_asked_not_committed_shorter(tmp_path)
     (two beans unseen) scored best and d4 (three unseen) was ruled out as too much unseen, so
     d3 was committed alone; the hand came over cup 4 too, and the reading cannot tell them
     apart: the referee must ask, d4 among the candidates."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 8004, 1)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 8004, 1)
     assert outcomes[0] == "asked", outcomes
 
 
@@ -32,7 +32,7 @@ def test_a_capture_seen_shows_where_a_drop_ended(tmp_path):
     hand barely over it), but North's cup 1 read emptied and the bowl read gaining: a drop
     takes the opposite cup only when its last bean lands in an empty cup, so the drop's end is
     seen and the move is committed, not asked about."""
-    outcomes = play(tmp_path, "cups-6", "daylight", 8003, 9)
+    outcomes = play_game(tmp_path, "cups-6", "daylight", 8003, 9)
     assert outcomes[8] == "right", outcomes
 
 
@@ -41,7 +41,7 @@ def test_a_bare_floor_counts_against_a_move_where_beans_were_missed_before(tmp_p
     saw and reads bare and unchanged; both d5 and d6x add a bean there.  Taking that bare floor
     as no evidence left d5 with only the bowl's gain unexplained, and d5 was committed alone.
     The move is alerted or asked, never committed wrong."""
-    outcomes = play(tmp_path, "cups-6", "lamplight", 9001, 8)
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 9001, 8)
     assert outcomes[7] != "wrong", outcomes
 
 
@@ -50,5 +50,5 @@ def test_a_question_offers_the_rival_just_past_the_doubt(tmp_path):
     d3 scores best, d1 next, d4 trails by just over ``MARGIN``: the question offered d3 or d1,
     without the move played.  Rivals a little past the doubt fill the question (at most
     ``ASK_MAX``), so d4 is among the candidates."""
-    outcomes = play(tmp_path, "cups-4", "lamplight", 8004, 1)
+    outcomes = play_game(tmp_path, "cups-4", "lamplight", 8004, 1)
     assert outcomes[0] == "asked", outcomes

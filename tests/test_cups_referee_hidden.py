@@ -10,7 +10,7 @@ from engine.cups.rules import CupsRules
 from companion.cups_camera import CupsReferee, table_state
 from hardware.cups.state import TableState
 from tests.cups_streams import cups_layout, new_session, run, stream
-from tests.test_cups_referee_misses import play
+from tests.cups_streams import play_game
 
 
 def test_beans_on_a_white_floor_show_when_the_exposure_moves(tmp_path):
@@ -18,7 +18,7 @@ def test_beans_on_a_white_floor_show_when_the_exposure_moves(tmp_path):
     table 5 % while the white cups' floors, near the sensor's top, stayed: the even offset was
     taken for the floor's noise, the threshold rose past the beans, North's cups 2 and 3 (two
     beans each, then three) read as bare floors and the drop as having a gap: an alert."""
-    outcomes = play(tmp_path, "cups-6", "daylight", 4000, 6)
+    outcomes = play_game(tmp_path, "cups-6", "daylight", 4000, 6)
     assert outcomes[5] == "right"
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 
@@ -62,7 +62,7 @@ def test_a_count_misread_on_a_cup_nothing_changed_is_no_alarm(tmp_path):
     a bare floor (confidence 0.9) from move 5 on.  No move of South's d1x changes that cup and
     it reads unchanged, yet the misread cost every move 2.85 of what it leaves unexplained, and
     the legal d1x (move 9) was alerted as "no legal move of South changes the table this way"."""
-    outcomes = play(tmp_path, "cups-6", "lamplight", 5000, 9)
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 5000, 9)
     assert outcomes[8] == "right", outcomes
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
 
@@ -73,6 +73,6 @@ def test_a_drop_seen_in_one_cup_only_is_asked_then_the_next_drop_unseen_too(tmp_
     hides it, kept the legal d2 from being asked: an alert.  Move 5, South's d3: no cup reads
     changed, d1 scores best though the hand never came near cup 1, and d3 was left out of the
     question because the hand was not seen over cup 2 either."""
-    outcomes = play(tmp_path, "cups-4", "lamplight", 5007, 5)
+    outcomes = play_game(tmp_path, "cups-4", "lamplight", 5007, 5)
     assert outcomes[3] in ("asked", "right") and outcomes[4] in ("asked", "right"), outcomes
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes

@@ -5,7 +5,7 @@ its near rim, a bean may have landed unseen and the players are still asked."""
 
 from __future__ import annotations
 
-from test_cups_referee_misses import play
+from tests.cups_streams import play_game
 
 from companion.cups_camera import SEEN_MIN, STIR_QUIET
 from engine.cups.rules import CupsRules
@@ -19,7 +19,7 @@ def test_the_drop_seen_is_committed_when_the_next_cup_is_seen_quiet(tmp_path):
     also put a bean in cup 2, which the hand came over; a bean landing unseen on an empty floor
     costs less than ``MARGIN``, so d1 or d2 was asked.  Cup 2's floor is seen over ``SEEN_MIN``
     of it and nothing stirred there: d1 is committed alone."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 9001, 1)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 9001, 1)
     assert outcomes == ["right"], outcomes
 
 
@@ -27,7 +27,7 @@ def test_a_cup_mostly_under_its_rim_still_leaves_the_doubt(tmp_path):
     """Seed 9000, cups-4 in daylight, move 1: South drops 3; d4's extra bean would land in
     South's cup 4, whose floor the camera sees only about half of (the rest under its near rim:
     on the same game's move 3 a bean landed there unseen).  The players are asked, d3 or d4."""
-    outcomes = play(tmp_path, "cups-4", "daylight", 9000, 1)
+    outcomes = play_game(tmp_path, "cups-4", "daylight", 9000, 1)
     assert outcomes == ["asked"], outcomes
 
 
