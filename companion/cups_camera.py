@@ -460,7 +460,7 @@ class CupsReferee(CameraLoop):
         within ``MARGIN`` of it (at most ``ASK_MAX``); when every one is contradicted, the
         best-scored all the same: a hand seldom reaches over the cups and does nothing, and a
         question loses nothing where a move let go would be lost."""
-        came = {i for i, c in self.cover.items() if c >= CAME_COVER} | self.touched
+        came = self._came_over()
         came |= {i for i, r in enumerate(reading.containers) if r.changed}
         if not came:
             return []
@@ -548,6 +548,11 @@ class CupsReferee(CameraLoop):
                 return False
         return True
 
+    def _came_over(self) -> set[int]:
+        """The containers the hand came over since the last still table, if only a little
+        (``CAME_COVER`` of it seen moving at once, or touched)."""
+        return {i for i, c in self.cover.items() if c >= CAME_COVER} | self.touched
+
     def _plausible(self, before: TableState, best: TableState, rival: TableState) -> bool:
         """Whether ``rival`` could be the move played instead of ``best``: the hand came over,
         if only a little (``CAME_COVER``), every container it changes that ``best`` leaves as it
@@ -557,7 +562,7 @@ class CupsReferee(CameraLoop):
         in daylight, 0.05 under the lamp; seed 9203 cups-6, move 1: d2 played, cup 2 covered
         0.13 and 0.18), so it rules a rival out only where nothing else is left to explain."""
         b, x, y = before.as_counts(), best.as_counts(), rival.as_counts()
-        came = {i for i, c in self.cover.items() if c >= CAME_COVER} | self.touched
+        came = self._came_over()
         return all(i in came for i in range(len(b)) if y[i] != b[i] and x[i] == b[i])
 
     def _note(self, judgement: Judgement) -> Judgement:
