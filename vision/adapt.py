@@ -46,7 +46,7 @@ from .recognise import Recogniser
 from .square_fit import PARAMS, train_choice
 from .square_model import (MaterialModel, ModelFileError, SquareModel, alternatives, calibrated_model, model_json,
                            parse_model)
-from .tops import body_colour, peak_scale
+from .tops import body_colour, peak_scale, with_edge_scales
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
 EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
 COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
 COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
+KEPT_PICTURES = max(EDGE_FRAMES, COLOUR_FRAMES)  # pictures of a folder kept once read (``_Pictures``)
 
 
 @dataclass(frozen=True)
@@ -172,21 +173,28 @@ def fine_tune(model: MaterialModel, data: Squares, steps: int = STEPS, pull: flo
 
 class _Pictures(Sequence):
     """A folder's labelled frames as (image, truth) pairs, each picture read when asked for:
-    a referee's folder holds up to hundreds (1280x720 each), too many to hold at once."""
+    a referee's folder holds up to hundreds (1280x720 each), too many to hold at once.  The
+    first ``KEPT_PICTURES`` read are kept (shared with slices): the edge radii and the colours
+    are measured by reading the same first frames again and again."""
 
-    def __init__(self, folder: Path, items: list[LabelledFrame]) -> None:
+    def __init__(self, folder: Path, items: list[LabelledFrame], kept: dict[str, np.ndarray] | None = None) -> None:
         self.folder, self.items = folder, items
+        self._kept = {} if kept is None else kept
 
     def __len__(self) -> int:
         return len(self.items)
 
     def __getitem__(self, k):  # type: ignore[override]
         if isinstance(k, slice):
-            return _Pictures(self.folder, self.items[k])
+            return _Pictures(self.folder, self.items[k], self._kept)
         item = self.items[k]
-        image = cv2.imread(str(self.folder / item.file), cv2.IMREAD_COLOR)
+        image = self._kept.get(item.file)
         if image is None:
-            raise FramesFolderError(f"{self.folder / item.file}: missing, or not a picture OpenCV can read")
+            image = cv2.imread(str(self.folder / item.file), cv2.IMREAD_COLOR)
+            if image is None:
+                raise FramesFolderError(f"{self.folder / item.file}: missing, or not a picture OpenCV can read")
+            if len(self._kept) < KEPT_PICTURES:
+                self._kept[item.file] = image
         return image, item
 
 
@@ -208,12 +216,8 @@ def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration
         raise CalibrationError(f"the adaptation has {len(table.edge_scales)} size classes, the calibration "
                                f"{len(cal.sizes)}")
     own = SquareModel({table.material: table.weights}, table.note)
-    return dataclasses.replace(cal, sizes=_with_scales(cal, table.edge_scales), colour=table.colour,
+    return dataclasses.replace(with_edge_scales(cal, table.edge_scales), colour=table.colour,
                                square_model=model_json(own))
-
-
-def _with_scales(cal: Calibration, scales: Sequence[float]) -> tuple:
-    return tuple(dataclasses.replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales))
 
 
 def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[float, ...]:
@@ -232,7 +236,7 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     sums = np.zeros((len(EDGE_SCALES), n))
     counts = np.zeros(n, int)
     for i, f in enumerate(EDGE_SCALES):
-        rec = Recogniser(dataclasses.replace(cal, sizes=_with_scales(cal, (float(f),) * n)), model=None,
+        rec = Recogniser(with_edge_scales(cal, (float(f),) * n), model=None,
                          size_check=None)
         for image, item in labelled_frames[:EDGE_FRAMES]:
             if not rec.recognise(image).board_found or rec.last_evidence is None:
@@ -347,10 +351,10 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
         raise FramesFolderError(f"{folder}: {len(usable)} usable frames (nothing hidden); adapting needs at least 4")
     every = int(round(1 / HOLD_OUT))
     check = usable[::every]
-    train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every])
+    train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every], usable._kept)
     start_model = calibrated_model(cal, base)
     material = "clear" if cal.pieces.clear else "opaque"
-    measured = dataclasses.replace(cal, sizes=_with_scales(cal, measure_edges(cal, train)))
+    measured = with_edge_scales(cal, measure_edges(cal, train))
     measured = dataclasses.replace(measured, colour=measure_colours(measured, train))
     rec = Recogniser(measured, model=None, size_check=None)
     parts = [sq for sq in (labelled(rec, image, item.tops) for image, item in train) if sq is not None]

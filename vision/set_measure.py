@@ -35,7 +35,7 @@ from hardware.pieces import BoardSpec, PieceSet
 
 from .adapt import learn_from_frame
 from .recognise import LUM_SIGMA, TINT_SIGMA, Recogniser
-from .tops import body_colour, peak_scale
+from .tops import body_colour, peak_scale, with_edge_scales
 
 SCALES = np.round(np.arange(0.70, 1.1501, 0.025), 3)  # edge radii tried, shares of the set file's
 DEADBAND = 0.05  # a measured edge scale this close to 1 is taken as 1
@@ -88,11 +88,6 @@ def describe_layout(board: BoardSpec, pieces: PieceSet) -> list[dict[str, object
     """``set_layout`` for people and pages: square name, colour name, the set's size name."""
     return [{"square": board.square_name(c.square), "colour": COLOUR_NAMES[c.colour],
              "size": c.size + 1, "size_name": pieces.sizes[c.size].name} for c in set_layout(board, pieces)]
-
-
-def with_edge_scales(cal: Calibration, scales: tuple[float, ...]) -> Calibration:
-    """``cal`` with each size class's edge scale replaced."""
-    return replace(cal, sizes=tuple(replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales)))
 
 
 def _ring_scores(cal: Calibration, frame: np.ndarray, layout: tuple[LayoutCup, ...]) -> np.ndarray:

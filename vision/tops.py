@@ -1,10 +1,15 @@
-"""Two measurements of tops shared by the set's measurement at calibration
-(``vision.set_measure``) and the adaptation to a table's frames (``vision.adapt``): where a
-score over tried edge radii peaks, and a top's own colour under its sheen."""
+"""What the set's measurement at calibration (``vision.set_measure``) and the adaptation to a
+table's frames (``vision.adapt``) share about tops: where a score over tried edge radii
+peaks, a top's own colour under its sheen, and a calibration with its tops' edges moved."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 import numpy as np
+
+from calibration.model import Calibration
 
 BODY_SHARE = 70  # percentile of brightness below which a top's pixels give its colour
 
@@ -28,3 +33,8 @@ def body_colour(pixels: np.ndarray) -> np.ndarray:
     lum = pixels.astype(np.float64).sum(axis=1)
     keep = pixels[lum <= np.percentile(lum, BODY_SHARE)]
     return np.median((keep if len(keep) else pixels).astype(np.float64), axis=0)
+
+
+def with_edge_scales(cal: Calibration, scales: Sequence[float]) -> Calibration:
+    """``cal`` with each size class's edge scale (``SizeClass.edge_scale``) replaced."""
+    return replace(cal, sizes=tuple(replace(sc, edge_scale=float(f)) for sc, f in zip(cal.sizes, scales)))
