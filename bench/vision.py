@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hardware.camera_model import height_scale  # noqa: E402
-from vision.evaluate import COMMIT, evaluate, format_result  # noqa: E402
+from vision.evaluate import COMMIT, evaluate, format_result, top_label  # noqa: E402
 from vision.observation import OCCLUDED  # noqa: E402
 from vision.recognise import EMPTY_THRESHOLD  # noqa: E402
 
@@ -78,7 +78,7 @@ def size_errors(found: list) -> callable:
             got = r.top
             if top is None or got is None or got[1] == top[1] or truth.occluded[sq]:
                 continue
-            t, g = top[1], got[1]
+            t = top[1]
             H = rec._last.H
             ppm = rec.canvas.ppm
             k = height_scale(H, rec.cal.sizes[t].height_mm)
@@ -93,7 +93,7 @@ def size_errors(found: list) -> callable:
                 if len(peaks) == 3:
                     break
             found.append({
-                "truth": f"{'LD'[top[0]]}{t + 1}", "read": f"{'LD'[got[0]]}{g + 1}", "conf": r.confidence,
+                "truth": top_label(top), "read": top_label(got), "conf": r.confidence,
                 "ring": np.round(ev.ring[sq].astype(float), 2).tolist(), "sign": ev.sign[sq].tolist(),
                 "scales": [round(sc.edge_scale, 3) for sc in rec.cal.sizes],
                 "looked_px": np.round(looked, 1).tolist(),
@@ -116,10 +116,6 @@ def format_size_errors(found: list) -> str:
     lines.append("  pairs: " + ", ".join(f"{a}->{b} {n}" for (a, b), n in pairs.most_common()))
     return "\n".join(lines)
 
-
-
-def _top_name(top: tuple[int, int] | None) -> str:
-    return "empty" if top is None else f"{'LD'[top[0]]}{top[1] + 1}"
 
 
 class ColourErrors:
@@ -154,8 +150,8 @@ class ColourErrors:
             _, lead = rec._lighter_outline(sq, s)
             off = np.asarray(centre) - rec.centres_px[sq]
             self.lines.append(
-                f" {'*' if r.confidence >= COMMIT else ' '} frame {self.frame:3d} sq {sq:2d}: {_top_name(top):>5} read "
-                f"{_top_name(got):>5} at {r.confidence:.3f}; colour {'LD'[colour]} margin {margin:.2f} sure {sure:.2f} "
+                f" {'*' if r.confidence >= COMMIT else ' '} frame {self.frame:3d} sq {sq:2d}: {top_label(top):>5} read "
+                f"{top_label(got):>5} at {r.confidence:.3f}; colour {'LD'[colour]} margin {margin:.2f} sure {sure:.2f} "
                 f"in r {radius * share:.1f} px at ({off[0]:+.1f},{off[1]:+.1f}); disc {disc.astype(int).tolist()} "
                 f"board {board_now.astype(int).tolist()} L {light.astype(int).tolist()} D {dark.astype(int).tolist()}; "
                 f"middle changed {ev.centre_change[sq]:.2f}, change in {ev.change_in[sq, s]:.2f}, "

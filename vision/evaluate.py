@@ -124,7 +124,7 @@ class EvalResult:
                 self.occupied += 1
                 self.occupied_right += right
             all_right &= right
-            self.confusion[(_label(top), _label(got))] += 1
+            self.confusion[(top_label(top), top_label(got))] += 1
         self.boards += 1
         self.boards_right += all_right
 
@@ -217,7 +217,8 @@ def _hidden_beside(occluded: Sequence[bool], sq: int, cols: int) -> bool:
                for cc in range(max(0, c - 1), min(cols, c + 2)) if (rr, cc) != (r, c))
 
 
-def _label(top) -> str:
+def top_label(top) -> str:
+    """A top as the confusion table names it: ``empty``, ``occl`` or colour and size (``D3``)."""
     if top is None:
         return "empty"
     if top == OCCLUDED:
