@@ -383,7 +383,7 @@ class TrackerConfig:
     plain_confidence: float = 0.95
     agreement: float = 0.6  # share of the window's frames a square's reading needs
     max_doubtful: int = 2  # squares without such a reading that a stable state may have
-    lift_frames: int = 2  # frames a lift must be seen in a row with the square's picture steady
+    lift_frames: int = 2  # frames of a run reading a top gone, with the square's picture steady, that make a lift
     lift_sustained: int = 4  # ... or frames in a row it must be seen while it changes (a hand's shade can read as a lift)
     max_moves: int = 3  # moves one stable state may explain (quick play under one hand)
     odd_frames: int = 2  # frames in a row without the board, or moving with no hand seen, that reset
@@ -930,11 +930,11 @@ class Tracker:
     def _watch_lifts(self, board: Board, view: BoardView, t: float, changed: Collection[int] = ()) -> list[TrackEvent]:
         """While hands move: a top that gives way to what memory says lies under it was lifted.
 
-        A top read as gone counts as lifted once it is so in ``lift_frames`` frames in a row in
-        which its picture did not change since the frame before (``changed``: a hand's shade or
-        fingers passing over a top can read as the piece beneath for a few frames; a lifted cup
-        leaves its square steady once the hand has carried it off), or in ``lift_sustained``
-        frames in a row whatever changed."""
+        A top read as gone counts as lifted once, in one unbroken run of frames reading it
+        gone, its picture stayed as in the frame before (``changed``) in ``lift_frames`` of them
+        (a hand's shade or fingers passing over a top can read as the piece beneath for a few
+        frames; a lifted cup leaves its square steady once the hand has carried it off), or the
+        run reaches ``lift_sustained`` frames whatever changed."""
         events: list[TrackEvent] = []
         if not self.in_sync:
             return events
