@@ -228,5 +228,10 @@ def test_adapt_will_not_replace_the_adaptation_in_use_by_one_of_another_calibrat
     err = capsys.readouterr().err
     assert "was taken through another calibration than" in err and "give --out FILE" in err
     assert load_adaptation(data / ADAPTATION_FILE).calibration_id == calibration_id(cal)  # untouched
+    # a damaged file adapts nothing in use: adapting goes ahead (and here finds too few frames)
+    (data / ADAPTATION_FILE).write_text("{not json")
+    assert main(["adapt", "--data", str(data), "--frames", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert "another calibration" not in err and "1 usable frames (nothing hidden); adapting needs at least 4" in err
     assert main(["adapt", "--data", str(tmp_path / "empty")]) == 1
     assert "no frames kept yet" in capsys.readouterr().err

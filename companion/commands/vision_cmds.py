@@ -155,11 +155,11 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     if args.out is None and out.exists() and saved.exists():
         # one adaptation file per data folder: do not put one that serve cannot use in place of one it uses
         try:
-            in_use = calibration_id(load_calibration(saved))
+            in_use: str | None = calibration_id(load_calibration(saved))
             replaces = load_adaptation(out).calibration_id
-        except (CalibrationError, AdaptationFileError):
-            in_use = replaces = ""
-        if replaces == in_use != ident:
+        except (CalibrationError, AdaptationFileError):  # a damaged file is no adaptation in use
+            in_use = replaces = None
+        if in_use is not None and replaces == in_use and ident != in_use:
             raise ValueError(f"{folder} was taken through another calibration than {saved}, and {out} adapts that "
                              f"one: give --out FILE to write this adaptation elsewhere")
     result = adapt(folder, load_model())
