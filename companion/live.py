@@ -5,7 +5,12 @@ each time the scripted game starts again, so the demo runs for as long as the se
 The web app reaches the referee only through this object: the detection waiting for a person
 (``pending_json``, ``confirm``, ``dismiss``), the squares in doubt and the players' answer
 about them (``answer_doubt``), the last observation for the preview overlay, and a new
-calibration from the wizard (``use_calibration``)."""
+calibration from the wizard (``use_calibration``).
+
+With an adaptation file (``cupboard adapt`` writes ``DATA/adaptation.json``) the referee reads
+through the calibration as it adapted it, when it was made through that calibration
+(``vision.adapt.read_through``); the health panel says which (``adaptation``).  A new
+calibration is checked against the file again: an adaptation of the old one is not used."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +27,7 @@ from calibration.model import Calibration
 from engine import GameRules as Rules, family_of
 from hardware.frames import Frame
 
+from vision.adapt import read_through
 from vision.frames_folder import FramesWriter
 from vision.tracking import looks_text
 
@@ -46,7 +53,12 @@ class NoDoubt(SessionError):
 class LiveReferee:
     """``on_frame`` for the camera thread.  ``demo_rules`` and ``cycle_frames`` are set for the
     demo camera: a game of those rules is (re)started at the start of each cycle.  Without a
-    calibration (a real camera before the wizard ran) frames are only previewed."""
+    calibration (a real camera before the wizard ran) frames are only previewed.
+    ``adaptation``: the adaptation file to read through when it belongs to the calibration
+    (``DATA/adaptation.json`` for a real camera; None, the demo camera's, reads the
+    calibration alone).  ``calibration`` stays the calibration as saved (the labelled frames
+    are kept through it, so that adapting on them again applies to it); ``reading`` is the
+    one the referee reads with."""
 
     def __init__(
         self,
@@ -57,9 +69,15 @@ class LiveReferee:
         new_game_at: Callable[[int], bool] | None = None,
         keep_frames: int = 0,
         family_cameras: dict[str, Any] | None = None,
+        adaptation: Path | None = None,
     ) -> None:
         self.hub = hub
+        self.adaptation = adaptation
         self.calibration = calibration
+        self.reading: Calibration | None = None  # ``calibration`` with the adaptation applied, if it is
+        self.adaptation_status = ""  # one line for the health panel: adapted, or why not ("" no file)
+        self.adapted = False
+        self._read_through(calibration)
         # families the camera sees with a set-up of their own (Cups: ``cups_camera.CupsCamera``),
         # by family name: each gives ``referee(session)`` or says why not (``problem``)
         self.family_cameras: dict[str, Any] = dict(family_cameras or {})
@@ -79,14 +97,34 @@ class LiveReferee:
         self.camera = camera
         camera.overlay = self.draw_overlay
         camera.on_frame = self.on_frame if self.calibration is not None or self.family_cameras else None
+        camera.referee_figures = self._figures({})
 
     def use_calibration(self, calibration: Calibration) -> None:
-        """Referee from now on with ``calibration`` (the wizard saved a new one)."""
+        """Referee from now on with ``calibration`` (the wizard saved a new one), through the
+        adaptation only if it was made through this one."""
         with self._lock:
             self.calibration = calibration
+            self._read_through(calibration)
             self.referee = None
         if self.camera is not None:
             self.camera.on_frame = self.on_frame
+            self.camera.referee_figures = self._figures({})
+
+    def _read_through(self, calibration: Calibration | None) -> None:
+        """Set ``reading`` and the adaptation's status for ``calibration`` (logged)."""
+        if calibration is None or self.adaptation is None:
+            self.reading, self.adaptation_status, self.adapted = calibration, "", False
+            return
+        use = read_through(calibration, self.adaptation)
+        self.reading, self.adaptation_status, self.adapted = use.calibration, use.status, use.used
+        if use.status:
+            (log.info if use.used else log.warning)("%s", use.status)
+
+    def _figures(self, figures: dict[str, Any]) -> dict[str, Any]:
+        """``figures`` for the health panel, with the adaptation's status when there is one."""
+        if self.adaptation_status:
+            return {**figures, "adaptation": {"used": self.adapted, "text": self.adaptation_status}}
+        return figures
 
     def _frames_writer(self) -> FramesWriter | None:
         """The labelled-frames folder of the current calibration, if frames are kept."""
@@ -124,7 +162,7 @@ class LiveReferee:
                         self.referee = None
                         self._cannot_referee(f"the camera cannot referee {rules.name}: {e}; tap the moves in")
                         return
-            elif referee is None or referee.session is not session or referee.calibration is not self.calibration:
+            elif referee is None or referee.session is not session or referee.calibration is not self.reading:
                 if not fam.camera_referee:  # the family says; no name is checked
                     self.referee = None
                     self._cannot_referee(f"the camera does not referee {rules.name} yet: tap the moves in")
@@ -135,7 +173,7 @@ class LiveReferee:
                                          "calibrate its table first, or tap the moves in")
                     return
                 try:
-                    referee = self.referee = Referee(session, self.calibration, frames=self._frames_writer())
+                    referee = self.referee = Referee(session, self.reading, frames=self._frames_writer())
                 except ValueError as e:  # the calibrated set cannot play this game (too few sizes)
                     self._cannot_referee(f"the camera cannot referee this game: {e}")
                     return
@@ -148,7 +186,7 @@ class LiveReferee:
         if self.camera is not None:
             health = referee.health
             self.camera.board_found = health.board_found
-            self.camera.referee_figures = {"frame_ms": round(health.frame_ms, 1), "hand": health.hand}
+            self.camera.referee_figures = self._figures({"frame_ms": round(health.frame_ms, 1), "hand": health.hand})
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
 
@@ -158,7 +196,7 @@ class LiveReferee:
             self.problem = problem
             log.error("%s", problem)
         if self.camera is not None:
-            self.camera.referee_figures = {"error": problem}
+            self.camera.referee_figures = self._figures({"error": problem})
 
     def _demo_starts(self, index: int) -> bool:
         if self.new_game_at is not None:

@@ -99,6 +99,14 @@ class Companion:
         return self.config.data_dir / "calibration.json"
 
     @property
+    def adaptation_path(self) -> Path:
+        """Where ``cupboard adapt`` writes what it learnt of the table, beside the calibration
+        (the live referee reads through it while it belongs to the calibration in use)."""
+        from vision.adapt import ADAPTATION_FILE
+
+        return self.config.data_dir / ADAPTATION_FILE
+
+    @property
     def records_dir(self) -> Path:
         """Where finished and imported game records are kept."""
         return self.config.data_dir / "records"

@@ -91,6 +91,7 @@ class TableAdaptation:
     colour: ColourModel
     weights: MaterialModel
     note: str = ""
+    frames: int = 0  # the labelled frames it was adapted from (learnt on and kept apart); 0: not known
 
 
 @dataclass(frozen=True)
@@ -362,7 +363,7 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
         raise FramesFolderError(f"{folder}: the board was found in none of the frames to adapt on")
     tuned = fine_tune(start_model.for_material(material), _merge(parts), steps, pull)
     learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
-                             measured.colour, tuned)
+                             measured.colour, tuned, frames=len(usable))
     after_cal = adapted_calibration(cal, learnt)
     before = reading_accuracy(cal, check, start_model)
     after = reading_accuracy(after_cal, check, SquareModel({**base.materials, material: tuned}))
@@ -456,6 +457,7 @@ class PlayLearner:
 
 ADAPTATION_FORMAT = "cupboard-adaptation"
 ADAPTATION_VERSION = 1
+ADAPTATION_FILE = "adaptation.json"  # its name in the data folder, beside calibration.json (read_through)
 
 
 class AdaptationFileError(ValueError):
@@ -466,7 +468,7 @@ class AdaptationFileError(ValueError):
 def adaptation_json(table: TableAdaptation) -> dict[str, object]:
     """``table`` as the versioned JSON object of an adaptation file (``parse_adaptation``)."""
     return {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "note": table.note,
-            "calibration": table.calibration_id, "material": table.material,
+            "calibration": table.calibration_id, "material": table.material, "frames": int(table.frames),
             "edge_scales": [round(float(f), 4) for f in table.edge_scales],
             "colour_model": dataclasses.asdict(table.colour),
             "square_model": model_json(SquareModel({table.material: table.weights}, table.note))}
@@ -497,6 +499,9 @@ def parse_adaptation(data: object, where: str) -> TableAdaptation:
     if (not isinstance(scales, list) or not scales
             or not all(isinstance(f, (int, float)) and not isinstance(f, bool) and 0.5 <= f <= 1.5 for f in scales)):
         raise AdaptationFileError(f"{where}: 'edge_scales' must list a number from 0.5 to 1.5 per size class")
+    frames = data.get("frames", 0)  # optional: files written before it was kept have none
+    if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
+        raise AdaptationFileError(f"{where}: 'frames' must be the number of frames it was adapted from")
     cm = data.get("colour_model")
     if not isinstance(cm, dict):
         raise AdaptationFileError(f"{where}: 'colour_model' must be an object")
@@ -507,7 +512,8 @@ def parse_adaptation(data: object, where: str) -> TableAdaptation:
         weights = model.for_material(material)
     except (ModelFileError, KeyError) as e:
         raise AdaptationFileError(str(e).strip('"')) from None
-    return TableAdaptation(ident, material, tuple(float(f) for f in scales), colour, weights, str(data.get("note", "")))
+    return TableAdaptation(ident, material, tuple(float(f) for f in scales), colour, weights, str(data.get("note", "")),
+                           frames)
 
 
 def load_adaptation(path: str | Path) -> TableAdaptation:
@@ -521,3 +527,41 @@ def load_adaptation(path: str | Path) -> TableAdaptation:
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise AdaptationFileError(f"{path}: not valid JSON ({e})") from None
     return parse_adaptation(data, str(path))
+
+
+@dataclass(frozen=True)
+class AdaptationInUse:
+    """What a camera reads through (``read_through``): ``calibration``, the calibration it was
+    given with the adaptation ``table`` applied when that belongs to it (else the calibration
+    as given, and ``table`` None), and ``status``, one line for the user saying which ("" when
+    there is no adaptation file at all)."""
+
+    calibration: Calibration
+    table: TableAdaptation | None
+    status: str
+
+    @property
+    def used(self) -> bool:
+        """Whether the adaptation is applied."""
+        return self.table is not None
+
+
+def read_through(cal: Calibration, path: str | Path) -> AdaptationInUse:
+    """``cal`` adapted by the adaptation file ``path`` (``cupboard adapt`` writes it), when
+    there is one and it was made through ``cal``: what ``cupboard serve`` and ``watch`` read
+    with.  A file of another calibration (the camera was calibrated again since) or a damaged
+    one is not applied, and ``status`` says why and what to do; neither is an error, since the
+    calibration alone still reads the board."""
+    path = Path(path)
+    if not path.exists():
+        return AdaptationInUse(cal, None, "")
+    try:
+        table = load_adaptation(path)
+        adapted = adapted_calibration(cal, table)
+    except AdaptationFileError as e:
+        return AdaptationInUse(cal, None, f"adaptation not used: {e}; reading with the calibration alone "
+                                          "(adapt again: cupboard adapt)")
+    except CalibrationError as e:
+        return AdaptationInUse(cal, None, f"adaptation not used: {path}: {e}; reading with the calibration alone")
+    frames = f"from {table.frames} frames" if table.frames else "from its frames"
+    return AdaptationInUse(adapted, table, f"adapted to this table {frames} ({path})")

@@ -136,7 +136,7 @@ def _camera(args: argparse.Namespace):
         cups = CupsDemoCamera()
         print(f"camera: the demo camera, playing games of {cups.rules.name} on the {cups.layout.name} table "
               "(their records are kept apart, in records/demo)")
-        return PreviewCamera(cups), (None, cups.rules, cups.new_game_at, {"cups": CupsCamera(cups_setup(cups))})
+        return PreviewCamera(cups), (None, cups.rules, cups.new_game_at, {"cups": CupsCamera(cups_setup(cups))}, None)
     if source is None or getattr(source, "name", "") == "synthetic":
         from ..demo import calibrate_demo, varied_demo_camera
 
@@ -148,8 +148,9 @@ def _camera(args: argparse.Namespace):
         calibration = calibrate_demo(camera)
         print(f"camera: the demo camera, playing games of {rules.name} with the {args.set} set "
               "(their records are kept apart, in records/demo)")
-        return PreviewCamera(camera), (calibration, rules, camera.new_game_at, {})
+        return PreviewCamera(camera), (calibration, rules, camera.new_game_at, {}, None)
     from calibration import load_calibration
+    from vision.adapt import ADAPTATION_FILE, read_through
 
     from ..cups_camera import CupsCamera, CupsSetupMissing, cups_setup
 
@@ -159,12 +160,13 @@ def _camera(args: argparse.Namespace):
     except CupsSetupMissing as e:
         cups = CupsCamera(None, str(e), data_dir=data_dir)
 
-    saved = (args.data or default_data_dir()) / "calibration.json"
+    saved = data_dir / "calibration.json"
+    adaptation = data_dir / ADAPTATION_FILE  # what `cupboard adapt` learnt, used if it belongs to the calibration
     path = args.calibration or (saved if saved.exists() else None)
     if path is None:
         print(f"camera: {getattr(source, 'name', 'camera')}, live preview only; calibrate it on the page's "
               "Calibrate screen (or give --calibration FILE) to referee from it")
-        return PreviewCamera(source), (None, None, None, {"cups": cups})
+        return PreviewCamera(source), (None, None, None, {"cups": cups}, adaptation)
     from calibration import CalibrationError
 
     from vision.square_model import calibrated_model
@@ -180,20 +182,25 @@ def _camera(args: argparse.Namespace):
         source.close()
         return None, None
     print(f"camera: {getattr(source, 'name', 'camera')}, refereeing with {path}")
-    return PreviewCamera(source), (calibration, None, None, {"cups": cups})
+    status = read_through(calibration, adaptation).status  # the live referee reads through it again
+    if status:
+        print(f"camera: {status}")
+    return PreviewCamera(source), (calibration, None, None, {"cups": cups}, adaptation)
 
 
 def wire_camera(services, camera, live) -> None:
     """Wire the camera service to the app's services: its lost/back journalled, and the live
-    referee (``live`` as ``_camera`` gives it) attached.  The camera is not started."""
+    referee (``live`` as ``_camera`` gives it: calibration, demo rules, where the demo's games
+    start, the families' own cameras, the adaptation file) attached.  The camera is not started."""
     # journal the camera going away and coming back, as `cupboard watch` does
     camera.on_status = lambda kind, text: services.hub.alert(f"camera-{kind}", text)
     if live is not None:
         from ..live import LiveReferee
 
-        calibration, demo_rules, starts, family_cameras = live
+        calibration, demo_rules, starts, family_cameras, adaptation = live
         services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None,
-                                         keep_frames=services.config.keep_frames, family_cameras=family_cameras))
+                                         keep_frames=services.config.keep_frames, family_cameras=family_cameras,
+                                         adaptation=adaptation))
 
 
 def camera_for(args: argparse.Namespace):

@@ -10,7 +10,7 @@ import cv2
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the vision subcommands to the ``cupboard`` parser."""
-    from hardware.pieces import board_names, piece_set_names
+    from hardware.pieces import board_names, piece_set_names, user_data_dir
 
     p = subparsers.add_parser("calibrate", help="calibrate the camera over the empty board")
     p.add_argument("--source", required=True,
@@ -44,8 +44,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_vision_eval)
 
     p = subparsers.add_parser("adapt", help="adapt recognition to your own table from a folder of labelled frames")
-    p.add_argument("--frames", metavar="DIR", required=True, help="the frames folder (calibration, truth, pictures)")
-    p.add_argument("--out", metavar="FILE", help="where to write the adaptation (default DIR/adaptation.json)")
+    p.add_argument("--data", type=Path, default=None, help=f"data folder (default {user_data_dir()})")
+    p.add_argument("--frames", metavar="DIR", type=Path, default=None,
+                   help="the frames folder (calibration, truth, pictures); default DATA/frames, where "
+                        "serve and watch --keep-frames keep them")
+    p.add_argument("--out", metavar="FILE", type=Path, default=None,
+                   help="where to write the adaptation (default DATA/adaptation.json, which serve and watch "
+                        "read through while it belongs to their calibration)")
     p.set_defaults(func=cmd_adapt)
 
     p = subparsers.add_parser("marker-sheet", help="write the printable ArUco marker sheet for a board")
@@ -130,22 +135,47 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     """Adapt recognition to a frames folder (edge radii, players' colours, square model); write
-    the adaptation only if it reads the frames kept apart at least as well."""
-    from vision.adapt import save_adaptation, adapt
+    the adaptation only if it reads the frames kept apart at least as well.  By default from
+    and into the data folder: ``DATA/frames`` in, ``DATA/adaptation.json`` out, which serve and
+    watch read through while it belongs to the calibration they referee with."""
+    from calibration import CalibrationError, load_calibration
+    from hardware.pieces import user_data_dir
+    from vision.adapt import ADAPTATION_FILE, AdaptationFileError, adapt, calibration_id, load_adaptation, save_adaptation
+    from vision.frames_folder import open_folder
     from vision.square_model import load_model
 
-    result = adapt(args.frames, load_model())
+    data_dir = args.data or user_data_dir()
+    folder = args.frames or data_dir / "frames"
+    if args.frames is None and not folder.is_dir():
+        raise ValueError(f"{folder}: no frames kept yet; play with 'cupboard serve --keep-frames 300' (or watch) "
+                         "to keep them, or give --frames DIR")
+    out = args.out or data_dir / ADAPTATION_FILE
+    ident = calibration_id(open_folder(folder)[0])
+    saved = data_dir / "calibration.json"
+    if args.out is None and out.exists() and saved.exists():
+        # one adaptation file per data folder: do not put one that serve cannot use in place of one it uses
+        try:
+            in_use: str | None = calibration_id(load_calibration(saved))
+            replaces = load_adaptation(out).calibration_id
+        except (CalibrationError, AdaptationFileError):  # a damaged file is no adaptation in use
+            in_use = replaces = None
+        if in_use is not None and replaces == in_use and ident != in_use:
+            raise ValueError(f"{folder} was taken through another calibration than {saved}, and {out} adapts that "
+                             f"one: give --out FILE to write this adaptation elsewhere")
+    result = adapt(folder, load_model())
     print(f"adapted on {result.frames_used} frames; the {result.frames_checked} kept apart read "
           f"{100 * result.before:.2f} % right before, {100 * result.after:.2f} % after")
     if not result.adapted or result.table is None:
         print("the adaptation read the kept-apart frames worse: nothing written")
         return 0
-    out = Path(args.out) if args.out else Path(args.frames) / "adaptation.json"
     save_adaptation(result.table, out)
     t = result.table
     print(f"edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)} of the set file's; players' colours "
           f"(BGR) light {', '.join(f'{v:.0f}' for v in t.colour.light_bgr)}, dark {', '.join(f'{v:.0f}' for v in t.colour.dark_bgr)}")
-    print(f"adaptation written to {out}: read with it by vision-eval --frames {args.frames} --adapted {out}")
+    print(f"adaptation written to {out}; measure it with: cupboard vision-eval --frames {folder} --adapted {out}")
+    if out.resolve() == (data_dir / ADAPTATION_FILE).resolve():
+        print("cupboard serve and watch read through it from their next start, while they referee with the "
+              "calibration the frames were taken through (recalibrating means adapting again)")
     return 0
 
 

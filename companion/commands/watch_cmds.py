@@ -20,6 +20,17 @@ def frames_writer(data_dir: Path, calibration, args: argparse.Namespace):
     return FramesWriter(Path(data_dir) / "frames", calibration, keep=args.keep_frames)
 
 
+def adapted_for(calibration, data_dir: Path):
+    """``calibration`` as the adaptation in ``data_dir`` adapted it, when it was made through
+    this calibration (``vision.adapt.read_through``); a line says which, or why not."""
+    from vision.adapt import ADAPTATION_FILE, read_through
+
+    use = read_through(calibration, Path(data_dir) / ADAPTATION_FILE)
+    if use.status:
+        print(f"camera: {use.status}", flush=True)
+    return use.calibration
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``watch`` to the ``cupboard`` parser."""
     p = subparsers.add_parser("watch", help="referee a game from the camera and print what happens")
@@ -79,7 +90,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     else:
         print(f"resuming the game in {data_dir} after {len(session.board.move_stack)} moves")
     session.subscribe(lambda e: print(f"{time.strftime('%H:%M:%S', time.localtime(e.time))}  {e.kind:<16} {e.text}", flush=True))
-    referee = Referee(session, calibration, snapshots=args.snapshots, frames=frames_writer(data_dir, calibration, args))
+    # the referee reads through what `cupboard adapt` learnt of this table; the labelled frames
+    # are kept through the calibration itself, so that adapting on them applies to it again
+    reading = calibration if demo_rules is not None else adapted_for(calibration, data_dir)
+    referee = Referee(session, reading, snapshots=args.snapshots, frames=frames_writer(data_dir, calibration, args))
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -148,7 +148,9 @@
       done("step-check", d.ok);
     }, "check-result"));
     $("btn-save").addEventListener("click", () => step("btn-save", "/api/calibration/save", {}, (d) => {
-      result("save-result", `Saved as ${d.saved}; the camera referees with it now.`, true);
+      // an adaptation made through the old calibration is not used with the new one: say so
+      result("save-result", `Saved as ${d.saved}; the camera referees with it now.` +
+        (d.adaptation ? ` (${d.adaptation})` : ""), true);
       done("step-save", true);
     }, "save-result"));
   }

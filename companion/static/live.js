@@ -164,6 +164,7 @@
     if (h.seconds_since_stable !== null && h.seconds_since_stable !== undefined) rows.push(["last stable", `${h.seconds_since_stable} s ago`, ""]);
     if (h.frame_ms !== undefined) rows.push(["reading a frame", `${h.frame_ms} ms`, ""]);
     if (h.hand) rows.push(["hand", "over the board", ""]);
+    if (h.adaptation) rows.push(["adaptation", h.adaptation.text, h.adaptation.used ? "good" : "bad"]);
     if (h.previews !== undefined) rows.push(["previews open", String(h.previews), ""]);
     if (h.error) rows.push(["problem", h.error, "bad"]);
     const dl = $("health");

@@ -484,13 +484,15 @@ def save():
     if services.live is None:
         from ..live import LiveReferee
 
-        services.attach_live(LiveReferee(services.hub, cal, keep_frames=services.config.keep_frames))
+        services.attach_live(LiveReferee(services.hub, cal, keep_frames=services.config.keep_frames,
+                                         adaptation=services.adaptation_path))
     else:
         services.live.use_calibration(cal)
     hub = services.hub
     hub.camera_info = {**hub.camera_info, "present": True, "referee": True}
     hub.refresh()
-    return jsonify(saved=path.name, active=summary(cal))
+    # an adaptation of the old calibration is not used with this one: the answer says so
+    return jsonify(saved=path.name, active=summary(cal), adaptation=services.live.adaptation_status or None)
 
 
 # -- Cups ---------------------------------------------------------------------------------------
