@@ -10,7 +10,12 @@ calibration from the wizard (``use_calibration``).
 With an adaptation file (``cupboard adapt`` writes ``DATA/adaptation.json``) the referee reads
 through the calibration as it adapted it, when it was made through that calibration
 (``vision.adapt.read_through``); the health panel says which (``adaptation``).  A new
-calibration is checked against the file again: an adaptation of the old one is not used."""
+calibration is checked against the file again: an adaptation of the old one is not used.
+
+With frames kept and ``learn`` (``cupboard serve --keep-frames N``, unless ``--no-adapt``), the
+end of a game refereed from the calibration (finished, or left for a new one) may start
+adapting to the table in the background (``table_adapt.TableLearner``); an adaptation written
+is read through from the next game the referee starts, never in the middle of one."""
 
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from vision.tracking import looks_text
 
 from .referee import Referee, doubt_json, piece_text
 from .session import GameSession, SessionError
+from .table_adapt import TableLearner
 from .web.hub import GameHub, move_json
 
 log = logging.getLogger(__name__)
@@ -58,7 +64,8 @@ class LiveReferee:
     (``DATA/adaptation.json`` for a real camera; None, the demo camera's, reads the
     calibration alone).  ``calibration`` stays the calibration as saved (the labelled frames
     are kept through it, so that adapting on them again applies to it); ``reading`` is the
-    one the referee reads with."""
+    one the referee reads with.  ``learn``: adapt to the table by itself after games, when
+    frames are kept and there is an adaptation file to write (``table_adapt``)."""
 
     def __init__(
         self,
@@ -70,6 +77,7 @@ class LiveReferee:
         keep_frames: int = 0,
         family_cameras: dict[str, Any] | None = None,
         adaptation: Path | None = None,
+        learn: bool = False,
     ) -> None:
         self.hub = hub
         self.adaptation = adaptation
@@ -86,6 +94,10 @@ class LiveReferee:
         self.new_game_at = new_game_at  # the varied demo camera says where its games begin
         self.keep_frames = keep_frames  # labelled frames kept in DATA/frames (0: none)
         self._frames: FramesWriter | None = None
+        # adapting to the table after games: a real camera (an adaptation file) with frames kept
+        self.learner = (TableLearner(hub.data_dir, adaptation) if learn and keep_frames and adaptation is not None
+                        else None)
+        self._ended: GameSession | None = None  # the last game handed to the learner as ended
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
         self.referee: Referee | None = None
         self.problem: str | None = None  # why the camera cannot referee the current game
@@ -172,6 +184,8 @@ class LiveReferee:
                     self._cannot_referee(f"the camera is calibrated for a board of pieces, not for {rules.name}: "
                                          "calibrate its table first, or tap the moves in")
                     return
+                if referee is None or referee.session is not session:
+                    self._next_game(referee)
                 try:
                     referee = self.referee = Referee(session, self.reading, frames=self._frames_writer())
                 except ValueError as e:  # the calibrated set cannot play this game (too few sizes)
@@ -183,12 +197,44 @@ class LiveReferee:
         except Exception:  # one bad frame must not stop the referee
             log.exception("referee")
             return
+        if self.learner is not None:
+            self._learn(session)
         if self.camera is not None:
             health = referee.health
             self.camera.board_found = health.board_found
             self.camera.referee_figures = self._figures({"frame_ms": round(health.frame_ms, 1), "hand": health.hand})
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
+
+    def _next_game(self, last: Any) -> None:
+        """A referee is wanted for a new game: the game ``last`` refereed has ended (adapt
+        after it, unless it was seen to finish), and an adaptation written since it began is
+        read through from this game on."""
+        if self.learner is None:
+            return
+        if last is not None and last.session is not self._ended and getattr(last, "frames", None) is not None:
+            self._ended = last.session
+            self.learner.game_ended(last.frames)
+        if self.learner.take_fresh():
+            self._read_through(self.calibration)
+
+    def _learn(self, session: GameSession) -> None:
+        """After each frame: a game seen to finish is handed to the learner once, and an
+        adaptation that has ended says so on the health panel (read from the next game)."""
+        assert self.learner is not None
+        referee = self.referee
+        if session.over and session is not self._ended and referee is not None and referee.session is session:
+            self._ended = session
+            self.learner.game_ended(getattr(referee, "frames", None))
+        if self.learner.running:
+            outcome = self.learner.poll()
+            if outcome is not None and outcome.written:
+                self.adaptation_status, self.adapted = outcome.text, True
+
+    def stop(self) -> None:
+        """End an adaptation still running in the background (the server is stopping)."""
+        if self.learner is not None:
+            self.learner.stop()
 
     def _cannot_referee(self, problem: str) -> None:
         """Say once in the log, and in the health panel, why the current game is not refereed."""

@@ -60,6 +60,9 @@ class CompanionConfig:
     prepare_tables: bool = False
     jr_table: JrTablePreparer | None = None  # None: the cache's table, built with the engine's defaults
     keep_frames: int = 0  # committed positions the live referee keeps as labelled frames (opt-in)
+    # with frames kept, adapt to the table in the background after games (cupboard serve, unless
+    # --no-adapt): ``table_adapt``
+    adapt_in_play: bool = False
     clock_time: Callable[[], float] | None = None  # what game clocks read (None: time.monotonic)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -57,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--token", default=None, help="control token (default: kept in the data folder)")
     p.add_argument("--max-pages", type=int, default=40, help="most pages open at once (each holds a thread)")
     add_keep_frames(p)
+    p.add_argument("--no-adapt", action="store_true",
+                   help="with --keep-frames: do not adapt to the table by itself when a game ends (cupboard "
+                        "adapt still does it by hand)")
     p.add_argument("--demo", action="store_true", help="use the synthetic demo camera")
     p.add_argument("--source", default=None, help="camera source (see hardware.sources); default: auto")
     p.add_argument("--no-camera", action="store_true", help="no camera: moves are entered by tapping")
@@ -200,7 +203,7 @@ def wire_camera(services, camera, live) -> None:
         calibration, demo_rules, starts, family_cameras, adaptation = live
         services.attach_live(LiveReferee(services.hub, calibration, demo_rules, new_game_at=starts or None,
                                          keep_frames=services.config.keep_frames, family_cameras=family_cameras,
-                                         adaptation=adaptation))
+                                         adaptation=adaptation, learn=services.config.adapt_in_play))
 
 
 def camera_for(args: argparse.Namespace):
@@ -269,6 +272,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = CompanionConfig(
         data_dir=data_dir, token=args.token, default_variant=first_game,
         max_streams=args.max_pages, camera=camera, prepare_tables=True, keep_frames=args.keep_frames,
+        adapt_in_play=not args.no_adapt,
         extra={"camera_note": getattr(args, "camera_note", None)},
     )
     app = create_app(config)
@@ -285,6 +289,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"{args.variant} applies to the next new game")
     if camera is not None:
         wire_camera(services, camera, live)
+        if services.live is not None and services.live.learner is not None:
+            print(f"camera: adapting to this table by itself when a game ends with {services.live.learner.after} "
+                  "new frames kept (in the background; --no-adapt to turn it off)")
         camera.start()
     # the helper processes of full-strength hints start now, so the first hint has them
     from engine.gobblet.search.parallel import default_helpers, start_helpers
@@ -298,6 +305,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             camera.stop()
         services.jr_table.stop()
         services.tables.stop()
+        if services.live is not None:
+            services.live.stop()
         raise
     link = page_link(args.host, running.port, services.token)
     base = link.split("?")[0]
@@ -332,6 +341,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         services.tables.stop()
         if camera is not None:
             camera.stop()
+        if services.live is not None:
+            services.live.stop()  # an adaptation not finished writes nothing; the next game's end starts it again
         data_lock.release()
         print("cupboard stopped; the game in progress is kept and resumes next time")
     return 0

@@ -485,7 +485,7 @@ def save():
         from ..live import LiveReferee
 
         services.attach_live(LiveReferee(services.hub, cal, keep_frames=services.config.keep_frames,
-                                         adaptation=services.adaptation_path))
+                                         adaptation=services.adaptation_path, learn=services.config.adapt_in_play))
     else:
         services.live.use_calibration(cal)
     hub = services.hub
