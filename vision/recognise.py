@@ -51,7 +51,7 @@ from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
-                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search)
+                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search, ring_vote)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -87,6 +87,12 @@ GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
+# a solid top read light with less margin than this past a strong sheen (``sure_colour_of``) is
+# read on its body ring instead: the rounded rim and wall just across its edge, from
+# ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, darkest point per ray of ``BODY_RAYS``
+BODY_LOOK = 0.2
+BODY_RING = (0.8, 1.0)
+BODY_RAYS, BODY_STEPS = 48, 5
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
@@ -785,7 +791,24 @@ class Recogniser:
         if np.isnan(vote):
             return colour, margin
         kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
-        return colour, max(0.0, min(margin, kept))
+        sure = max(0.0, min(margin, kept))
+        if sure < BODY_LOOK and self._solid[s]:
+            body = self.body_colour_of(sq, s)
+            if body < 0:
+                return 1, -body
+        return colour, sure
+
+    def body_colour_of(self, sq: int, s: int) -> float:
+        """Last frame, square ``sq``, its top taken to be of size class ``s``: the light
+        player's lead (as a share of the players' distance, negative where the dark one's is
+        nearer) on the top's body ring (``kernels.ring_vote``), the darkest point of each ray
+        across its edge round where it was found.  0 where the ring lies off the view."""
+        f = self._last
+        radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        cx, cy = self._top_centre(sq, s)
+        vote = ring_vote(f.view, float(cx), float(cy), BODY_RING[0] * radius, BODY_RING[1] * radius, BODY_RAYS,
+                         BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
+        return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
