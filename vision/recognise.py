@@ -87,10 +87,11 @@ GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
-# a solid top read light with less margin than this past a strong sheen (``sure_colour_of``) is
-# read on its body ring instead: the rounded rim and wall just across its edge, from
-# ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, darkest point per ray of ``BODY_RAYS``
-BODY_LOOK = 0.2
+# a solid top read light is read dark where its body ring (the rounded rim and wall just across
+# its edge, from ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, the darkest point of
+# each of ``BODY_RAYS`` rays) leads for the dark player by more than ``BODY_LEAD`` over the
+# light margin its disc keeps past a strong sheen (``sure_colour_of``)
+BODY_LEAD = 0.1
 BODY_RING = (0.8, 1.0)
 BODY_RAYS, BODY_STEPS = 48, 5
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
@@ -792,10 +793,10 @@ class Recogniser:
             return colour, margin
         kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
         sure = max(0.0, min(margin, kept))
-        if sure < BODY_LOOK and self._solid[s]:
-            body = self.body_colour_of(sq, s)
-            if body < 0:
-                return 1, -body
+        if self._solid[s]:
+            lead = -self.body_colour_of(sq, s) - sure  # the body ring's dark lead over the disc's light
+            if lead > BODY_LEAD:
+                return 1, lead
         return colour, sure
 
     def body_colour_of(self, sq: int, s: int) -> float:
