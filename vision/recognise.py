@@ -17,7 +17,10 @@ doubtful colour is read again inside the outline a lighter top shows all the way
 edges may have found something dark beside it), over most of the top (past a glare spot).
 Each pixel is compared with each player's colour past the grey sheen a glossy top can add
 (``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
-strong sheen explains as well keeps no colour margin (``sure_colour_of``).
+strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A solid top's
+flat top can mirror the lamp all over; its rounded rim and wall do not, so a solid top read
+light is read dark where the ring across its edge leads for the dark player by more than its
+disc keeps for the light one (``body_colour_of``).
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
@@ -781,7 +784,12 @@ class Recogniser:
         in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
         can look grey all over).  A colour the other player's plus such a sheen would explain
         as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
-        only a top read light is in that doubt.)"""
+        only a top read light is in that doubt.)
+
+        A solid top read light is then read on its body ring too (``body_colour_of``): where
+        the ring leads for the dark player by more than ``BODY_LEAD`` over the margin the disc
+        keeps, the top is read dark, that difference its margin.  (A clear cup's plug has the
+        white rim across its edge, no body: it is not read so.)"""
         colour, margin, (centre, radius, share) = self._colour_read(sq, s)
         if colour == 1:
             # grey added to the light player's colour never looks darker: no doubt to test
