@@ -90,13 +90,15 @@ GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
-# a solid top read light is read dark where its body ring (the rounded rim and wall just across
-# its edge, from ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, the darkest point of
-# each of ``BODY_RAYS`` rays) leads for the dark player by more than ``BODY_LEAD`` over the
-# light margin its disc keeps past a strong sheen (``sure_colour_of``)
-BODY_LEAD = 0.1
-BODY_RING = (0.8, 1.0)
-BODY_RAYS, BODY_STEPS = 48, 5
+# a solid top read light is read dark where its body ring (the rounded rim just inside its seen
+# edge, from ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, the darkest of
+# ``BODY_STEPS`` points on each of ``BODY_RAYS`` rays) leads for the dark player by more than
+# ``BODY_LEAD`` over the light margin its disc keeps past a strong sheen (``sure_colour_of``).
+# The ring stops short of the edge: past it lies the board, which may be the dark player's
+# colour (on tuning seeds a light 1 on such a board was read dark with the ring out to 1.0)
+BODY_LEAD = 0.0
+BODY_RING = (0.8, 0.95)
+BODY_RAYS, BODY_STEPS = 48, 4
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
