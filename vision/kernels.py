@@ -562,10 +562,10 @@ def ring_vote(view: np.ndarray, cx: float, cy: float, r_from: float, r_to: float
     (``colour_distance``, against the board's colour now, ``board``); the median vote.  NaN
     where no ray lies on the view.
 
-    Across a solid top's edge lie its rounded rim and its wall, whose surfaces turn away from
-    the flat top's: where the flat top mirrors the lamp, grey all over, the rim beside it does
-    not, and the darkest point of each ray is the body's own colour (or, on a light top, its
-    shaded rim or the board next to it, never darker than the dark player's wall)."""
+    Just inside a solid top's seen edge lies its rounded rim, whose surface turns away from the
+    flat top's: where the flat top mirrors the lamp, grey all over, the rim does not, and the
+    darkest point of each ray is the body's own colour, shaded (on a light top, its light rim).
+    Kept short of the edge, as past it lies the board, which may be the dark player's colour."""
     h, w = view.shape[0], view.shape[1]
     votes = np.empty(n_ang)
     b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)

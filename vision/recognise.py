@@ -19,8 +19,8 @@ Each pixel is compared with each player's colour past the grey sheen a glossy to
 (``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
 strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A solid top's
 flat top can mirror the lamp all over; its rounded rim and wall do not, so a solid top read
-light is read dark where the ring across its edge leads for the dark player by more than its
-disc keeps for the light one (``body_colour_of``).
+light is read dark where the rim just inside its edge leads for the dark player by more than
+its disc keeps for the light one (``body_colour_of``).
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
@@ -812,8 +812,9 @@ class Recogniser:
     def body_colour_of(self, sq: int, s: int) -> float:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the light
         player's lead (as a share of the players' distance, negative where the dark one's is
-        nearer) on the top's body ring (``kernels.ring_vote``), the darkest point of each ray
-        across its edge round where it was found.  0 where the ring lies off the view."""
+        nearer) on the top's body ring (``kernels.ring_vote``): the darkest point of each ray
+        from where it was found across its rounded rim, at ``BODY_RING`` of its edge radius.
+        0 where the ring lies off the view."""
         f = self._last
         radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
         cx, cy = self._top_centre(sq, s)
