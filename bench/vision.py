@@ -16,7 +16,8 @@ The gain from adapting to a table's own frames is ``python bench/adapt.py``.
 
 ``--colour-errors`` lists every colour or presence misread (a top read the other colour, a top
 read empty, an empty square read a top), confident ones starred, with the evidence each had
-(``ColourErrors``).
+(``ColourErrors``: the disc's margins, the body ring's vote, the disc's colour against the
+board's and the players', change and grain).
 """
 
 from __future__ import annotations
@@ -120,7 +121,8 @@ def format_size_errors(found: list) -> str:
 
 class ColourErrors:
     """An ``evaluate`` observer that keeps every colour or presence misread with its evidence:
-    the colour margin (``sure_colour_of``) and where its disc was read (offset from the
+    the colour margin (``sure_colour_of``), the body ring's lead for the light player on a
+    solid top (``body_colour_of``) and where its disc was read (offset from the
     square's centre, radius, share of the top's edge), the disc's median colour against the
     board's now and the two measured players' colours under the same light, the change of the
     square's middle since the empty board, how much of the board's grain still shows there
@@ -148,10 +150,12 @@ class ColourErrors:
             disc = np.median(px, axis=0) if len(px) else np.zeros(3)
             light, dark = (np.exp(rec.colour_refs) * board_now).round()
             _, lead = rec._lighter_outline(sq, s)
+            body = f"{rec.body_colour_of(sq, s):+.2f}" if rec._solid[s] else "-"
             off = np.asarray(centre) - rec.centres_px[sq]
             self.lines.append(
                 f" {'*' if r.confidence >= COMMIT else ' '} frame {self.frame:3d} sq {sq:2d}: {top_label(top):>5} read "
                 f"{top_label(got):>5} at {r.confidence:.3f}; colour {'LD'[colour]} margin {margin:.2f} sure {sure:.2f} "
+                f"body ring {body} "
                 f"in r {radius * share:.1f} px at ({off[0]:+.1f},{off[1]:+.1f}); disc {disc.astype(int).tolist()} "
                 f"board {board_now.astype(int).tolist()} L {light.astype(int).tolist()} D {dark.astype(int).tolist()}; "
                 f"middle changed {ev.centre_change[sq]:.2f}, change in {ev.change_in[sq, s]:.2f}, "

@@ -8,7 +8,7 @@ import pytest
 
 from calibration.canvas import Canvas, canvas_maps, maps_inside
 from hardware.camera_model import CameraPose, nominal_intrinsics, project
-from vision.kernels import colour_vote, disc_offsets, log_channels, rim_search, ring_search
+from vision.kernels import colour_vote, disc_offsets, log_channels, rim_search, ring_search, ring_vote
 from vision.recognise import _FAR_UNITS, _FINE, _LOG_LEVEL, _LOG_SUM, _UNITS, _channels
 
 PAD = 40
@@ -290,3 +290,62 @@ def test_a_dark_top_under_grey_sheen_is_read_dark():
     assert with_sheen < 0
     for colour, sign in ((LIGHT_BGR, 1), (DARK_BGR, -1), (LIGHT_BGR * 0.85, 1), (DARK_BGR * 1.2, -1)):
         assert sign * colour_vote(_plug(colour), 30.0, 30.0, 9.0, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08, 0.3) > 0
+
+
+def _ring_reference(view, cx, cy, r_from, r_to, n_ang, steps):
+    """``ring_vote`` in plain numpy: per ray the darkest bilinear sample, its vote, the median."""
+    img = view.astype(float)
+    votes = []
+    for a in range(n_ang):
+        u = np.array([np.cos(2 * np.pi * a / n_ang), np.sin(2 * np.pi * a / n_ang)])
+        samples = []
+        for r in np.linspace(r_from, r_to, steps):
+            x, y = cx + r * u[0], cy + r * u[1]
+            x0, y0 = int(np.floor(x)), int(np.floor(y))
+            if x0 < 0 or y0 < 0 or x0 + 1 >= view.shape[1] or y0 + 1 >= view.shape[0]:
+                continue
+            fx, fy = x - x0, y - y0
+            samples.append((1 - fy) * ((1 - fx) * img[y0, x0] + fx * img[y0, x0 + 1])
+                           + fy * ((1 - fx) * img[y0 + 1, x0] + fx * img[y0 + 1, x0 + 1]))
+        if not samples:
+            continue
+        p = min(samples, key=lambda c: c.sum())
+        v = np.log(np.maximum(p, 1.0) / BOARD_BGR)
+
+        def dist(ref):
+            d = v - ref
+            lum = d.mean()
+            return np.sqrt((lum / 0.35) ** 2 + ((d - lum) ** 2).sum() / 0.08 ** 2)
+
+        votes.append(dist(REFS[1]) - dist(REFS[0]))
+    return float(np.median(votes)) if votes else float("nan")
+
+
+def _top(flat, rim, r_flat=10, r_rim=13):
+    """A solid top from above: a flat disc of colour ``flat`` inside its rounded rim of ``rim``."""
+    view = np.empty((60, 60, 3), np.uint8)
+    view[:] = BOARD_BGR
+    cv2.circle(view, (30, 30), r_rim, rim.tolist(), -1)
+    cv2.circle(view, (30, 30), r_flat, flat.tolist(), -1)
+    return view
+
+
+def test_ring_vote_as_the_plain_statement():
+    view = np.random.default_rng(5).integers(20, 250, (50, 50, 3)).astype(np.uint8)
+    for cx, cy, a, b in ((20.3, 24.8, 6.0, 8.5), (2.2, 46.0, 4.0, 6.0), (30.0, 30.0, 0.0, 1.0)):
+        assert ring_vote(view, cx, cy, a, b, 48, 5, BOARD_BGR, REFS, 0.35, 0.08) == pytest.approx(
+            _ring_reference(view, cx, cy, a, b, 48, 5), abs=1e-9)
+    assert np.isnan(ring_vote(view, -40.0, 30.0, 4.0, 6.0, 48, 5, BOARD_BGR, REFS, 0.35, 0.08))
+
+
+def test_a_dark_top_grey_with_sheen_shows_its_colour_on_its_rim():
+    """A glossy dark top facing the lamp is grey all over its flat top, which the disc's vote
+    reads as light even past a typical sheen; its rounded rim, turned away from the mirror
+    direction, keeps the dark player's colour, and the ring across the top's edge reads it.
+    A light top's rim, a little shaded, stays light."""
+    grey = np.clip(DARK_BGR + 130.0, 0, 255)
+    sheened = _top(grey, DARK_BGR)
+    assert colour_vote(sheened, 30.0, 30.0, 7.0, BOARD_BGR, REFS, WARM_FROM, 0.35, 0.08, 0.3) > 0
+    assert ring_vote(sheened, 30.0, 30.0, 10.4, 13.0, 48, 5, BOARD_BGR, REFS, 0.35, 0.08) < 0
+    for flat, rim in ((LIGHT_BGR, LIGHT_BGR * 0.8), (np.clip(LIGHT_BGR + 20, 0, 255), LIGHT_BGR)):
+        assert ring_vote(_top(flat, rim), 30.0, 30.0, 10.4, 13.0, 48, 5, BOARD_BGR, REFS, 0.35, 0.08) > 0

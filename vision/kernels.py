@@ -545,6 +545,62 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     return np.median(sheen_gaps(px, board, refs[1], refs[0], lum_sigma, tint_sigma, sheen_sigma))
 
 
+@numba.njit(**_OPTS)
+def _bilinear(view: np.ndarray, x0: int, y0: int, fx: float, fy: float, ch: int) -> float:
+    """Channel ``ch`` of ``view`` read bilinearly at (x0 + fx, y0 + fy), both neighbours inside."""
+    return ((1.0 - fy) * ((1.0 - fx) * np.float64(view[y0, x0, ch]) + fx * np.float64(view[y0, x0 + 1, ch]))
+            + fy * ((1.0 - fx) * np.float64(view[y0 + 1, x0, ch]) + fx * np.float64(view[y0 + 1, x0 + 1, ch])))
+
+
+@numba.njit(**_OPTS)
+def ring_vote(view: np.ndarray, cx: float, cy: float, r_from: float, r_to: float, n_ang: int, steps: int,
+              board: np.ndarray, refs: np.ndarray, lum_sigma: float, tint_sigma: float) -> float:
+    """How much nearer the light player's colour (``refs[0]``) than the dark one's
+    (``refs[1]``) a top's body ring looks on ``view``: along each of ``n_ang`` rays from
+    (``cx``, ``cy``), the darkest of ``steps`` points (read bilinearly) from radius
+    ``r_from`` to ``r_to`` votes with its distance to dark less its distance to light
+    (``colour_distance``, against the board's colour now, ``board``); the median vote.  NaN
+    where no ray lies on the view.
+
+    Just inside a solid top's seen edge lies its rounded rim, whose surface turns away from the
+    flat top's: where the flat top mirrors the lamp, grey all over, the rim does not, and the
+    darkest point of each ray is the body's own colour, shaded (on a light top, its light rim).
+    Kept short of the edge, as past it lies the board, which may be the dark player's colour."""
+    h, w = view.shape[0], view.shape[1]
+    votes = np.empty(n_ang)
+    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
+    n = 0
+    for a in range(n_ang):
+        ux, uy = np.cos(2.0 * np.pi * a / n_ang), np.sin(2.0 * np.pi * a / n_ang)
+        best = np.inf
+        p0 = p1 = p2 = 0.0
+        for k in range(steps):
+            r = r_from + (r_to - r_from) * k / max(steps - 1, 1)
+            x, y = cx + r * ux, cy + r * uy
+            x0, y0 = int(np.floor(x)), int(np.floor(y))
+            if x0 < 0 or y0 < 0 or x0 + 1 >= w or y0 + 1 >= h:
+                continue
+            fx, fy = x - x0, y - y0
+            c0 = _bilinear(view, x0, y0, fx, fy, 0)
+            c1 = _bilinear(view, x0, y0, fx, fy, 1)
+            c2 = _bilinear(view, x0, y0, fx, fy, 2)
+            if c0 + c1 + c2 < best:
+                best = c0 + c1 + c2
+                p0, p1, p2 = c0, c1, c2
+        if best == np.inf:
+            continue
+        l0 = np.log(max(p0, 1.0) / b0)
+        l1 = np.log(max(p1, 1.0) / b1)
+        l2 = np.log(max(p2, 1.0) / b2)
+        votes[n] = (np.sqrt(_squared_distance(l0 - refs[1, 0], l1 - refs[1, 1], l2 - refs[1, 2], lum_sigma, tint_sigma))
+                    - np.sqrt(_squared_distance(l0 - refs[0, 0], l1 - refs[0, 1], l2 - refs[0, 2], lum_sigma,
+                                                tint_sigma)))
+        n += 1
+    if n == 0:
+        return np.nan
+    return np.median(votes[:n])
+
+
 MEDIAN_BINS = 4096  # bins of the first, counting pass of ``median_at``
 
 

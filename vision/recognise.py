@@ -17,7 +17,10 @@ doubtful colour is read again inside the outline a lighter top shows all the way
 edges may have found something dark beside it), over most of the top (past a glare spot).
 Each pixel is compared with each player's colour past the grey sheen a glossy top can add
 (``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
-strong sheen explains as well keeps no colour margin (``sure_colour_of``).
+strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A solid top's
+flat top can mirror the lamp all over; its rounded rim and wall do not, so a solid top read
+light is read dark where the rim just inside its edge leads for the dark player by more than
+its disc keeps for the light one (``body_colour_of``).
 
 None of these measures decides alone: per square, the evidence for every size class goes to
 the square model (``square_model.py``, fitted on rendered boards), which weighs empty against
@@ -51,7 +54,7 @@ from .hands import SCALE as HAND_SCALE
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
-                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search)
+                      inside_leads, log_changes, log_channels, median_at, rim_search, ring_search, ring_vote)
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
@@ -87,6 +90,15 @@ GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
+# a solid top read light is read dark where its body ring (the rounded rim just inside its seen
+# edge, from ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, the darkest of
+# ``BODY_STEPS`` points on each of ``BODY_RAYS`` rays) leads for the dark player by more than
+# ``BODY_LEAD`` over the light margin its disc keeps past a strong sheen (``sure_colour_of``).
+# The ring stops short of the edge: past it lies the board, which may be the dark player's
+# colour (on tuning seeds a light 1 on such a board was read dark with the ring out to 1.0)
+BODY_LEAD = 0.0
+BODY_RING = (0.8, 0.95)
+BODY_RAYS, BODY_STEPS = 48, 4
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
@@ -774,7 +786,12 @@ class Recogniser:
         in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
         can look grey all over).  A colour the other player's plus such a sheen would explain
         as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
-        only a top read light is in that doubt.)"""
+        only a top read light is in that doubt.)
+
+        A solid top read light is then read on its body ring too (``body_colour_of``): where
+        the ring leads for the dark player by more than ``BODY_LEAD`` over the margin the disc
+        keeps, the top is read dark, that difference its margin.  (A clear cup's plug has the
+        white rim across its edge, no body: it is not read so.)"""
         colour, margin, (centre, radius, share) = self._colour_read(sq, s)
         if colour == 1:
             # grey added to the light player's colour never looks darker: no doubt to test
@@ -785,7 +802,25 @@ class Recogniser:
         if np.isnan(vote):
             return colour, margin
         kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
-        return colour, max(0.0, min(margin, kept))
+        sure = max(0.0, min(margin, kept))
+        if self._solid[s]:
+            lead = -self.body_colour_of(sq, s) - sure  # the body ring's dark lead over the disc's light
+            if lead > BODY_LEAD:
+                return 1, lead
+        return colour, sure
+
+    def body_colour_of(self, sq: int, s: int) -> float:
+        """Last frame, square ``sq``, its top taken to be of size class ``s``: the light
+        player's lead (as a share of the players' distance, negative where the dark one's is
+        nearer) on the top's body ring (``kernels.ring_vote``): the darkest point of each ray
+        from where it was found across its rounded rim, at ``BODY_RING`` of its edge radius.
+        0 where the ring lies off the view."""
+        f = self._last
+        radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        cx, cy = self._top_centre(sq, s)
+        vote = ring_vote(f.view, float(cx), float(cy), BODY_RING[0] * radius, BODY_RING[1] * radius, BODY_RAYS,
+                         BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
+        return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
