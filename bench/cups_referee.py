@@ -38,7 +38,11 @@ and 5000-5006 (tuning seeds now) and measured once on 9000-9004: ``--games 5 --m
 the drop one cup longer) was worked out on 9000-9004 and a few games of 5000-5009, and measured
 once on 9200-9204, held out: ``--seeds 9200,9201,9202,9203,9204``.  Those showed wrong commits
 on cups-6; the hand's-reach rule narrowed for them (9200-9204 seen now) was measured once on
-9300-9302, held out: ``--seeds 9300,9301,9302``.
+9300-9302, held out: ``--seeds 9300,9301,9302``.  The ninth look (``cups34``: a rival one unseen
+bean worse asked about, no alarm while a legal move fits) was worked out on 9300-9302 and
+9200-9204, both seen now, and checked for regressions on a spread of the other tuning seeds
+(9000-9004, 8000-8001, 5000-5001, 4000, 3000, 2000 and 0: see docs/cups-camera.md); the next held-out
+seeds are the lead's (9400 on).
 """
 
 from __future__ import annotations

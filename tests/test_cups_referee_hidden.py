@@ -76,3 +76,14 @@ def test_a_drop_seen_in_one_cup_only_is_asked_then_the_next_drop_unseen_too(tmp_
     outcomes = play_game(tmp_path, "cups-4", "lamplight", 5007, 5)
     assert outcomes[3] in ("asked", "right") and outcomes[4] in ("asked", "right"), outcomes
     assert "illegal" not in outcomes and "wrong" not in outcomes and "missed" not in outcomes
+
+
+def test_a_legal_move_nothing_sure_contradicts_is_asked_though_the_best_scored_is_not(tmp_path):
+    """Seed 9201, cups-6 under the low lamp, move 4: North's d2x, its bean in North's cup 2 and
+    the capture of South's cup 5 unseen (both read unchanged).  The best-scored, d1, leaves the
+    bowl's new bead unexplained (2.85, over ``FIT_MIN``), so the change was alerted as illegal;
+    d2x, scored below it, leaves only beans unseen (2.38, under ``FIT_MIN``): nothing the camera
+    sees for sure rules it out.  The players are asked, with d2x among the candidates."""
+    outcomes = play_game(tmp_path, "cups-6", "lamplight", 9201, 4, every_hand_frame=True)
+    assert outcomes[3] == "asked", outcomes
+    assert "wrong" not in outcomes, outcomes

@@ -31,6 +31,16 @@ def test_a_cup_mostly_under_its_rim_still_leaves_the_doubt(tmp_path):
     assert outcomes == ["asked"], outcomes
 
 
+def test_a_rival_whose_extra_bean_stirred_its_cup_is_asked_about(tmp_path):
+    """Seed 9302, cups-4 under the low lamp, move 1: South drops 3, the beans in cups 1 and 3
+    unseen (cup 3 read unchanged, yet its picture stirred by about one and a half beans).  d2
+    needs cup 1's bean unseen, d3 that one and cup 3's: d3 trailed by 2.06, one unseen bean
+    and the counts' tail, just past ``MARGIN``, and d2 was committed.  A rival one unseen bean
+    worse whose bean would land in a stirred cup is asked about: d2 or d3."""
+    outcomes = play_game(tmp_path, "cups-4", "lamplight", 9302, 1, every_hand_frame=True)
+    assert outcomes == ["asked"], outcomes
+
+
 def test_a_cup_nothing_touched_reads_quiet_and_one_a_bean_landed_in_does_not():
     """The reader's stir on a rendered game (seed 9001, cups-4 in daylight, move 1: a bean in
     South's cup 1): the cups nothing touched stir under ``STIR_QUIET`` of a bean; the cup the
