@@ -2,7 +2,6 @@
 shows the same entries, and after the server restarts on the same data folder the open page
 reconnects without showing any entry twice, and a new page shows them all."""
 
-import pytest
 from browser_support import TOKEN, needs_chromium, phone_page, shot
 
 from companion.app import create_app
