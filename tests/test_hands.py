@@ -173,7 +173,6 @@ def test_a_hand_along_the_long_shadows_is_still_found(low_lamp, skin, sleeve):
     assert obs.squares[target].state == OCCLUDED
 
 
-
 # -- the shaded look: dark cups' long shadows over much of the board -------------------------
 
 
