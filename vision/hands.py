@@ -5,17 +5,20 @@ crosses the edge of the board view, which lies beyond where any cup standing on 
 appear (calibration sizes the view so), so cups never look like arms.  The light changing is
 taken out first: the log-ratio of the frame to the empty-board picture is fitted by a smooth
 (quadratic) field per colour channel over the board, and only what departs from that field
-counts.  A shadow (of a cup, or of the hand itself) only darkens the wood it falls on and keeps
-its tint, so the whole log-ratio moves down by about the same amount in each channel; a hand or
-a sleeve puts another surface there, which changes the tint too.  A changed region that is
-nearly all shade is no hand: the long shadows of several cups under a low light join and reach
-the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
-links a pale hand's few changed pixels over the board to its sleeve.)  A shadow under a lamp is
-lit by the room's fill light alone, which is cooler than a lamp: it may turn bluer as it
-darkens, within what the two lights' colours allow, and is still shade.  Under a low lamp the
-cups' own shadows reach the view's edge and, joined to the cups' sides, look like an arm: a
-region that only the read cups' cast shadows (``HandDetector.cast_shadows``) joined to the
-edge is no hand, unless it holds an arm's or a hand's own solid change.
+counts (the fit starts flat, at the median change, so that dark cups and their shadows over
+much of the board do not bend it).  A shadow (of a cup, or of the hand itself) only darkens the
+wood it falls on and keeps its tint, so the whole log-ratio moves down by about the same amount
+in each channel; a hand or a sleeve puts another surface there, which changes the tint too.  A
+changed region that is nearly all shade is no hand: the long shadows of several cups under a
+low light join and reach the view's edge as an arm would; unless it hides the board's texture
+(its lines and grain), which a shadow lets show through and a dark sleeve covers.  (A hand's
+own shadow stays part of its region: it often links a pale hand's few changed pixels over the
+board to its sleeve.) A shadow under a lamp is lit by the room's fill light alone, which is
+cooler than a lamp: it may turn bluer as it darkens, within what the two lights' colours allow,
+and is still shade.  Under a low lamp the cups' own shadows reach the view's edge and, joined
+to the cups' sides, look like an arm: a region that only the read cups' cast shadows
+(``HandDetector.cast_shadows``) joined to the edge is no hand, unless it holds an arm's or a
+hand's own solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
