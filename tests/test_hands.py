@@ -171,3 +171,48 @@ def test_a_hand_along_the_long_shadows_is_still_found(low_lamp, skin, sleeve):
     obs = rec.recognise(image)
     assert obs.hand
     assert obs.squares[target].state == OCCLUDED
+
+
+# -- the shaded look: dark cups' long shadows over much of the board -------------------------
+
+
+def _shaded_camera(seed: int, first: int, hands: int):
+    """Camera ``first`` of the bench's shaded look for ``seed`` (Gobblet, set measured), its
+    two frames with ``hands`` hands, and its recogniser."""
+    from hardware.pieces import load_board, load_piece_set
+    from vision.evaluate import bench_cameras
+    from vision.recognise import Recogniser
+
+    pieces = load_piece_set("gobblet")
+    board = load_board(pieces.default_board)
+    (camera,) = bench_cameras(pieces, board, 2, seed=seed, per_camera=2, hands=hands, first_camera=first,
+                              measure=True, style="shaded")
+    return camera, Recogniser(camera.calibration)
+
+
+@pytest.mark.parametrize("seed,first", [(43, 6), (44, 16)], ids=["pale-board", "black-board"])
+def test_the_cups_shadows_over_much_of_the_board_are_no_hand(seed, first):
+    """Seed 43 camera 6: dark cups cast long shadows over most of a pale board; its second
+    frame had all 16 squares said occluded with no hand anywhere (the light's change, fitted
+    to every point first, dipped under the cups and their shadows, so the lit board beside
+    them read as changed and joined them to the view's edge).  Seed 44 camera 16: long
+    shadows over a black board and on out over the table; its first frame had 9 (a piece of
+    shadow the cups' shadows were not followed onto, taken for an arm's own part).  No hand
+    is seen and no square is said occluded."""
+    camera, rec = _shaded_camera(seed, first, 0)
+    for image, truth in camera.frames:
+        assert not any(truth.occluded)
+        obs = rec.recognise(image)
+        assert not obs.hand
+        assert not any(r.state == OCCLUDED for r in obs.squares)
+
+
+def test_a_hand_among_the_cups_long_shadows_is_still_seen():
+    """Seed 43 camera 6's frames with a hand reaching in among those shadows: the hand is
+    seen and every square it hides is said occluded (none read wrong under it)."""
+    camera, rec = _shaded_camera(43, 6, 1)
+    for image, truth in camera.frames:
+        assert any(truth.occluded)
+        obs = rec.recognise(image)
+        assert obs.hand
+        assert all(r.state == OCCLUDED for r, hidden in zip(obs.squares, truth.occluded) if hidden)

@@ -5,17 +5,20 @@ crosses the edge of the board view, which lies beyond where any cup standing on 
 appear (calibration sizes the view so), so cups never look like arms.  The light changing is
 taken out first: the log-ratio of the frame to the empty-board picture is fitted by a smooth
 (quadratic) field per colour channel over the board, and only what departs from that field
-counts.  A shadow (of a cup, or of the hand itself) only darkens the wood it falls on and keeps
-its tint, so the whole log-ratio moves down by about the same amount in each channel; a hand or
-a sleeve puts another surface there, which changes the tint too.  A changed region that is
-nearly all shade is no hand: the long shadows of several cups under a low light join and reach
-the view's edge as an arm would.  (A hand's own shadow stays part of its region: it often
-links a pale hand's few changed pixels over the board to its sleeve.)  A shadow under a lamp is
-lit by the room's fill light alone, which is cooler than a lamp: it may turn bluer as it
-darkens, within what the two lights' colours allow, and is still shade.  Under a low lamp the
-cups' own shadows reach the view's edge and, joined to the cups' sides, look like an arm: a
-region that only the read cups' cast shadows (``HandDetector.cast_shadows``) joined to the
-edge is no hand, unless it holds an arm's or a hand's own solid change.
+counts (the fit starts flat, at the median change, so that dark cups and their shadows over
+much of the board do not bend it).  A shadow (of a cup, or of the hand itself) only darkens the
+wood it falls on and keeps its tint, so the whole log-ratio moves down by about the same amount
+in each channel; a hand or a sleeve puts another surface there, which changes the tint too.  A
+changed region that is nearly all shade is no hand: the long shadows of several cups under a
+low light join and reach the view's edge as an arm would; unless it hides the board's texture
+(its lines and grain), which a shadow lets show through and a dark sleeve covers.  (A hand's
+own shadow stays part of its region: it often links a pale hand's few changed pixels over the
+board to its sleeve.) A shadow under a lamp is lit by the room's fill light alone, which is
+cooler than a lamp: it may turn bluer as it darkens, within what the two lights' colours allow,
+and is still shade.  Under a low lamp the cups' own shadows reach the view's edge and, joined
+to the cups' sides, look like an arm: a region that only the read cups' cast shadows
+(``HandDetector.cast_shadows``) joined to the edge is no hand, unless it holds an arm's or a
+hand's own solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
@@ -40,7 +43,19 @@ _RIDGE = 1e-6 * np.eye(6, dtype=np.float32)  # keeps the fit's equations solvabl
 DIFF = 0.22  # log-colour departure from the fitted light field that counts as "changed"
 MIN_INSIDE_MM2 = 1800.0  # a hand covers at least this much of the board
 BORDER_PX = 1  # a component within this many (small) pixels of the view's edge touches it
-SHADE_SHARE = 0.95  # a changed region this much shade is shadows, not an arm
+SHADE_SHARE = 0.95  # a changed region this much shade is shadows, not an arm ...
+# ... unless it hides the board's texture: a shadow darkens the grid lines and the grain with
+# the wood, so they still show through it, while a dark sleeve or hand as dark as a shadow
+# puts its own plain surface over them.  The texture is the log-brightness less its blur by
+# this sigma (small px) ...
+TEXTURE_SIGMA = 1.5
+# ... read where the empty board has the most of it (this share of the board: its lines and
+# strongest grain) ...
+TEXTURE_SHARE = 0.25
+# ... and a region hides it when more than this share of it is gone (the departure from the
+# light's change holds the board's texture negated), seen over at least this many pixels
+TEXTURE_HIDDEN = 0.4
+TEXTURE_MIN_PX = 40
 # shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
 SHADE_DEPTH = 1.0
 # ... with each channel within this of the mean darkening (log; room for a cast between the
@@ -122,6 +137,11 @@ class Change:
     light: float
     depart: np.ndarray
 
+    def brightness(self) -> np.ndarray:
+        """Per pixel (float32, the mask's shape) the departure's log-brightness: the mean of
+        its channels."""
+        return self.depart.mean(axis=1).reshape(self.mask.shape).astype(np.float32)
+
     def shade(self) -> np.ndarray:
         """Pixels (uint8 0/1, the mask's shape) that only went darker, keeping their tint or
         turning bluer as a shadow does (``cool_shade``).  Asked for only when a region may be
@@ -170,6 +190,11 @@ class HandDetector:
         seen = small.max(axis=2) > 0
         self.fit_idx = np.flatnonzero(seen.ravel())[::7]
         self.fit_basis = self.basis[self.fit_idx]
+        texture = _texture(self.ref_log.mean(axis=2).astype(np.float32))
+        strong = np.abs(texture) > np.percentile(np.abs(texture[area]), 100 * (1 - TEXTURE_SHARE)) if area.any() \
+            else np.zeros_like(area)
+        # where the empty board's texture is strongest, and that texture (0 elsewhere)
+        self.ref_texture = np.where(strong & area, texture, 0.0).astype(np.float32)
         self.mm_per_px = 1.0 / (ppm * SCALE)
         self.mm2_per_px = self.mm_per_px ** 2
         self.solid_kernel = _round_kernel(SOLID_MM / self.mm_per_px / 2)
@@ -183,19 +208,21 @@ class HandDetector:
         h, w = d.shape[:2]
         flat = d.reshape(-1, 3)
         y = flat[self.fit_idx]
-        keep = np.ones(len(y), bool)
         B = self.fit_basis
+        # a robust fit: cups, their shadows and hands are outliers to the smooth change of the
+        # light.  It starts from the median change, flat: a least-squares first fit to every
+        # point bends under dark cups and their shadows when they fill much of the board, and
+        # the trimmed fits that follow do not climb back out of the dip (the lit board beside
+        # them then reads "changed", brighter, and joins them to the view's edge as an arm)
         coef = np.zeros((6, 3), np.float32)
-        # a robust fit: cups and hands are outliers to the smooth change of the light
-        for round_ in range(FIT_ROUNDS):
-            Bk = B[keep]
-            coef = np.linalg.solve(Bk.T @ Bk + _RIDGE, Bk.T @ y[keep])
-            if round_ == FIT_ROUNDS - 1:
-                break  # (the last fit's residuals would only choose the points of a fit not made)
+        coef[0] = np.median(y, axis=0)
+        for _ in range(FIT_ROUNDS):
             resid = _largest_channel(np.abs(y - B @ coef))
             keep = resid < max(0.06, float(np.percentile(resid, 60)) * 2.0)
             if keep.sum() < 12:
                 break
+            Bk = B[keep]
+            coef = np.linalg.solve(Bk.T @ Bk + _RIDGE, Bk.T @ y[keep])
         depart = flat - self.basis @ coef
         changed = (_largest_channel(np.abs(depart)) > DIFF).reshape(h, w).astype(np.uint8)
         return Change(changed, float(coef[0].mean()), depart)
@@ -204,14 +231,17 @@ class HandDetector:
         """Hand pixels in ``view`` (the board view of the current frame); ``explained`` is an
         optional small mask of pixels the cups read on the board account for."""
         change = self.changed(view)
-        return self.from_changed(change.mask, change.light, explained, change.shade)
+        return self.from_changed(change.mask, change.light, explained, change.shade, brightness=change.brightness)
 
     def from_changed(self, changed: np.ndarray, light: float, explained: np.ndarray | None = None,
                      shade: Callable[[], np.ndarray] | None = None,
-                     cups: Sequence[tuple[np.ndarray, float, float]] = ()) -> HandFinding:
+                     cups: Sequence[tuple[np.ndarray, float, float]] = (),
+                     brightness: Callable[[], np.ndarray] | None = None) -> HandFinding:
         """The hand among the changed pixels, leaving out those the cups explain, the shadows
         the cups cast (``cups``: each read cup's base centre, radius and height on the small view; see
-        ``cast_shadows``) and regions that are nearly all shade (``shade()``: ``Change.shade``)."""
+        ``cast_shadows``) and regions that are nearly all shade (``shade()``: ``Change.shade``)
+        unless they hide the board's texture (``brightness()``: ``Change.brightness``; see
+        ``texture_hidden``)."""
         if explained is not None:
             changed = changed & (explained == 0)
         raw = changed > 0
@@ -222,7 +252,10 @@ class HandDetector:
             n = len(keep_c)
             shade_mask = shade() > 0
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
-            keep_c &= shaded < SHADE_SHARE * np.bincount(labels[raw], minlength=n)
+            shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
+            if shadows.any() and brightness is not None:
+                shadows &= ~self.texture_hidden(labels, brightness(), n)[0]
+            keep_c &= ~shadows
             if keep_c.any() and len(cups):
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
                 if cast.any():
@@ -234,6 +267,13 @@ class HandDetector:
                     rest = raw & ~cast
                     own_labels, own = self._candidates(rest.astype(np.uint8), ARM_OWN_MM2, rest & ~shade_mask)
                     arm = np.zeros(n, bool)
+                    if own is not None and own.any() and brightness is not None:
+                        # a part left of the cups' shadows where they were not followed to
+                        # the end is shade through which the board's texture shows
+                        m = len(own)
+                        hidden, seen = self.texture_hidden(own_labels, brightness(), m)
+                        plain = np.bincount(own_labels[rest & ~shade_mask], minlength=m) * self.mm2_per_px
+                        own &= hidden | ~seen | (plain >= ARM_OWN_MM2)
                     if own is not None and own.any():
                         # (a pale hand joins its arm only within half an arm's width of it)
                         near = cv2.dilate(own[own_labels].astype(np.uint8), self.arm_kernel) > 0
@@ -249,6 +289,24 @@ class HandDetector:
         mask = keep_c[labels].astype(np.uint8) * 255
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
+
+    def texture_hidden(self, labels: np.ndarray, brightness: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
+        and whether it covers enough of that texture to tell.
+
+        Under a shadow the departure from the light's change (``brightness``) is smooth, the
+        board's lines and grain darkened with it; over a surface laid on the board it is that
+        surface less the board, the board's texture negated.  The regression of the
+        departure's texture on the empty board's, where that is strongest, is 0 for a shadow
+        and -1 for a plain cover."""
+        at = self.ref_texture != 0
+        ref = self.ref_texture[at]
+        now = _texture(brightness)[at]
+        lab = labels[at]
+        along = np.bincount(lab, now * ref, minlength=n)
+        power = np.bincount(lab, ref * ref, minlength=n)
+        seen = np.bincount(lab, minlength=n) >= TEXTURE_MIN_PX
+        return seen & (along < -TEXTURE_HIDDEN * power), seen
 
     def cast_shadows(self, changed: np.ndarray, explained: np.ndarray | None, shade: np.ndarray,
                      cups: Sequence[tuple[np.ndarray, float, float]]) -> np.ndarray:
@@ -414,6 +472,11 @@ def _fill_strip(mask: np.ndarray, b: np.ndarray, length: np.ndarray, half: np.nd
     (a vector across it) to either side."""
     poly = np.array([b - half, b + half, b + length + half, b + length - half])
     cv2.fillConvexPoly(mask, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+
+
+def _texture(lum: np.ndarray) -> np.ndarray:
+    """The fine texture of a log-brightness image: less its blur by ``TEXTURE_SIGMA``."""
+    return lum - cv2.GaussianBlur(lum, (0, 0), TEXTURE_SIGMA)
 
 
 def _round_kernel(radius_px: float) -> np.ndarray:

@@ -1004,7 +1004,7 @@ class Recogniser:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
                 conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
-        finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups)
+        finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
         if finding.small is not None:
             # what hides a square is the solid part of the hand; near it, change the cups read
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
