@@ -91,8 +91,8 @@ def test_a_doubted_square_is_asked_about_and_answered_by_tapping(served):
     moves = ["3b2", "2a1"]
     camera = StagedCamera(game_steps(positions_of(variant("gobblet-jr"), "gobblet-jr", moves)), seed=5,
                           pieces="gobblet-jr")
-    live.calibration = calibrate_demo(camera)
-    live.referee = Referee(session, live.calibration)
+    live.use_calibration(calibrate_demo(camera))
+    live.referee = Referee(session, live.reading)  # the calibration it reads with (no adaptation here)
     misread_light(live.referee, 4, lambda: session.board.ply >= 1)  # b2
     with phone_page() as page:
         page.goto(f"{running.url}?token={TOKEN}")
