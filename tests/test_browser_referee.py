@@ -40,7 +40,7 @@ def raise_pending(services, text):
     """The live referee acting on the tracker's low-confidence move, as for camera frames."""
     live, session = services.live, services.hub.session
     if live.referee is None or live.referee.session is not session:
-        live.referee = Referee(session, live.calibration)
+        live.referee = Referee(session, live.reading)
     move = session.board.parse_move(text)
     with session.lock:
         live.referee._act(TrackEvent("pending", 1.0, text, Explained((move,), 0.4), (move.to,), 0.4))

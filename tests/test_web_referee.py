@@ -40,7 +40,7 @@ def raise_detection(app, kind, *candidates):
     services = app.extensions["cupboard"]
     live, session = services.live, services.hub.session
     if live.referee is None or live.referee.session is not session:
-        live.referee = Referee(session, live.calibration)
+        live.referee = Referee(session, live.reading)
     board = session.board
     verdicts = [Explained((board.parse_move(text),), 0.4) for text in candidates]
     if kind == "pending":
