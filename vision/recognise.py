@@ -65,6 +65,7 @@ from .square_model import (
     CLEAR_TEMPERATURE,
     alternatives,
     calibrated_model,
+    larger_edge,
     size_bound,
     tempered,
 )
@@ -320,6 +321,8 @@ class Recogniser:
         self._middle_idx = (np.clip(pts[..., 1], 0, sh - 1) * sw + np.clip(pts[..., 0], 0, sw - 1)).ravel()
         # the last frame's evidence per square (what the square model decided on)
         self.last_evidence: SquareEvidence | None = None
+        # the squares the last frame read one size larger than its readers (``larger_edge``)
+        self.last_lifted: list[int] = []
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
@@ -984,6 +987,8 @@ class Recogniser:
         readings = []
         # how far the edges support each size against the one next to it (solid tops)
         bound = size_bound(hyp.score / EMPTY_THRESHOLD, self._solid)
+        lifted = larger_edge(hyp.score / EMPTY_THRESHOLD, self._solid) if self.model is not None else None
+        self.last_lifted = []
         for sq in range(nsq):
             a = int(probs[sq].argmax())
             if a == 0:
@@ -995,10 +1000,16 @@ class Recogniser:
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
             s = a - 1
+            conf = float(probs[sq, a])
+            if lifted is not None and lifted[sq, s]:
+                # the next larger size's own rim is there, which a top of the size read
+                # cannot make (``larger_edge``); the two sizes' probability is the reading's
+                s, a = s + 1, a + 1
+                conf += float(probs[sq, a])
+                self.last_lifted.append(sq)
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
-            conf = float(probs[sq, a])
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])

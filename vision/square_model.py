@@ -63,6 +63,11 @@ COLOUR_MARGIN_SIGMA = 0.2
 # size next to it: where the two fit nearly as well, the size read is right with probability at
 # most Phi(lead / ``RING_LEAD_SIGMA``), a coin toss where they fit alike
 RING_LEAD_SIGMA = 0.2
+# a solid top read one size too small where the next larger size's edge is found (at least
+# LARGER_FOUND ring units) and leads the read size's by LARGER_LEAD in log(1 + score): see
+# ``larger_edge``
+LARGER_FOUND = 2.0
+LARGER_LEAD = 0.5
 # clear cups' size probabilities are softened by this temperature: the fit's evidence (rims,
 # plugs, profiles) separates sizes less on pictures unlike those it was fitted on
 CLEAR_TEMPERATURE = 1.5
@@ -226,6 +231,25 @@ def size_bound(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
     lead = (lr - beside) / (RING_LEAD_SIGMA * math.sqrt(2.0))
     bound = 0.5 * (1.0 + np.vectorize(math.erf)(lead))
     return np.where(np.asarray(solid, bool)[None, :], bound, 1.0)
+
+
+def larger_edge(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
+    """(squares, sizes) bool: where a solid top read as each size is one size larger.  The
+    sizes share edges one way only: a top's flat face ends about where the next smaller
+    size's outer rim would be, so a larger top makes a ring at the smaller size's radius too
+    (a strong smaller ring is no sign of a smaller top), but a smaller top has only board
+    where the larger size's rim would be.  A whole-circle edge at the next larger size's
+    radius that is found (``LARGER_FOUND`` ring units, ``ring`` as in ``SquareEvidence``) and
+    leads the read size's by ``LARGER_LEAD`` in log(1 + score) is the larger top's own rim.
+    The largest size, and a size whose next is clear, are never lifted."""
+    lr = np.log1p(np.clip(ring, 0.0, 30.0))
+    out = np.zeros(ring.shape, bool)
+    if ring.shape[1] < 2:
+        return out
+    both = np.asarray(solid, bool)
+    both = both[:-1] & both[1:]
+    out[:, :-1] = both[None, :] & (ring[:, 1:] >= LARGER_FOUND) & (lr[:, 1:] - lr[:, :-1] >= LARGER_LEAD)
+    return out
 
 
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
