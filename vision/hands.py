@@ -248,13 +248,20 @@ class HandDetector:
         labels, keep_c = self._candidates(changed)
         if keep_c is None:
             return HandFinding(None, light)
+        texture: list[np.ndarray] = []  # the departure's texture, worked out once when first needed
+
+        def texture_now() -> np.ndarray:
+            if not texture:
+                texture.append(_texture(brightness()))
+            return texture[0]
+
         if shade is not None and keep_c.any():
             n = len(keep_c)
             shade_mask = shade() > 0
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
             if shadows.any() and brightness is not None:
-                shadows &= ~self.texture_hidden(labels, brightness(), n)[0]
+                shadows &= ~self.texture_hidden(labels, texture_now(), n)[0]
             keep_c &= ~shadows
             if keep_c.any() and len(cups):
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
@@ -271,7 +278,7 @@ class HandDetector:
                         # a part left of the cups' shadows where they were not followed to
                         # the end is shade through which the board's texture shows
                         m = len(own)
-                        hidden, seen = self.texture_hidden(own_labels, brightness(), m)
+                        hidden, seen = self.texture_hidden(own_labels, texture_now(), m)
                         plain = np.bincount(own_labels[rest & ~shade_mask], minlength=m) * self.mm2_per_px
                         own &= hidden | ~seen | (plain >= ARM_OWN_MM2)
                     if own is not None and own.any():
@@ -290,18 +297,18 @@ class HandDetector:
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
 
-    def texture_hidden(self, labels: np.ndarray, brightness: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def texture_hidden(self, labels: np.ndarray, texture: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
         and whether it covers enough of that texture to tell.
 
-        Under a shadow the departure from the light's change (``brightness``) is smooth, the
-        board's lines and grain darkened with it; over a surface laid on the board it is that
-        surface less the board, the board's texture negated.  The regression of the
-        departure's texture on the empty board's, where that is strongest, is 0 for a shadow
-        and -1 for a plain cover."""
+        ``texture``: the fine texture (``_texture``) of the departure from the light's change
+        (``Change.brightness``).  Under a shadow that departure is smooth, the board's lines
+        and grain darkened with it; over a surface laid on the board it is that surface less
+        the board, the board's texture negated.  The regression of the departure's texture on
+        the empty board's, where that is strongest, is 0 for a shadow and -1 for a plain cover."""
         at = self.ref_texture != 0
         ref = self.ref_texture[at]
-        now = _texture(brightness)[at]
+        now = texture[at]
         lab = labels[at]
         along = np.bincount(lab, now * ref, minlength=n)
         power = np.bincount(lab, ref * ref, minlength=n)

@@ -749,6 +749,10 @@ class Recogniser:
         squares = np.asarray(squares, np.intp)
         return np.take_along_axis(self._places(squares), self._own_places(squares)[..., None], axis=1)
 
+    def _edge_px(self, s: int) -> float:
+        """The seen edge radius (canvas px) of a size-``s`` top in the last frame, at its height."""
+        return self.edge_mm[s] * height_scale(self._last.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+
     def _top_centre(self, sq: int, s: int) -> np.ndarray:
         """``_top_centres`` of one square and size class."""
         f = self._last
@@ -773,7 +777,7 @@ class Recogniser:
     def _colour_read(self, sq: int, s: int) -> tuple[int, float, tuple[np.ndarray, float, float]]:
         """``colour_of`` and the disc it was read in: (centre, radius, share)."""
         f = self._last
-        radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        radius = self._edge_px(s)
         centre = self._top_centre(sq, s)
         colour, margin = self._colour(f.view, centre, radius, f.board_now)
         if margin >= COLOUR_SURE:
@@ -819,7 +823,7 @@ class Recogniser:
         from where it was found across its rounded rim, at ``BODY_RING`` of its edge radius.
         0 where the ring lies off the view."""
         f = self._last
-        radius = self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        radius = self._edge_px(s)
         cx, cy = self._top_centre(sq, s)
         vote = ring_vote(f.view, float(cx), float(cy), BODY_RING[0] * radius, BODY_RING[1] * radius, BODY_RAYS,
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
@@ -867,7 +871,7 @@ class Recogniser:
         (n, 3) of the disc of ``share`` times the top's edge radius round where it was found,
         and the board's median BGR in the same frame (what the light made of the wood)."""
         f = self._last
-        radius = share * self.edge_mm[s] * height_scale(f.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        radius = share * self._edge_px(s)
         cx, cy = self._top_centre(sq, s)
         h, w = f.view.shape[:2]
         r = int(np.ceil(radius))
