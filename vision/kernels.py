@@ -24,6 +24,9 @@ import numpy as np
 
 _OPTS = {"cache": True, "nogil": True}
 SHEEN_STEPS = 6  # grey amounts ``sheen_distance`` tries, from none to all a pixel can hold
+# in light, grey amounts leaving ``LIGHT_KEEP`` ** k of the pixel's weakest channel, k up to
+# ``LIGHT_STEPS`` - 1: what is left is compared in logs, so its steps are even in log
+LIGHT_STEPS, LIGHT_KEEP = 16, 0.75
 
 
 @numba.njit(**_OPTS)
@@ -435,8 +438,15 @@ def _squared_distance(d0: float, d1: float, d2: float, lum_sigma: float, tint_si
 
 
 @numba.njit(**_OPTS)
+def _sheen_steps(gamma: float) -> int:
+    """How many grey amounts ``sheen_distance`` tries: ``SHEEN_STEPS`` off display values,
+    ``LIGHT_STEPS`` off light (``_sheen_logs``)."""
+    return SHEEN_STEPS if gamma == 1.0 else LIGHT_STEPS
+
+
+@numba.njit(**_OPTS)
 def _sheen_logs(pixel: np.ndarray, board: np.ndarray, sheen_sigma: float, gamma: float, k: int) -> tuple[float, float, float, float]:
-    """The log-BGR of ``pixel`` (3,) against ``board`` once the ``k``-th of ``SHEEN_STEPS``
+    """The log-BGR of ``pixel`` (3,) against ``board`` once the ``k``-th of ``_sheen_steps``
     grey amounts is taken off it, and that grey's cost (``sheen_distance``).  With ``gamma``
     1 the grey is taken off the display values themselves; otherwise off the light they
     stand for, display / 255 raised to ``gamma`` (the lamp's mirror image adds to the light
@@ -452,7 +462,7 @@ def _sheen_logs(pixel: np.ndarray, board: np.ndarray, sheen_sigma: float, gamma:
     floor = (1.0 / 255.0) ** gamma
     l0, l1, l2 = (pixel[0] / 255.0) ** gamma, (pixel[1] / 255.0) ** gamma, (pixel[2] / 255.0) ** gamma
     unit = sheen_sigma * ((b0 / 255.0) ** gamma + (b1 / 255.0) ** gamma + (b2 / 255.0) ** gamma) / 3.0
-    sh = max(min(l0, l1, l2) - floor, 0.0) * k / (SHEEN_STEPS - 1)
+    sh = max(min(l0, l1, l2) - floor, 0.0) * (1.0 - LIGHT_KEEP ** k)
     return (np.log(max(l0 - sh, floor)) / gamma + np.log(255.0 / b0),
             np.log(max(l1 - sh, floor)) / gamma + np.log(255.0 / b1),
             np.log(max(l2 - sh, floor)) / gamma + np.log(255.0 / b2), (sh / unit) ** 2)
@@ -466,7 +476,7 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
 
     A glossy top mirrors some of the light as it is, grey, on top of its own colour: a dark
     top under a lamp looks grey, and its tint fades with it.  So grey amounts ``s`` of up to
-    the pixel's weakest channel are tried (``SHEEN_STEPS`` of them), each costing
+    the pixel's weakest channel are tried (``_sheen_steps`` of them), each costing
     (``s`` / (``sheen_sigma`` times the board's mean channel))^2 on top of the distance of what
     is left: a pixel far brighter than a colour can only be that colour under a lot of sheen,
     which is rare, while no grey makes a pixel darker or more tinted than its colour.  With
@@ -475,7 +485,7 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
     out = np.empty(len(pixels))
     for i in range(len(pixels)):
         best = np.inf
-        for k in range(SHEEN_STEPS):
+        for k in range(_sheen_steps(gamma)):
             # the distance of what is left once the grey is taken off, plus the grey's cost
             l0, l1, l2, cost = _sheen_logs(pixels[i], board, sheen_sigma, gamma, k)
             d = _squared_distance(l0 - ref[0], l1 - ref[1], l2 - ref[2], lum_sigma, tint_sigma) + cost
@@ -493,7 +503,7 @@ def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: 
     out = np.empty(len(pixels))
     for i in range(len(pixels)):
         best_a = best_b = np.inf
-        for k in range(SHEEN_STEPS):
+        for k in range(_sheen_steps(gamma)):
             l0, l1, l2, cost = _sheen_logs(pixels[i], board, sheen_sigma, gamma, k)
             d = _squared_distance(l0 - ref_a[0], l1 - ref_a[1], l2 - ref_a[2], lum_sigma, tint_sigma) + cost
             if d < best_a:
