@@ -445,27 +445,48 @@ def _sheen_steps(gamma: float) -> int:
 
 
 @numba.njit(**_OPTS)
-def _sheen_logs(pixel: np.ndarray, board: np.ndarray, sheen_sigma: float, gamma: float, k: int) -> tuple[float, float, float, float]:
-    """The log-BGR of ``pixel`` (3,) against ``board`` once the ``k``-th of ``_sheen_steps``
-    grey amounts is taken off it, and that grey's cost (``sheen_distance``).  With ``gamma``
-    1 the grey is taken off the display values themselves; otherwise off the light they
-    stand for, display / 255 raised to ``gamma`` (the lamp's mirror image adds to the light
-    before the camera's tone curve, and a display grey taken off a dark top leaves it too
-    grey), its cost measured against the board's light the same way."""
+def _sheen_scale(board: np.ndarray, sheen_sigma: float, gamma: float) -> tuple[float, float, float, float, float]:
+    """What ``_sheen_logs`` needs of the board (BGR now) for every pixel: the unit a grey's
+    cost is counted in, per channel what a display value is divided by (``gamma`` 1) or the
+    log added to a light's log over ``gamma`` (otherwise), and the least value left."""
     b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
     if gamma == 1.0:
-        unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
-        weakest = max(min(pixel[0], pixel[1], pixel[2]) - 1.0, 0.0)
-        sh = weakest * k / (SHEEN_STEPS - 1)
-        return (np.log(max(pixel[0] - sh, 1.0) / b0), np.log(max(pixel[1] - sh, 1.0) / b1),
-                np.log(max(pixel[2] - sh, 1.0) / b2), (sh / unit) ** 2)
-    floor = (1.0 / 255.0) ** gamma
-    l0, l1, l2 = (pixel[0] / 255.0) ** gamma, (pixel[1] / 255.0) ** gamma, (pixel[2] / 255.0) ** gamma
+        return sheen_sigma * (board[0] + board[1] + board[2]) / 3.0, b0, b1, b2, 1.0
     unit = sheen_sigma * ((b0 / 255.0) ** gamma + (b1 / 255.0) ** gamma + (b2 / 255.0) ** gamma) / 3.0
-    sh = max(min(l0, l1, l2) - floor, 0.0) * (1.0 - LIGHT_KEEP ** k)
-    return (np.log(max(l0 - sh, floor)) / gamma + np.log(255.0 / b0),
-            np.log(max(l1 - sh, floor)) / gamma + np.log(255.0 / b1),
-            np.log(max(l2 - sh, floor)) / gamma + np.log(255.0 / b2), (sh / unit) ** 2)
+    return unit, np.log(255.0 / b0), np.log(255.0 / b1), np.log(255.0 / b2), (1.0 / 255.0) ** gamma
+
+
+@numba.njit(**_OPTS)
+def _sheen_values(pixel: np.ndarray, gamma: float, floor: float) -> tuple[float, float, float, float]:
+    """A pixel (BGR) as ``_sheen_logs`` takes the grey off it: its display values (``gamma``
+    1) or the light they stand for, and the most grey they hold (down to ``floor``)."""
+    if gamma == 1.0:
+        return pixel[0], pixel[1], pixel[2], max(min(pixel[0], pixel[1], pixel[2]) - 1.0, 0.0)
+    l0, l1, l2 = (pixel[0] / 255.0) ** gamma, (pixel[1] / 255.0) ** gamma, (pixel[2] / 255.0) ** gamma
+    return l0, l1, l2, max(min(l0, l1, l2) - floor, 0.0)
+
+
+_LIGHT_SHARES = 1.0 - LIGHT_KEEP ** np.arange(LIGHT_STEPS)  # (``_sheen_logs``)
+
+
+@numba.njit(**_OPTS)
+def _sheen_logs(v0: float, v1: float, v2: float, most: float, scale: tuple[float, float, float, float, float],
+                gamma: float, k: int) -> tuple[float, float, float, float]:
+    """The log-BGR against the board of a pixel (``_sheen_values``, holding up to ``most`` grey)
+    once the ``k``-th of ``_sheen_steps`` grey amounts is taken off it, and that grey's cost
+    (``sheen_distance``; ``scale`` is ``_sheen_scale``'s).  With ``gamma`` 1 the grey is
+    taken off the display values themselves; otherwise off the light they stand for, display
+    / 255 raised to ``gamma`` (the lamp's mirror image adds to the light before the camera's
+    tone curve, and a display grey taken off a dark top leaves it too grey), its cost measured
+    against the board's light the same way."""
+    unit, c0, c1, c2, floor = scale
+    if gamma == 1.0:
+        sh = most * k / (SHEEN_STEPS - 1)
+        return (np.log(max(v0 - sh, 1.0) / c0), np.log(max(v1 - sh, 1.0) / c1),
+                np.log(max(v2 - sh, 1.0) / c2), (sh / unit) ** 2)
+    sh = most * _LIGHT_SHARES[k]
+    return (np.log(max(v0 - sh, floor)) / gamma + c0, np.log(max(v1 - sh, floor)) / gamma + c1,
+            np.log(max(v2 - sh, floor)) / gamma + c2, (sh / unit) ** 2)
 
 
 @numba.njit(**_OPTS)
@@ -483,11 +504,13 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
     ``gamma`` other than 1 the grey is taken off in light, not in display values
     (``_sheen_logs``)."""
     out = np.empty(len(pixels))
+    scale = _sheen_scale(board, sheen_sigma, gamma)
     for i in range(len(pixels)):
         best = np.inf
+        v0, v1, v2, most = _sheen_values(pixels[i], gamma, scale[4])
         for k in range(_sheen_steps(gamma)):
             # the distance of what is left once the grey is taken off, plus the grey's cost
-            l0, l1, l2, cost = _sheen_logs(pixels[i], board, sheen_sigma, gamma, k)
+            l0, l1, l2, cost = _sheen_logs(v0, v1, v2, most, scale, gamma, k)
             d = _squared_distance(l0 - ref[0], l1 - ref[1], l2 - ref[2], lum_sigma, tint_sigma) + cost
             if d < best:
                 best = d
@@ -501,10 +524,12 @@ def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: 
     """Per pixel, ``sheen_distance`` to ``ref_a`` less that to ``ref_b``: the same values, with
     the logs of each pixel less each grey amount taken once for both colours."""
     out = np.empty(len(pixels))
+    scale = _sheen_scale(board, sheen_sigma, gamma)
     for i in range(len(pixels)):
         best_a = best_b = np.inf
+        v0, v1, v2, most = _sheen_values(pixels[i], gamma, scale[4])
         for k in range(_sheen_steps(gamma)):
-            l0, l1, l2, cost = _sheen_logs(pixels[i], board, sheen_sigma, gamma, k)
+            l0, l1, l2, cost = _sheen_logs(v0, v1, v2, most, scale, gamma, k)
             d = _squared_distance(l0 - ref_a[0], l1 - ref_a[1], l2 - ref_a[2], lum_sigma, tint_sigma) + cost
             if d < best_a:
                 best_a = d
