@@ -17,7 +17,10 @@ doubtful colour is read again inside the outline a lighter top shows all the way
 edges may have found something dark beside it), over most of the top (past a glare spot).
 Each pixel is compared with each player's colour past the grey sheen a glossy top can add
 (``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
-strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A solid top's
+strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A clear cup's plug
+is flat and can mirror the lamp all over: its sheen, which adds to the light before the
+camera's tone curve, is taken off in light rather than in display values, and is common
+(``PLUG_GAMMA``, ``PLUG_SHEEN_SIGMA``).  A solid top's
 flat top can mirror the lamp all over; its rounded rim and wall do not, so a solid top read
 light is read dark where the rim just inside its edge leads for the dark player by more than
 its disc keeps for the light one (``body_colour_of``).
