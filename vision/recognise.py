@@ -669,9 +669,10 @@ class Recogniser:
             return SHEEN_SIGMA, SHEEN_DOUBT, 1.0
         return PLUG_SHEEN_SIGMA, PLUG_SHEEN_DOUBT, PLUG_GAMMA
 
-    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray,
-                share: float = COLOUR_DISC, s: int = 0) -> tuple[int, float]:
-        """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``:
+    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray, s: int,
+                share: float = COLOUR_DISC) -> tuple[int, float]:
+        """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``,
+        a top of size class ``s`` (whose sheen is taken off as ``_sheen`` says):
         each pixel votes by its colour distances and the median vote decides (a glare spot on
         a dark plug or a grain streak covers well under half of the disc; ``colour_vote``).
         The margin is the vote as a share of the players' distance."""
@@ -799,19 +800,19 @@ class Recogniser:
         f = self._last
         radius = self._edge_px(s)
         centre = self._top_centre(sq, s)
-        colour, margin = self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC, s)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s)
         if margin >= COLOUR_SURE:
             return colour, margin, (centre, radius, COLOUR_DISC)
         outline, lead = self._lighter_outline(sq, s)
         if lead >= OUTLINE_SURE:
             centre = outline
-        colour, margin = self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE, s)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s, COLOUR_DISC_WIDE)
         return colour, margin, (centre, radius, COLOUR_DISC_WIDE)
 
     def sure_colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """``colour_of``, with the margin it keeps were the top mirroring the lamp: read again
         in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
-        can look grey all over).  A colour the other player's plus such a sheen would explain
+        can look grey all over; a plug's, ``PLUG_SHEEN_DOUBT``, in light and in display values).  A colour the other player's plus such a sheen would explain
         as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
         only a top read light is in that doubt.)
 
