@@ -141,10 +141,11 @@ def test_sheen_gaps_are_the_two_sheen_distances_apart(frames):
             pixels, board_now = rec.top_pixels(sq, len(rec.cal.sizes) - 1)
             px = np.maximum(pixels.astype(np.float64), 1.0)
             refs = rec.colour_refs
-            want = (sheen_distance(px, board_now, refs[1], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT)
-                    - sheen_distance(px, board_now, refs[0], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT))
-            assert np.array_equal(sheen_gaps(px, board_now, refs[1], refs[0], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT),
-                                  want)
+            for gamma in (1.0, 2.2):  # display values, and light (a plug's, ``Recogniser._sheen``)
+                want = (sheen_distance(px, board_now, refs[1], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT, gamma)
+                        - sheen_distance(px, board_now, refs[0], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT, gamma))
+                assert np.array_equal(sheen_gaps(px, board_now, refs[1], refs[0], LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT,
+                                                 gamma), want)
 
 
 def _size_crops_numpy(rec, squares):

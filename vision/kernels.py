@@ -24,6 +24,9 @@ import numpy as np
 
 _OPTS = {"cache": True, "nogil": True}
 SHEEN_STEPS = 6  # grey amounts ``sheen_distance`` tries, from none to all a pixel can hold
+# in light, grey amounts leaving ``LIGHT_KEEP`` ** k of the pixel's weakest channel, k up to
+# ``LIGHT_STEPS`` - 1: what is left is compared in logs, so its steps are even in log
+LIGHT_STEPS, LIGHT_KEEP = 16, 0.75
 
 
 @numba.njit(**_OPTS)
@@ -435,30 +438,80 @@ def _squared_distance(d0: float, d1: float, d2: float, lum_sigma: float, tint_si
 
 
 @numba.njit(**_OPTS)
+def _sheen_steps(gamma: float) -> int:
+    """How many grey amounts ``sheen_distance`` tries: ``SHEEN_STEPS`` off display values,
+    ``LIGHT_STEPS`` off light (``_sheen_logs``)."""
+    return SHEEN_STEPS if gamma == 1.0 else LIGHT_STEPS
+
+
+@numba.njit(**_OPTS)
+def _sheen_scale(board: np.ndarray, sheen_sigma: float, gamma: float) -> tuple[float, float, float, float, float]:
+    """What ``_sheen_logs`` needs of the board (BGR now) for every pixel: the unit a grey's
+    cost is counted in, per channel what a display value is divided by (``gamma`` 1) or the
+    log added to a light's log over ``gamma`` (otherwise), and the least value left."""
+    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
+    if gamma == 1.0:
+        return sheen_sigma * (board[0] + board[1] + board[2]) / 3.0, b0, b1, b2, 1.0
+    unit = sheen_sigma * ((b0 / 255.0) ** gamma + (b1 / 255.0) ** gamma + (b2 / 255.0) ** gamma) / 3.0
+    return unit, np.log(255.0 / b0), np.log(255.0 / b1), np.log(255.0 / b2), (1.0 / 255.0) ** gamma
+
+
+@numba.njit(**_OPTS)
+def _sheen_values(pixel: np.ndarray, gamma: float, floor: float) -> tuple[float, float, float, float]:
+    """A pixel (BGR) as ``_sheen_logs`` takes the grey off it: its display values (``gamma``
+    1) or the light they stand for, and the most grey they hold (down to ``floor``)."""
+    if gamma == 1.0:
+        return pixel[0], pixel[1], pixel[2], max(min(pixel[0], pixel[1], pixel[2]) - 1.0, 0.0)
+    l0, l1, l2 = (pixel[0] / 255.0) ** gamma, (pixel[1] / 255.0) ** gamma, (pixel[2] / 255.0) ** gamma
+    return l0, l1, l2, max(min(l0, l1, l2) - floor, 0.0)
+
+
+_LIGHT_SHARES = 1.0 - LIGHT_KEEP ** np.arange(LIGHT_STEPS)  # (``_sheen_logs``)
+
+
+@numba.njit(**_OPTS)
+def _sheen_logs(v0: float, v1: float, v2: float, most: float, scale: tuple[float, float, float, float, float],
+                gamma: float, k: int) -> tuple[float, float, float, float]:
+    """The log-BGR against the board of a pixel (``_sheen_values``, holding up to ``most`` grey)
+    once the ``k``-th of ``_sheen_steps`` grey amounts is taken off it, and that grey's cost
+    (``sheen_distance``; ``scale`` is ``_sheen_scale``'s).  With ``gamma`` 1 the grey is
+    taken off the display values themselves; otherwise off the light they stand for, display
+    / 255 raised to ``gamma`` (the lamp's mirror image adds to the light before the camera's
+    tone curve, and a display grey taken off a dark top leaves it too grey), its cost measured
+    against the board's light the same way."""
+    unit, c0, c1, c2, floor = scale
+    if gamma == 1.0:
+        sh = most * k / (SHEEN_STEPS - 1)
+        return (np.log(max(v0 - sh, 1.0) / c0), np.log(max(v1 - sh, 1.0) / c1),
+                np.log(max(v2 - sh, 1.0) / c2), (sh / unit) ** 2)
+    sh = most * _LIGHT_SHARES[k]
+    return (np.log(max(v0 - sh, floor)) / gamma + c0, np.log(max(v1 - sh, floor)) / gamma + c1,
+            np.log(max(v2 - sh, floor)) / gamma + c2, (sh / unit) ** 2)
+
+
+@numba.njit(**_OPTS)
 def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_sigma: float, tint_sigma: float,
-                   sheen_sigma: float) -> np.ndarray:
+                   sheen_sigma: float, gamma: float = 1.0) -> np.ndarray:
     """Per pixel of ``pixels`` (n, 3; BGR), the ``colour_distance`` to ``ref`` (log-BGR against
     the board, whose colour now is ``board``) once the best share of sheen is taken off it.
 
     A glossy top mirrors some of the light as it is, grey, on top of its own colour: a dark
     top under a lamp looks grey, and its tint fades with it.  So grey amounts ``s`` of up to
-    the pixel's weakest channel are tried (``SHEEN_STEPS`` of them), each costing
+    the pixel's weakest channel are tried (``_sheen_steps`` of them), each costing
     (``s`` / (``sheen_sigma`` times the board's mean channel))^2 on top of the distance of what
     is left: a pixel far brighter than a colour can only be that colour under a lot of sheen,
-    which is rare, while no grey makes a pixel darker or more tinted than its colour."""
-    unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
-    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
+    which is rare, while no grey makes a pixel darker or more tinted than its colour.  With
+    ``gamma`` other than 1 the grey is taken off in light, not in display values
+    (``_sheen_logs``)."""
     out = np.empty(len(pixels))
+    scale = _sheen_scale(board, sheen_sigma, gamma)
     for i in range(len(pixels)):
-        weakest = max(min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0, 0.0)
         best = np.inf
-        for k in range(SHEEN_STEPS):
-            sh = weakest * k / (SHEEN_STEPS - 1)
+        v0, v1, v2, most = _sheen_values(pixels[i], gamma, scale[4])
+        for k in range(_sheen_steps(gamma)):
             # the distance of what is left once the grey is taken off, plus the grey's cost
-            d = _squared_distance(np.log(max(pixels[i, 0] - sh, 1.0) / b0) - ref[0],
-                                  np.log(max(pixels[i, 1] - sh, 1.0) / b1) - ref[1],
-                                  np.log(max(pixels[i, 2] - sh, 1.0) / b2) - ref[2],
-                                  lum_sigma, tint_sigma) + (sh / unit) ** 2
+            l0, l1, l2, cost = _sheen_logs(v0, v1, v2, most, scale, gamma, k)
+            d = _squared_distance(l0 - ref[0], l1 - ref[1], l2 - ref[2], lum_sigma, tint_sigma) + cost
             if d < best:
                 best = d
         out[i] = np.sqrt(best)
@@ -467,21 +520,16 @@ def sheen_distance(pixels: np.ndarray, board: np.ndarray, ref: np.ndarray, lum_s
 
 @numba.njit(**_OPTS)
 def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: np.ndarray, lum_sigma: float,
-               tint_sigma: float, sheen_sigma: float) -> np.ndarray:
+               tint_sigma: float, sheen_sigma: float, gamma: float = 1.0) -> np.ndarray:
     """Per pixel, ``sheen_distance`` to ``ref_a`` less that to ``ref_b``: the same values, with
     the logs of each pixel less each grey amount taken once for both colours."""
-    unit = sheen_sigma * (board[0] + board[1] + board[2]) / 3.0
-    b0, b1, b2 = max(board[0], 1.0), max(board[1], 1.0), max(board[2], 1.0)
     out = np.empty(len(pixels))
+    scale = _sheen_scale(board, sheen_sigma, gamma)
     for i in range(len(pixels)):
-        weakest = max(min(pixels[i, 0], pixels[i, 1], pixels[i, 2]) - 1.0, 0.0)
         best_a = best_b = np.inf
-        for k in range(SHEEN_STEPS):
-            sh = weakest * k / (SHEEN_STEPS - 1)
-            l0 = np.log(max(pixels[i, 0] - sh, 1.0) / b0)
-            l1 = np.log(max(pixels[i, 1] - sh, 1.0) / b1)
-            l2 = np.log(max(pixels[i, 2] - sh, 1.0) / b2)
-            cost = (sh / unit) ** 2
+        v0, v1, v2, most = _sheen_values(pixels[i], gamma, scale[4])
+        for k in range(_sheen_steps(gamma)):
+            l0, l1, l2, cost = _sheen_logs(v0, v1, v2, most, scale, gamma, k)
             d = _squared_distance(l0 - ref_a[0], l1 - ref_a[1], l2 - ref_a[2], lum_sigma, tint_sigma) + cost
             if d < best_a:
                 best_a = d
@@ -494,7 +542,8 @@ def sheen_gaps(pixels: np.ndarray, board: np.ndarray, ref_a: np.ndarray, ref_b: 
 
 @numba.njit(**_OPTS)
 def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndarray, refs: np.ndarray,
-                warm_from: float, lum_sigma: float, tint_sigma: float, sheen_sigma: float = 0.0) -> float:
+                warm_from: float, lum_sigma: float, tint_sigma: float, sheen_sigma: float = 0.0,
+                gamma: float = 1.0) -> float:
     """How much nearer the light player's colour (``refs[0]``, log-BGR against the board)
     than the dark one's (``refs[1]``) the pixels of ``view`` within ``r`` of (``cx``, ``cy``)
     are, against the board's colour now (``board``, BGR): the median over the pixels of the
@@ -505,7 +554,8 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
     player's wood, and say nothing: they are left out unless they are most of the disc.
     Glare only ever brightens, and a spot blurred into a dark plug leaves pixels of middling
     brightness: only the darker half of the disc votes.  With ``sheen_sigma`` > 0 each pixel is
-    measured against each colour past the grey sheen a glossy top adds (``sheen_distance``)."""
+    measured against each colour past the grey sheen a glossy top adds (``sheen_distance``,
+    in light rather than display values where ``gamma`` is not 1)."""
     h, w = view.shape[0], view.shape[1]
     x0, y0 = int(cx - r), int(cy - r)
     x1, y1 = int(cx + r) + 1, int(cy + r) + 1
@@ -542,7 +592,7 @@ def colour_vote(view: np.ndarray, cx: float, cy: float, r: float, board: np.ndar
         return np.median(colour_distance(v, refs[1], lum_sigma, tint_sigma)
                          - colour_distance(v, refs[0], lum_sigma, tint_sigma))
     px = px[darker]
-    return np.median(sheen_gaps(px, board, refs[1], refs[0], lum_sigma, tint_sigma, sheen_sigma))
+    return np.median(sheen_gaps(px, board, refs[1], refs[0], lum_sigma, tint_sigma, sheen_sigma, gamma))
 
 
 @numba.njit(**_OPTS)

@@ -17,7 +17,10 @@ doubtful colour is read again inside the outline a lighter top shows all the way
 edges may have found something dark beside it), over most of the top (past a glare spot).
 Each pixel is compared with each player's colour past the grey sheen a glossy top can add
 (``kernels.sheen_distance``), and a top read light whose colour the dark player's under a
-strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A solid top's
+strong sheen explains as well keeps no colour margin (``sure_colour_of``).  A clear cup's plug
+is flat and can mirror the lamp all over: its sheen, which adds to the light before the
+camera's tone curve, is taken off in light rather than in display values, and is common
+(``PLUG_GAMMA``, ``PLUG_SHEEN_SIGMA``).  A solid top's
 flat top can mirror the lamp all over; its rounded rim and wall do not, so a solid top read
 light is read dark where the rim just inside its edge leads for the dark player by more than
 its disc keeps for the light one (``body_colour_of``).
@@ -90,6 +93,15 @@ RIM_SURE = 0.02  # clear sets: rim lead (whiteness) above which the rim places t
 GLARE_TINT = 0.15  # log(R/B) below the coolest player colour that marks a pixel as white glare
 SHEEN_SIGMA = 0.3  # typical grey sheen on a glossy top, as a share of the board's brightness
 SHEEN_DOUBT = 1.0  # sheen as common as this (same unit) must not explain the other player's colour
+# a clear cup's plug is a flat varnished disc with no rim of its own: a lamp's mirror image lies
+# over all of it (a walnut plug looks grey, or warm grey, all over), and the sheen adds to the
+# light before the camera's tone curve.  So a plug's sheen is taken off in light (display
+# values to the power ``PLUG_GAMMA``, as a camera's sRGB-like curve encodes them) and, being
+# common on such a top, costs less (``PLUG_SHEEN_SIGMA``, a share of the board's light); its
+# doubt allows nearly any sheen (``PLUG_SHEEN_DOUBT``), in light and in display values alike
+PLUG_GAMMA = 2.2
+PLUG_SHEEN_SIGMA = 3.0
+PLUG_SHEEN_DOUBT = 10.0
 COLOUR_SURE = 0.5  # colour margin (share of the players' distance) under which it looks again
 # a solid top read light is read dark where its body ring (the rounded rim just inside its seen
 # edge, from ``BODY_RING[0]`` to ``BODY_RING[1]`` of its edge radius, the darkest of
@@ -650,14 +662,23 @@ class Recogniser:
         phi = np.arctan2(away[:, 1], away[:, 0])
         return np.cos(phi)[:, None], np.sin(phi)[:, None]
 
-    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray,
+    def _sheen(self, s: int) -> tuple[float, float, float]:
+        """How size class ``s``'s top is read past a sheen: (the sheen's spread for the reading,
+        the spread its doubt allows, the gamma the grey is taken off at; ``colour_vote``)."""
+        if self._solid[s]:
+            return SHEEN_SIGMA, SHEEN_DOUBT, 1.0
+        return PLUG_SHEEN_SIGMA, PLUG_SHEEN_DOUBT, PLUG_GAMMA
+
+    def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray, s: int,
                 share: float = COLOUR_DISC) -> tuple[int, float]:
-        """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``:
+        """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``,
+        a top of size class ``s`` (whose sheen is taken off as ``_sheen`` says):
         each pixel votes by its colour distances and the median vote decides (a glare spot on
         a dark plug or a grain streak covers well under half of the disc; ``colour_vote``).
         The margin is the vote as a share of the players' distance."""
+        sigma, _, gamma = self._sheen(s)
         vote = colour_vote(view, float(centre[0]), float(centre[1]), max(1.5, radius * share), board_now,
-                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, SHEEN_SIGMA)
+                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, sigma, gamma)
         if np.isnan(vote):
             return 0, 0.0
         return (0 if vote >= 0 else 1), abs(vote) / (self._players_apart + 1e-6)
@@ -779,19 +800,19 @@ class Recogniser:
         f = self._last
         radius = self._edge_px(s)
         centre = self._top_centre(sq, s)
-        colour, margin = self._colour(f.view, centre, radius, f.board_now)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s)
         if margin >= COLOUR_SURE:
             return colour, margin, (centre, radius, COLOUR_DISC)
         outline, lead = self._lighter_outline(sq, s)
         if lead >= OUTLINE_SURE:
             centre = outline
-        colour, margin = self._colour(f.view, centre, radius, f.board_now, COLOUR_DISC_WIDE)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s, COLOUR_DISC_WIDE)
         return colour, margin, (centre, radius, COLOUR_DISC_WIDE)
 
     def sure_colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """``colour_of``, with the margin it keeps were the top mirroring the lamp: read again
         in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
-        can look grey all over).  A colour the other player's plus such a sheen would explain
+        can look grey all over; a plug's, ``PLUG_SHEEN_DOUBT``, in light and in display values).  A colour the other player's plus such a sheen would explain
         as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
         only a top read light is in that doubt.)
 
@@ -804,12 +825,17 @@ class Recogniser:
             # grey added to the light player's colour never looks darker: no doubt to test
             return colour, margin
         f = self._last
-        vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
-                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, SHEEN_DOUBT)
-        if np.isnan(vote):
+        _, doubt, gamma = self._sheen(s)
+        # the light player's lead past such a sheen, as the margin is; a plug's is the least of
+        # it in light and in display values (which of them a camera's curve is nearer varies)
+        kept = np.nan
+        for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
+            vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
+                               self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
+            kept = np.fmin(kept, vote / (self._players_apart + 1e-6))
+        if np.isnan(kept):
             return colour, margin
-        kept = vote / (self._players_apart + 1e-6)  # the light player's lead, as the margin is
-        sure = max(0.0, min(margin, kept))
+        sure = max(0.0, min(margin, float(kept)))
         if self._solid[s]:
             lead = -self.body_colour_of(sq, s) - sure  # the body ring's dark lead over the disc's light
             if lead > BODY_LEAD:
