@@ -629,3 +629,47 @@ def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed
     events = feed(tracker, board, observe(seen), clock, 10)
     assert not [e for e in events if e.kind == "moves"], [e.text for e in events]
     assert [e.text for e in events if e.kind == "pending"] == ["3a2-c4"]
+
+
+def observe_faint(labels, faint, conf=0.95, faint_conf=0.3):
+    """An observation reading ``labels``, the squares in ``faint`` right but with confidence
+    ``faint_conf`` (below the tracker's ``min_confidence``)."""
+    obs = observe(labels, conf)
+    squares = tuple(SquareReading(r.state, r.colour, r.size, faint_conf if sq in faint else r.confidence)
+                    for sq, r in enumerate(obs.squares))
+    return Observation(squares, True, obs.markers_seen)
+
+
+def test_a_move_on_a_board_too_faint_to_judge_is_asked_about_never_committed():
+    """Dark tops all read right but faintly (a dark set under a dim light): more squares in
+    doubt than a stable state may have.  The tracker used to wait silently for ever; now a move
+    the faint readings fit, where a hand was, is put to the players, and never committed."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4")
+    sq = board.geo.square
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    dark = {sq("b2"), sq("d4")}
+    feed(tracker, board, observe_faint(board_labels(board), dark), clock, 10)
+    after = board_labels(play(board.copy(), "2d1"))
+    faint = dark | {sq("d1"), sq("a1")}
+    events = reach(tracker, board, board_labels(board), [sq("d1")], clock)
+    events += feed(tracker, board, observe_faint(after, faint), clock, 10)
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert [(e.kind, board.move_text(e.verdict.moves[0])) for e in asks] == [("pending", "2d1")]
+    assert "only faintly" in asks[0].text
+    # the same faint picture again confirms nothing
+    events = reach(tracker, board, after, [sq("c1")], clock)
+    events += feed(tracker, board, observe_faint(after, faint), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+
+
+def test_a_faint_change_where_no_hand_was_is_not_asked_about():
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4")
+    sq = board.geo.square
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    after = board_labels(play(board.copy(), "2d1"))
+    faint = {sq("b2"), sq("d4"), sq("d1"), sq("a1")}
+    events = reach(tracker, board, board_labels(board), [sq("a3")], clock)
+    events += feed(tracker, board, observe_faint(after, faint), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "pending", "ambiguous")]

@@ -7,7 +7,9 @@ hand hid the board — predicts exactly the tops it sees, using the engine's mem
 pieces for what a lift reveals.  An explanation is committed only when the picture shows it:
 every move leaves its cup on top where it landed, every square it changes had a hand over it
 or changed in the picture since the last move, and the readings are confident; otherwise it
-waits for a person.  What it cannot explain it reports: a hidden piece that is not what memory
+waits for a person.  A still board with too many squares read too faintly to judge is never
+waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
+that is put to the players (never committed on faint readings).  What it cannot explain it reports: a hidden piece that is not what memory
 says, a physical move that breaks a named rule, or plainly a board that disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
@@ -39,6 +41,9 @@ class BoardView:
 
     labels: tuple[Label, ...]
     confidences: tuple[float, ...]
+    # what each square was read as, however doubtfully (HIDDEN only where occluded): a still
+    # board too doubtful to judge is put to the players from these, never committed on them
+    faint: tuple[Label, ...] | None = None
 
     @property
     def complete(self) -> bool:
@@ -48,17 +53,20 @@ class BoardView:
 
 def to_view(obs: Observation, logical_sizes: Sequence[int | None], min_confidence: float) -> BoardView:
     """Translate an observation (size classes from 0) into engine labels (sizes from 1);
-    a reading below ``min_confidence`` counts as hidden."""
+    a reading below ``min_confidence`` counts as hidden (its label is kept in ``faint``)."""
     labels: list[Label] = []
+    faint: list[Label] = []
     for r in obs.squares:
-        if r.state == OCCLUDED or r.confidence < min_confidence:
-            labels.append(HIDDEN)
+        if r.state == OCCLUDED:
+            label: Label = HIDDEN
         elif r.state == CUP:
             size = logical_sizes[r.size] if r.size is not None and r.size < len(logical_sizes) else None
-            labels.append((int(r.colour), size) if size is not None else UNKNOWN)
+            label = (int(r.colour), size) if size is not None else UNKNOWN
         else:
-            labels.append(None)
-    return BoardView(tuple(labels), tuple(r.confidence for r in obs.squares))
+            label = None
+        faint.append(label)
+        labels.append(HIDDEN if r.confidence < min_confidence else label)
+    return BoardView(tuple(labels), tuple(r.confidence for r in obs.squares), tuple(faint))
 
 
 def board_labels(board: Board) -> tuple[Label, ...]:
@@ -491,26 +499,32 @@ class Tracker:
             window.pop(0)
         if t - window[0][0] < cfg.settle_s or len(window) < cfg.min_frames:
             return []
-        stable = self._consensus([v for _, v in window])
+        views = [v for _, v in window]
+        stable = self._consensus(views)
+        faint = stable is None
+        if faint:
+            stable = self._consensus(views, faint=True)
         game = (board.ply, board_labels(board))
         if stable is None or (stable.labels == self._reported and game == self._reported_game):
             return []
         self._reported = stable.labels
         self._reported_game = game
         self.last_stable_time = t
-        return self._judge(board, stable, t)
+        return self._judge_faint(board, stable, t) if faint else self._judge(board, stable, t)
 
-    def _consensus(self, views: list[BoardView]) -> BoardView | None:
+    def _consensus(self, views: list[BoardView], faint: bool = False) -> BoardView | None:
         """The reading each square shows in enough of ``views`` (HIDDEN where none does), or
-        None when too many squares are in doubt to judge the board."""
+        None when too many squares are in doubt to judge the board.  With ``faint``, readings
+        below ``min_confidence`` vote too (``BoardView.faint``)."""
         need = self.config.agreement * len(views)
         labels: list[Label] = []
         confidences: list[float] = []
         for sq in range(len(views[0].labels)):
             votes: dict[Label, list[float]] = {}
             for v in views:
-                if v.labels[sq] != HIDDEN:
-                    votes.setdefault(v.labels[sq], []).append(v.confidences[sq])
+                seen = v.faint[sq] if faint and v.faint is not None else v.labels[sq]
+                if seen != HIDDEN:
+                    votes.setdefault(seen, []).append(v.confidences[sq])
             label, confs = max(votes.items(), key=lambda kv: len(kv[1])) if votes else (HIDDEN, [])
             if len(confs) < need:
                 label, confs = HIDDEN, []  # doubtful: explanations may not rely on it
@@ -521,6 +535,35 @@ class Tracker:
         return BoardView(tuple(labels), tuple(confidences))
 
     # ------------------------------------------------------------------ stable states
+    def _judge_faint(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
+        """A still board with too many squares read only faintly to judge (``view`` holds the
+        faint readings).  Waiting for them to read plainly can wait for ever (a dark set under
+        a light that leaves every dark top in doubt), so when the faint readings fit a
+        continuation whose every changed square a hand reached, it is put to the players; it
+        is never committed, nor confirmed by a later picture, since faint readings are all it
+        rests on.  Anything else (the game unchanged, nothing fitting) waits silently."""
+        events = [TrackEvent("stable", t, "the board is still", view)]
+        verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
+        if isinstance(verdict, Ambiguous):
+            verdict = self._where_hands_were(verdict, view)
+        names = board.geo.names
+        faint = [s for s, c in enumerate(view.confidences) if c < self.config.min_confidence]
+        note = f" (the camera reads {', '.join(names[s] for s in faint)} only faintly)"
+        if isinstance(verdict, Explained):
+            squares = tuple(sorted(_squares_of(verdict.moves)))
+            if any(s not in self._reached for s in squares):
+                return events  # a change with no hand where it happened: a faint misread
+            conf = _confidence(view.confidences, squares)
+            verdict = Explained(verdict.moves, conf)
+            self._pending, self._pending_leans = (), False
+            events.append(TrackEvent("pending", t, _moves_text(board, verdict.moves) + note, verdict, squares, conf))
+        elif isinstance(verdict, Ambiguous):
+            if any(_squares_of(c.moves) - self._reached for c in verdict.candidates):
+                return events
+            texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
+            events.append(TrackEvent("ambiguous", t, f"the board fits {texts}{note}", verdict))
+        return events
+
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
         events = [TrackEvent("stable", t, "the board is still", view)]
