@@ -101,6 +101,10 @@ BODY_LEAD = 0.0
 BODY_RING = (0.8, 0.95)
 BODY_RAYS, BODY_STEPS = 48, 4
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
+# the most a top read from its lighter outline alone keeps (``_outlined_top``), the square model
+# reading the square empty: under the referee's commit (0.8), as where the square net and the
+# model each read another thing (its ``disagree_cap``)
+OUTLINED_TOP = 0.7
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
@@ -904,6 +908,35 @@ class Recogniser:
         i = int(lead.argmax())
         return fine[i].astype(np.float64), float(lead[i]) / EMPTY_THRESHOLD
 
+    def _outlined_top(self, sq: int) -> tuple[int, np.ndarray, float, float] | None:
+        """Last frame, square ``sq``: a light solid top whose whole outline is lighter than
+        what lies round it (``_lighter_outline`` at least ``OUTLINE_SURE``), as (size class,
+        the outline's centre, how far the outline's lead supports that size against the size
+        next to it (``size_bound``), its colour margin), or None.
+
+        A light top on a pale board barely shows an edge on its far side, where the edge search
+        looks, yet it is lighter than its own shaded wall and its shadow on the near side and a
+        little lighter than the board on the far side, all the way round.  A shadow, a wall or a
+        dark top is darker than what surrounds it, so none makes such an outline; bare board
+        makes one only by chance, in its grain or noise, and then reads as the board's colour:
+        on a dark board, dark.  So the outline counts only where the colour inside reads light
+        (``sure_colour_of``)."""
+        sizes = np.flatnonzero(self._solid)
+        if not len(sizes):
+            return None
+        found = [self._lighter_outline(sq, int(s)) for s in sizes]
+        leads = np.full(len(self._solid), -np.inf)
+        leads[sizes] = [lead for _, lead in found]
+        i = int(np.argmax([lead for _, lead in found]))
+        s = int(sizes[i])
+        if leads[s] < OUTLINE_SURE:
+            return None
+        colour, margin = self.sure_colour_of(sq, s)
+        if colour != 0:
+            return None
+        bound = float(size_bound(np.where(np.isfinite(leads), leads, 0.0)[None, :], self._solid)[0, s])
+        return s, found[i][0], bound, margin
+
     def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
         """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
         of ``offsets`` around it: how much brighter inside than out they are (the fall of
@@ -995,6 +1028,15 @@ class Recogniser:
         self.last_lifted = []
         for sq in range(nsq):
             a = int(probs[sq].argmax())
+            seen = self._outlined_top(sq) if a == 0 and self.model is not None else None
+            if seen is not None:
+                # a light top whose edge on the board barely shows, lighter than all round it
+                # (``_outlined_top``): the model, fitted on plainer edges, reads it empty
+                s, centre, support, cmargin = seen
+                cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
+                conf = min(OUTLINED_TOP, support) * self.model.colour_confidence(cmargin)
+                readings.append(SquareReading(CUP, 0, s, confidence=conf))
+                continue
             if a == 0:
                 conf = float(probs[sq, 0])
                 if self.model is not None and (
