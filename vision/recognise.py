@@ -223,6 +223,7 @@ class _Frame:
     n_px: np.ndarray | None = None
     lum: np.ndarray | None = None  # log-brightness of the view (``_channels``)
     tops: np.ndarray | None = None  # ``_top_centres`` of every square, made when first asked
+    lum_off: float = 0.0  # the median change of log-brightness over the board (the light's level)
 
 
 class Recogniser:
@@ -330,6 +331,8 @@ class Recogniser:
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
+        # the light player's log-brightness against the board's (``_channels``' measure)
+        self._light_lum = float(np.log((np.sum(cm.light_bgr) + 12.0) / (np.sum(board) + 12.0)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
@@ -920,7 +923,9 @@ class Recogniser:
         dark top is darker than what surrounds it, so none makes such an outline; bare board
         makes one only by chance, in its grain or noise, and then reads as the board's colour:
         on a dark board, dark.  So the outline counts only where the colour inside reads light
-        (``sure_colour_of``)."""
+        (``sure_colour_of``) and it is no darker than the light player's colour can look by
+        shading (``LUM_SIGMA``): the inside of a cast shadow's rounded end can make an outline
+        too, and may read light by its tint."""
         sizes = np.flatnonzero(self._solid)
         if not len(sizes):
             return None
@@ -932,10 +937,24 @@ class Recogniser:
         if leads[s] < OUTLINE_SURE:
             return None
         colour, margin = self.sure_colour_of(sq, s)
-        if colour != 0:
+        if colour != 0 or self._disc_change(found[i][0], COLOUR_DISC * self._edge_px(s)) < self._light_lum - LUM_SIGMA:
             return None
         bound = float(size_bound(np.where(np.isfinite(leads), leads, 0.0)[None, :], self._solid)[0, s])
         return s, found[i][0], bound, margin
+
+    def _disc_change(self, centre: np.ndarray, radius: float) -> float:
+        """Last frame: the median change of log-brightness since the empty board, less the
+        light's level, in the disc of ``radius`` round ``centre`` (canvas px)."""
+        f = self._last
+        h, w = f.lum.shape
+        r = int(np.ceil(radius))
+        cx, cy = int(round(centre[0])), int(round(centre[1]))
+        x0, x1, y0, y1 = max(cx - r, 0), min(cx + r + 1, w), max(cy - r, 0), min(cy + r + 1, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= radius * radius
+        if not inside.any():
+            return 0.0
+        return float(np.median(f.lum[y0:y1, x0:x1][inside] - self.ref_log[y0:y1, x0:x1][inside])) - f.lum_off
 
     def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
         """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
@@ -998,7 +1017,8 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px, lum)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px, lum,
+                            lum_off=lum_off)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
