@@ -101,7 +101,7 @@ BODY_LEAD = 0.0
 BODY_RING = (0.8, 0.95)
 BODY_RAYS, BODY_STEPS = 48, 4
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
-# the most a top read from its lighter outline alone keeps (``_outlined_top``), the square model
+# the most a top read from its lighter outline alone keeps (``_outlined_tops``), the square model
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
@@ -898,24 +898,31 @@ class Recogniser:
         far side and against its own shaded wall on the near side.  A dark top, a wall, a
         shadow or a cup seen through a clear wall are darker than what surrounds them, so
         none makes one, nor does bare board."""
+        centres, leads = self._lighter_outlines(np.array([sq]), s)
+        return centres[0], float(leads[0])
+
+    def _lighter_outlines(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """``_lighter_outline`` of several ``squares`` at once (one search of each kind for
+        them all): the centres (n, 2) and the leads (n,)."""
         f = self._last
+        n = len(squares)
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
-        base = np.rint(f.n_px + (self.centres_px[sq] - f.n_px) * k).astype(np.int64)
-        pts = base + _coarse_offsets(reach)
-        coarse = self._inside_lead(pts, r, COARSE_ANGLES, (0.0,))
-        seeds = pts[np.argsort(-coarse)[:2]]
-        fine = (seeds[:, None, :] + _FINE[None, :, :]).reshape(-1, 2)
-        lead = self._inside_lead(fine, r, N_ANG, RADII)
-        i = int(lead.argmax())
-        return fine[i].astype(np.float64), float(lead[i]) / EMPTY_THRESHOLD
+        base = np.rint(f.n_px + (self.centres_px[squares] - f.n_px) * k).astype(np.int64)
+        pts = base[:, None, :] + _coarse_offsets(reach)[None, :, :]
+        coarse = self._inside_lead(pts.reshape(-1, 2), r, COARSE_ANGLES, (0.0,)).reshape(n, -1)
+        seeds = np.take_along_axis(pts, np.argsort(-coarse, axis=1)[:, :2, None], axis=1)
+        fine = (seeds[:, :, None, :] + _FINE[None, None, :, :]).reshape(n, -1, 2)
+        lead = self._inside_lead(fine.reshape(-1, 2), r, N_ANG, RADII).reshape(n, -1)
+        i = lead.argmax(axis=1)
+        return fine[np.arange(n), i].astype(np.float64), lead[np.arange(n), i].astype(np.float64) / EMPTY_THRESHOLD
 
-    def _outlined_top(self, sq: int) -> tuple[int, np.ndarray, float, float] | None:
-        """Last frame, square ``sq``: a light solid top whose whole outline is lighter than
-        what lies round it (``_lighter_outline`` at least ``OUTLINE_SURE``), as (size class,
-        the outline's centre, how far the outline's lead supports that size against the size
-        next to it (``size_bound``), its colour margin), or None.
+    def _outlined_tops(self, squares: np.ndarray) -> dict[int, tuple[int, np.ndarray, float, float]]:
+        """Last frame, of ``squares``: those with a light solid top whose whole outline is
+        lighter than what lies round it (``_lighter_outline`` at least ``OUTLINE_SURE``), each
+        as (size class, the outline's centre, how far the outline's lead supports that size
+        against the size next to it (``size_bound``), its colour margin).
 
         A light top on a pale board barely shows an edge on its far side, where the edge search
         looks, yet it is lighter than its own shaded wall and its shadow on the near side and a
@@ -926,21 +933,25 @@ class Recogniser:
         (``sure_colour_of``) and it is no darker than the light player's colour can look by
         shading (``LUM_SIGMA``): the inside of a cast shadow's rounded end can make an outline
         too, and may read light by its tint."""
+        squares = np.asarray(squares, np.intp)
         sizes = np.flatnonzero(self._solid)
-        if not len(sizes):
-            return None
-        found = [self._lighter_outline(sq, int(s)) for s in sizes]
-        leads = np.full(len(self._solid), -np.inf)
-        leads[sizes] = [lead for _, lead in found]
-        i = int(np.argmax([lead for _, lead in found]))
-        s = int(sizes[i])
-        if leads[s] < OUTLINE_SURE:
-            return None
-        colour, margin = self.sure_colour_of(sq, s)
-        if colour != 0 or self._disc_change(found[i][0], COLOUR_DISC * self._edge_px(s)) < self._light_lum - LUM_SIGMA:
-            return None
-        bound = float(size_bound(np.where(np.isfinite(leads), leads, 0.0)[None, :], self._solid)[0, s])
-        return s, found[i][0], bound, margin
+        if not len(sizes) or not len(squares):
+            return {}
+        leads = np.zeros((len(squares), len(self._solid)))  # clear sizes: no lead
+        centres = np.zeros((len(squares), len(self._solid), 2))
+        for s in sizes:
+            centres[:, s], leads[:, s] = self._lighter_outlines(squares, int(s))
+        best = sizes[np.argmax(leads[:, sizes], axis=1)]
+        bound = size_bound(leads, self._solid)
+        out = {}
+        for j, (sq, s) in enumerate(zip(squares, best)):
+            if leads[j, s] < OUTLINE_SURE:
+                continue
+            colour, margin = self.sure_colour_of(int(sq), int(s))
+            if colour != 0 or self._disc_change(centres[j, s], COLOUR_DISC * self._edge_px(s)) < self._light_lum - LUM_SIGMA:
+                continue
+            out[int(sq)] = (int(s), centres[j, s], float(bound[j, s]), margin)
+        return out
 
     def _disc_change(self, centre: np.ndarray, radius: float) -> float:
         """Last frame: the median change of log-brightness since the empty board, less the
@@ -1046,12 +1057,13 @@ class Recogniser:
         bound = size_bound(hyp.score / EMPTY_THRESHOLD, self._solid)
         lifted = larger_edge(hyp.score / EMPTY_THRESHOLD, self._solid) if self.model is not None else None
         self.last_lifted = []
+        # a light top whose edge on the board barely shows, lighter than all round it
+        # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
+        outlined = self._outlined_tops(np.flatnonzero(probs.argmax(axis=1) == 0)) if self.model is not None else {}
         for sq in range(nsq):
             a = int(probs[sq].argmax())
-            seen = self._outlined_top(sq) if a == 0 and self.model is not None else None
+            seen = outlined.get(sq)
             if seen is not None:
-                # a light top whose edge on the board barely shows, lighter than all round it
-                # (``_outlined_top``): the model, fitted on plainer edges, reads it empty
                 s, centre, support, cmargin = seen
                 cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
                 conf = min(OUTLINED_TOP, support) * self.model.colour_confidence(cmargin)
