@@ -28,7 +28,10 @@ each size and gives the probability that becomes the reading's confidence.  Wher
 clear set, it is unsure which size a cup is, a small net looks at crops around the top scaled
 to each size (``size_check.py``) and its scores move the probability between the sizes.  The
 crops are taken where that size's top was found and, since a cup's top lies at one place
-whatever its size, also where the other sizes' tops were found.
+whatever its size, also where the other sizes' tops were found.  A square the model reads
+empty is read as a light top where a solid size's whole outline is lighter than what lies
+round it (``_outlined_tops``): a light top on a pale board barely shows the edge the search
+looks for, but is lighter than its own shaded wall and shadow and, a little, than the board.
 """
 
 from __future__ import annotations
