@@ -162,7 +162,9 @@ def test_learning_from_committed_positions_reads_the_table_better():
         assert len(learner.positions) == len(first) and learner.start is not rec.model
         errors["learnt"] += wrong(rec, rest)
     print(errors)
-    assert errors["learnt"] <= 0.75 * errors["calibration"]
+    # a fifth fewer: 16 -> 11 before faint light tops were read by their outlines
+    # (``Recogniser._outlined_tops``), which mends some of what learning mended; 13 -> 10 since
+    assert errors["learnt"] <= 0.8 * errors["calibration"]
 
 
 def _table(tmp: Path, name: str, seed: int, n_adapt: int, n_test: int) -> tuple[Path, Path]:

@@ -31,7 +31,10 @@ each size and gives the probability that becomes the reading's confidence.  Wher
 clear set, it is unsure which size a cup is, a small net looks at crops around the top scaled
 to each size (``size_check.py``) and its scores move the probability between the sizes.  The
 crops are taken where that size's top was found and, since a cup's top lies at one place
-whatever its size, also where the other sizes' tops were found.
+whatever its size, also where the other sizes' tops were found.  A square the model reads
+empty is read as a light top where a solid size's whole outline is lighter than what lies
+round it (``_outlined_tops``): a light top on a pale board barely shows the edge the search
+looks for, but is lighter than its own shaded wall and shadow and, a little, than the board.
 """
 
 from __future__ import annotations
@@ -113,6 +116,10 @@ BODY_LEAD = 0.0
 BODY_RING = (0.8, 0.95)
 BODY_RAYS, BODY_STEPS = 48, 4
 OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that places a lighter top
+# the most a top read from its lighter outline alone keeps (``_outlined_tops``), the square model
+# reading the square empty: under the referee's commit (0.8), as where the square net and the
+# model each read another thing (its ``disagree_cap``)
+OUTLINED_TOP = 0.7
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
@@ -231,6 +238,7 @@ class _Frame:
     n_px: np.ndarray | None = None
     lum: np.ndarray | None = None  # log-brightness of the view (``_channels``)
     tops: np.ndarray | None = None  # ``_top_centres`` of every square, made when first asked
+    lum_off: float = 0.0  # the median change of log-brightness over the board (the light's level)
 
 
 class Recogniser:
@@ -338,6 +346,8 @@ class Recogniser:
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
+        # the light player's log-brightness against the board's (``_channels``' measure)
+        self._light_lum = float(np.log((np.sum(cm.light_bgr) + 12.0) / (np.sum(board) + 12.0)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
@@ -917,18 +927,74 @@ class Recogniser:
         far side and against its own shaded wall on the near side.  A dark top, a wall, a
         shadow or a cup seen through a clear wall are darker than what surrounds them, so
         none makes one, nor does bare board."""
+        centres, leads = self._lighter_outlines(np.array([sq]), s)
+        return centres[0], float(leads[0])
+
+    def _lighter_outlines(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """``_lighter_outline`` of several ``squares`` at once (one search of each kind for
+        them all): the centres (n, 2) and the leads (n,)."""
         f = self._last
+        n = len(squares)
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
-        base = np.rint(f.n_px + (self.centres_px[sq] - f.n_px) * k).astype(np.int64)
-        pts = base + _coarse_offsets(reach)
-        coarse = self._inside_lead(pts, r, COARSE_ANGLES, (0.0,))
-        seeds = pts[np.argsort(-coarse)[:2]]
-        fine = (seeds[:, None, :] + _FINE[None, :, :]).reshape(-1, 2)
-        lead = self._inside_lead(fine, r, N_ANG, RADII)
-        i = int(lead.argmax())
-        return fine[i].astype(np.float64), float(lead[i]) / EMPTY_THRESHOLD
+        base = np.rint(f.n_px + (self.centres_px[squares] - f.n_px) * k).astype(np.int64)
+        pts = base[:, None, :] + _coarse_offsets(reach)[None, :, :]
+        coarse = self._inside_lead(pts.reshape(-1, 2), r, COARSE_ANGLES, (0.0,)).reshape(n, -1)
+        seeds = np.take_along_axis(pts, np.argsort(-coarse, axis=1)[:, :2, None], axis=1)
+        fine = (seeds[:, :, None, :] + _FINE[None, None, :, :]).reshape(n, -1, 2)
+        lead = self._inside_lead(fine.reshape(-1, 2), r, N_ANG, RADII).reshape(n, -1)
+        i = lead.argmax(axis=1)
+        return fine[np.arange(n), i].astype(np.float64), lead[np.arange(n), i].astype(np.float64) / EMPTY_THRESHOLD
+
+    def _outlined_tops(self, squares: np.ndarray) -> dict[int, tuple[int, np.ndarray, float, float]]:
+        """Last frame, of ``squares``: those with a light solid top whose whole outline is
+        lighter than what lies round it (``_lighter_outline`` at least ``OUTLINE_SURE``), each
+        as (size class, the outline's centre, how far the outline's lead supports that size
+        against the size next to it (``size_bound``), its colour margin).
+
+        A light top on a pale board barely shows an edge on its far side, where the edge search
+        looks, yet it is lighter than its own shaded wall and its shadow on the near side and a
+        little lighter than the board on the far side, all the way round.  A shadow, a wall or a
+        dark top is darker than what surrounds it, so none makes such an outline; bare board
+        makes one only by chance, in its grain or noise, and then reads as the board's colour:
+        on a dark board, dark.  So the outline counts only where the colour inside reads light
+        (``sure_colour_of``) and it is no darker than the light player's colour can look by
+        shading (``LUM_SIGMA``): the inside of a cast shadow's rounded end can make an outline
+        too, and may read light by its tint."""
+        squares = np.asarray(squares, np.intp)
+        sizes = np.flatnonzero(self._solid)
+        if not len(sizes) or not len(squares):
+            return {}
+        leads = np.zeros((len(squares), len(self._solid)))  # clear sizes: no lead
+        centres = np.zeros((len(squares), len(self._solid), 2))
+        for s in sizes:
+            centres[:, s], leads[:, s] = self._lighter_outlines(squares, int(s))
+        best = sizes[np.argmax(leads[:, sizes], axis=1)]
+        bound = size_bound(leads, self._solid)
+        out = {}
+        for j, (sq, s) in enumerate(zip(squares, best)):
+            if leads[j, s] < OUTLINE_SURE:
+                continue
+            colour, margin = self.sure_colour_of(int(sq), int(s))
+            if colour != 0 or self._disc_change(centres[j, s], COLOUR_DISC * self._edge_px(s)) < self._light_lum - LUM_SIGMA:
+                continue
+            out[int(sq)] = (int(s), centres[j, s], float(bound[j, s]), margin)
+        return out
+
+    def _disc_change(self, centre: np.ndarray, radius: float) -> float:
+        """Last frame: the median change of log-brightness since the empty board, less the
+        light's level, in the disc of ``radius`` round ``centre`` (canvas px)."""
+        f = self._last
+        h, w = f.lum.shape
+        r = int(np.ceil(radius))
+        cx, cy = int(round(centre[0])), int(round(centre[1]))
+        x0, x1, y0, y1 = max(cx - r, 0), min(cx + r + 1, w), max(cy - r, 0), min(cy + r + 1, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= radius * radius
+        if not inside.any():
+            return 0.0
+        return float(np.median(f.lum[y0:y1, x0:x1][inside] - self.ref_log[y0:y1, x0:x1][inside])) - f.lum_off
 
     def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
         """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
@@ -991,7 +1057,8 @@ class Recogniser:
                 # the right size's rim and edges find the same top; a wrong size's wander
                 gap[:, s] = np.linalg.norm(hyp.centre[:, s] - rim_centre[:, s], axis=1) / (
                     self.edge_mm[s] * k * self.canvas.ppm)
-        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px, lum)
+        self._last = _Frame(view, hyp, rim_score, rim_centre, board_now, H, D, lum_level, far_dir, n_px, lum,
+                            lum_off=lum_off)
         ev = SquareEvidence(
             ring=hyp.score / EMPTY_THRESHOLD, ring_edges=hyp.edges / EMPTY_THRESHOLD, sign=hyp.sign,
             offset=offset, centre_gap=gap,
@@ -1019,8 +1086,18 @@ class Recogniser:
         bound = size_bound(hyp.score / EMPTY_THRESHOLD, self._solid)
         lifted = larger_edge(hyp.score / EMPTY_THRESHOLD, self._solid) if self.model is not None else None
         self.last_lifted = []
+        # a light top whose edge on the board barely shows, lighter than all round it
+        # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
+        outlined = self._outlined_tops(np.flatnonzero(probs.argmax(axis=1) == 0)) if self.model is not None else {}
         for sq in range(nsq):
             a = int(probs[sq].argmax())
+            seen = outlined.get(sq)
+            if seen is not None:
+                s, centre, support, cmargin = seen
+                cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
+                conf = min(OUTLINED_TOP, support) * self.model.colour_confidence(cmargin)
+                readings.append(SquareReading(CUP, 0, s, confidence=conf))
+                continue
             if a == 0:
                 conf = float(probs[sq, 0])
                 if self.model is not None and (
