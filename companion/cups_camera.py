@@ -520,12 +520,24 @@ class CupsReferee(CameraLoop):
         changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
         or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean), or beans
         taken from a stock (a heap of 30 shows no bean less: seed 5007 cups-4 lamplight, d2),
-        unless ``stocks_seen``."""
+        unless ``stocks_seen``, or a cup emptied whose beans the camera never saw (``_never_seen``)."""
         b, a = before.as_counts(), after.as_counts()
         # a bean taken from a heap shows little
         stocks = range(2 * before.cups_per_row + 2, len(b)) if not stocks_seen else range(0)
-        return all(a[i] != b[i] if r.changed else (a[i] >= b[i] or i in stocks)
+        cups = 2 * before.cups_per_row
+        return all(a[i] != b[i] if r.changed
+                   else (a[i] >= b[i] or i in stocks or (i < cups and a[i] == 0 and CupsReferee._never_seen(r)))
                    for i, r in enumerate(reading.containers))
+
+    @staticmethod
+    def _never_seen(r: ContainerReading) -> bool:
+        """Whether a cup read unchanged shows a bare floor for sure (``SURE``): beans it held
+        were not seen on the last still table either, so its emptying cannot show.  White
+        beads on a white floor the light burns out (seed 9201 cups-6, move 2: North's d4x took
+        South's cup 3's bead, which read bare before and after), or a bead in the part of the
+        floor under the near rim (seed 9203 cups-6 daylight, move 3: d6x captured North's cup 1,
+        its floor seen 0.45, its bead never seen)."""
+        return not r.changed and r.count_estimate == 0 and r.confidence >= SURE
 
     @staticmethod
     def _counts_against(before: TableState, after: TableState, reading: TableReading) -> bool:
