@@ -48,7 +48,6 @@ seeds are the lead's (9400 on).
 from __future__ import annotations
 
 import argparse
-import pickle
 import statistics
 import sys
 import tempfile
@@ -65,7 +64,7 @@ from companion.cups_camera import (  # noqa: E402
 from engine.cups.rules import CupsRules  # noqa: E402
 from hardware.cups.layout import load_layout  # noqa: E402
 from hardware.frames import Frame  # noqa: E402
-from tests.cups_streams import game_tables, new_session, random_moves, stream  # noqa: E402
+from tests.cups_streams import cached_stream, game_tables, new_session, random_moves  # noqa: E402
 
 TUNED_SEEDS = range(0, 100)
 FPS = 10.0  # the rendered camera's frame rate
@@ -103,17 +102,8 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, margin: float
     layout = load_layout(layout_name)
     rules = CupsRules(cups=layout.cups_per_row)
     truth = random_moves(rules, seed, moves)
-    s = None
     kept = cache / f"{layout_name}-{style}-{seed}-{moves}.pickle" if cache is not None else None
-    if kept is not None and kept.exists():
-        with kept.open("rb") as f:
-            s = pickle.load(f)
-    if s is None:
-        s = stream(layout, game_tables(rules, truth), seed, style)
-        if kept is not None:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            with kept.open("wb") as f:
-                pickle.dump(s, f, protocol=pickle.HIGHEST_PROTOCOL)
+    s = cached_stream(layout, game_tables(rules, truth), seed, style, kept)
     session = new_session(Path(tempfile.mkdtemp(prefix="cups-bench-")), rules)
     referee = CupsReferee(session, s.setup, margin=margin)
     tally = Tally()
