@@ -130,6 +130,7 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
             j -= 1
         ply = session.board.ply
         seen = len(alerts)
+        text = session.board.move_text(truth[n]) if n < len(truth) else ""
         for i in hand + by_step[step]:
             feed(i)
         kind = kinds[step - 1]
@@ -175,7 +176,6 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
                 feed(by_step[step][-1])
             continue
         move = truth[n]
-        text = session.board.move_text(move)
         if session.board.ply > ply:
             played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
             if played == text:
@@ -191,6 +191,8 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
             referee.confirm(referee.pending.candidates.index((move,)))
         else:
             tally.moves_other += 1
+            tally.lines.append(f"{where}: {text} not committed nor asked "
+                               f"({j.kind + ': ' + j.text if j else 'nothing read'})")
             referee.dismiss()
             session.play(move, source="hand")
             feed(by_step[step][-1])

@@ -178,6 +178,13 @@ def illegal_rule(game: CupsGame, reading: TableReading) -> tuple[str, list[int]]
         return (f"a drop of {k} puts one bean into each of {me}'s cups 1 to {k}"
                 f"{', and takes the opposite cup only when the last lands in an empty cup' if k else ''} "
                 f"(changed: {what})"), changed
+    if their_cups and not my_cups and bowl_mine not in changed and not any(
+            reading.containers[q * x + c].count_estimate < game.cups[q][c] for c in their_cups):
+        # beans came into the opponent's cups only, none went: from the mover's stock, whose
+        # heap shows a few beans less as no change (seed 2002 cups-4, a drop of 4 into the
+        # opponent's cups was "no legal move changes the table this way")
+        return (f"a drop puts {me}'s beans into {me}'s own cups only, never into {them}'s "
+                f"(changed: {what})"), changed
     emptied = [c for c in my_cups if reading.containers[p * x + c].count_estimate == 0 and game.cups[p][c] > 0]
     if emptied:
         cup = emptied[0] + 1

@@ -1,13 +1,18 @@
 """Issue 23, ``cups36``: a cup whose beans the camera never saw can be emptied unseen.  A
 legal move that explains every change read, and otherwise only adds beans unseen or empties a
 cup that read bare before and after (``CupsReferee._never_seen``), is asked about, not
-alerted as illegal: the camera sees nothing that sets it apart from the move played."""
+alerted as illegal: the camera sees nothing that sets it apart from the move played.  And an
+illegal drop into the opponent's cups is named with its rule though its stock shows no change."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from tests.cups_streams import play_game
+from companion.cups_camera import CupsReferee, table_state
+from engine.cups.rules import CupsRules
+from tests.cups_streams import cups_layout, misplay, new_session, play_game, random_moves, run, stream
 
 
 @pytest.mark.parametrize("style", ["daylight", "lamplight"])
@@ -28,3 +33,34 @@ def test_a_capture_of_a_cup_seen_under_half_is_asked(tmp_path):
     outcomes = play_game(tmp_path, "cups-6", "daylight", 9203, 3, every_hand_frame=True)
     assert outcomes[2] == "asked", outcomes
     assert "wrong" not in outcomes and "illegal" not in outcomes, outcomes
+
+
+@pytest.mark.parametrize("style", ["daylight", "lamplight"])
+def test_a_drop_into_the_opponents_cups_is_named_when_the_stock_shows_no_change(tmp_path, style):
+    """Seed 2002, cups-4: after South's first move North drops 4 beans from its stock into
+    South's cups 1-4 (``misplay`` "theirs", as ``bench/cups_illegal.py`` scripts it), then puts
+    the table back.  The heap of 40 shows no change for 4 beans less, so the camera sees only
+    South's cups gain beans: the alert named no rule ("no legal move of North changes the table
+    this way"); it names the drop into the opponent's cups, and the table put back is taken as
+    the game's."""
+    rules = CupsRules(cups=4)
+    game = rules.new_game()
+    start = table_state(game)
+    first = random_moves(rules, 2002, 1)[0]
+    game.push(first)
+    after = table_state(game)
+    bad = misplay(game, "theirs", random.Random(2002 * 31 + 7))
+    assert bad is not None and bad.stocks[1] == after.stocks[1] - 4 and bad.south == tuple(c + 1 for c in after.south)
+    s = stream(cups_layout("cups-4"), [start, after, bad, after], 2002, style)
+    session = new_session(tmp_path, rules)
+    referee = CupsReferee(session, s.setup)
+
+    def answer(frame) -> None:  # South's move may be asked about (daylight: d1 or d2); the players answer
+        if session.board.ply == 0 and referee.pending is not None:
+            referee.confirm([c[0] for c in referee.pending.candidates].index(first))
+
+    result = run(referee, s.frames, on_frame=answer)
+    assert [m[0] for m in result.moves] == [rules.new_game().move_text(first)]
+    alerts = [(k, text) for k, text in result.alerts if k != "ambiguous"]
+    assert [k for k, _ in alerts] == ["illegal", "restored"], result.alerts
+    assert "never into South's" in alerts[0][1], alerts[0][1]
