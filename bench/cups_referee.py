@@ -41,8 +41,12 @@ on cups-6; the hand's-reach rule narrowed for them (9200-9204 seen now) was meas
 9300-9302, held out: ``--seeds 9300,9301,9302``.  The ninth look (``cups34``: a rival one unseen
 bean worse asked about, no alarm while a legal move fits) was worked out on 9300-9302 and
 9200-9204, both seen now, and checked for regressions on a spread of the other tuning seeds
-(9000-9004, 8000-8001, 5000-5001, 4000, 3000, 2000 and 0: see docs/cups-camera.md); the next held-out
-seeds are the lead's (9400 on).
+(9000-9004, 8000-8001, 5000-5001, 4000, 3000, 2000 and 0: see docs/cups-camera.md).  The tenth
+look (``cups36``: a cup emptied whose beans were never seen, the false alarms of 9201 move 2 and
+9203 move 3) was worked out on 9200-9204 and checked on 0, 2000, 3000, 4000, 5000-5001,
+8000-8001, 9000-9004, 9200-9204 and 9300-9302 in both looks and layouts; 9400-9402 are tuning
+seeds now too.  Illegal moves are measured by ``bench/cups_illegal.py`` (on 2000-2002 and
+3000-3002).  The held-out seeds are the lead's (9500 on).
 """
 
 from __future__ import annotations
