@@ -614,7 +614,13 @@ class CupsReferee(CameraLoop):
         0.13 and 0.18), so it rules a rival out only where nothing else is left to explain."""
         b, x, y = before.as_counts(), best.as_counts(), rival.as_counts()
         came = self._came_over()
-        return all(i in came for i in range(len(b)) if y[i] != b[i] and x[i] == b[i])
+        extra = [i for i in range(len(b)) if y[i] != b[i] and x[i] == b[i]]
+        cups, row = 2 * before.cups_per_row, before.cups_per_row
+        # a hand that came over a later cup of the rival's run in the same row passed the cups
+        # before it (seed 3001 cups-6, move 9: d5 played, cup 5 covered 0.58 but cup 4 only
+        # 0.03, d5 ruled out and d3 committed)
+        return all(i in came or (i < cups and any(j in came and i < j < cups and j // row == i // row for j in extra))
+                   for i in extra)
 
     def _note(self, judgement: Judgement) -> Judgement:
         self.last_judgement = judgement
