@@ -7,7 +7,7 @@ move first makes an illegal change, then puts the table back and plays the game'
 
 The games are ``bench/cups_referee.py``'s (``tests.cups_streams.random_moves``, the same
 renderer, hand and hold); before moves ``every - 1``, ``2 * every - 1``, ... the mover makes an
-illegal change (``tests.cups_streams.misplay``, the kinds taken in turn: a sow without the exact
+illegal change (``tests.cups_streams.misplay_script``, the kinds taken in turn: a sow without the exact
 count, then a drop into the opponent's cups; the other kind where that one has no move here).
 Each illegal table is counted as:
 
@@ -27,7 +27,6 @@ judgement.  Seeds: only the tuning seeds of the brief (see ``bench/cups_referee.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -37,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2  # noqa: E402
 
-from companion.cups_camera import CupsReferee, table_state  # noqa: E402
+from companion.cups_camera import CupsReferee  # noqa: E402
 from engine.cups.rules import CupsRules  # noqa: E402
 from hardware.cups.layout import load_layout  # noqa: E402
 from hardware.frames import Frame  # noqa: E402
-from tests.cups_streams import MISPLAYS, cached_stream, misplay, new_session, random_moves  # noqa: E402
+from tests.cups_streams import cached_stream, misplay_script, new_session  # noqa: E402
 
 FPS = 10.0
 RULE_WORDS = {"sow": ("can be sown only with exactly", "sowing cup"), "theirs": ("never into",)}
@@ -70,37 +69,12 @@ class Tally:
         self.lines += other.lines
 
 
-def script(rules: CupsRules, seed: int, moves: int, every: int) -> tuple[list, list, list[str | None]]:
-    """The game's moves, its tables with the illegal ones and the tables put back, and per
-    table (after the first) the misplay it shows (None: a move's table or a table put back)."""
-    truth = random_moves(rules, seed, moves)
-    rng = random.Random(seed * 31 + 7)
-    game = rules.new_game()
-    tables = [table_state(game)]
-    kinds: list[str | None] = []
-    turn = 0
-    for n, move in enumerate(truth, start=1):
-        if n % every == every - 1:
-            order = MISPLAYS[turn % len(MISPLAYS):] + MISPLAYS[:turn % len(MISPLAYS)]
-            for kind in order:
-                bad = misplay(game, kind, rng)
-                if bad is not None:
-                    tables += [bad, table_state(game)]
-                    kinds += [kind, None]
-                    turn += 1
-                    break
-        game.push(move)
-        tables.append(table_state(game))
-        kinds.append(None)
-    return truth, tables, kinds
-
-
 def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, why: bool,
               cache: Path | None) -> Tally:
     """One scripted game through the referee; see the module's text."""
     layout = load_layout(layout_name)
     rules = CupsRules(cups=layout.cups_per_row)
-    truth, tables, kinds = script(rules, seed, moves, every)
+    truth, tables, kinds = misplay_script(rules, seed, moves, every)
     kept = cache / f"{layout_name}-{style}-{seed}-{moves}-misplay{every}.pickle" if cache is not None else None
     s = cached_stream(layout, tables, seed, style, kept)
     session = new_session(Path(tempfile.mkdtemp(prefix="cups-illegal-")), rules)
@@ -141,7 +115,7 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
             new = [t for k, t in alerts[seen:] if k == "illegal"]
             if session.board.ply > ply:
                 tally.committed += 1
-                played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
+                played = [e for e in session.journal.events if e.kind == "move"][-(session.board.ply - ply)].data["move"]
                 tally.lines.append(f"{where}: {kind} committed as {played}")
                 while session.board.ply > ply:
                     session.take_back()
@@ -177,11 +151,12 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
             continue
         move = truth[n]
         if session.board.ply > ply:
-            played = [e for e in session.journal.events if e.kind == "move"][ply].data["move"]
+            played = [e for e in session.journal.events if e.kind == "move"][-(session.board.ply - ply)].data["move"]
             if played == text:
                 tally.moves_right += 1
             else:
                 tally.moves_other += 1
+                tally.lines.append(f"{where}: {text} committed as {played}")
                 while session.board.ply > ply:
                     session.take_back()
                 session.play(move, source="hand")

@@ -155,6 +155,35 @@ def misplay(game: CupsGame, kind: str, rng: random.Random) -> TableState | None:
     return TableState(tuple(cups[0]), tuple(cups[1]), (bowls[0], bowls[1]), (stocks[0], stocks[1]))
 
 
+def misplay_script(rules: CupsRules, seed: int, moves: int, every: int = 3
+                   ) -> tuple[list, list[TableState], list[str | None]]:
+    """A game of ``moves`` moves (``random_moves``) in which, before moves ``every - 1``,
+    ``2 * every - 1``, ..., the mover first makes an illegal change (``misplay``, the kinds in
+    turn, the other where one has none) and puts the table back: the game's moves, its tables
+    with the illegal ones and the tables put back, and per table after the first the misplay it
+    shows (None: a move's table or a table put back).  ``bench/cups_illegal.py``'s games."""
+    truth = random_moves(rules, seed, moves)
+    rng = random.Random(seed * 31 + 7)
+    game = rules.new_game()
+    tables = [table_state(game)]
+    kinds: list[str | None] = []
+    turn = 0
+    for n, move in enumerate(truth, start=1):
+        if n % every == every - 1:
+            order = MISPLAYS[turn % len(MISPLAYS):] + MISPLAYS[:turn % len(MISPLAYS)]
+            for kind in order:
+                bad = misplay(game, kind, rng)
+                if bad is not None:
+                    tables += [bad, table_state(game)]
+                    kinds += [kind, None]
+                    turn += 1
+                    break
+        game.push(move)
+        tables.append(table_state(game))
+        kinds.append(None)
+    return truth, tables, kinds
+
+
 @dataclass
 class Run:
     """What the referee made of a stream: the moves journalled (text, source, frame index),

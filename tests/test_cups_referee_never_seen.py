@@ -1,8 +1,9 @@
 """Issue 23, ``cups36``: a cup whose beans the camera never saw can be emptied unseen.  A
 legal move that explains every change read, and otherwise only adds beans unseen or empties a
 cup that read bare before and after (``CupsReferee._never_seen``), is asked about, not
-alerted as illegal: the camera sees nothing that sets it apart from the move played.  And an
-illegal drop into the opponent's cups is named with its rule though its stock shows no change."""
+alerted as illegal: the camera sees nothing that sets it apart from the move played.  An
+illegal drop into the opponent's cups is named with its rule though its stock shows no change.
+And a hand seen over a later cup of a drop's run passed the cups before it (``_plausible``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from companion.cups_camera import CupsReferee, table_state
 from engine.cups.rules import CupsRules
-from tests.cups_streams import cups_layout, misplay, new_session, play_game, random_moves, run, stream
+from tests.cups_streams import cups_layout, misplay, misplay_script, new_session, play_game, random_moves, run, stream
 
 
 @pytest.mark.parametrize("style", ["daylight", "lamplight"])
@@ -64,3 +65,31 @@ def test_a_drop_into_the_opponents_cups_is_named_when_the_stock_shows_no_change(
     alerts = [(k, text) for k, text in result.alerts if k != "ambiguous"]
     assert [k for k, _ in alerts] == ["illegal", "restored"], result.alerts
     assert "never into South's" in alerts[0][1], alerts[0][1]
+
+
+def test_a_hand_seen_over_a_later_cup_of_the_run_passed_the_cups_before_it(tmp_path):
+    """Seed 3001 cups-6 in daylight, ``bench/cups_illegal.py``'s game (an illegal change before
+    moves 2, 5 and 8, each put back): move 9 is South's d5, whose beans in cups 4 and 5 land on
+    beans and read unchanged.  d3 explains every change read; d5 trailed it by 1.81, inside
+    ``MARGIN``, but the hand was seen over cup 4 only 0.03 of it (it went over cups 1, 3 and 5),
+    so d5 was no plausible rival and d3 was committed.  The hand seen over cup 5 (0.58) passed
+    cup 4: d5 is asked about with d3."""
+    rules = CupsRules(cups=6)
+    truth, tables, _ = misplay_script(rules, 3001, 9)
+    s = stream(cups_layout("cups-6"), tables, 3001, "daylight")
+    session = new_session(tmp_path, rules)
+    referee = CupsReferee(session, s.setup)
+
+    def answer(frame) -> None:  # the players answer each question with the move played
+        if referee.pending is not None and session.board.ply < len(truth):
+            candidates = [c[0] for c in referee.pending.candidates]
+            if truth[session.board.ply] in candidates:
+                referee.confirm(candidates.index(truth[session.board.ply]))
+
+    result = run(referee, s.frames, on_frame=answer)
+    game = rules.new_game()
+    played = []
+    for move in truth:
+        played.append(game.move_text(move))
+        game.push(move)
+    assert [m[0] for m in result.moves] == played, result.moves
