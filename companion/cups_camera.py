@@ -178,6 +178,13 @@ def illegal_rule(game: CupsGame, reading: TableReading) -> tuple[str, list[int]]
         return (f"a drop of {k} puts one bean into each of {me}'s cups 1 to {k}"
                 f"{', and takes the opposite cup only when the last lands in an empty cup' if k else ''} "
                 f"(changed: {what})"), changed
+    if their_cups and not my_cups and bowl_mine not in changed and not any(
+            reading.containers[q * x + c].count_estimate < game.cups[q][c] for c in their_cups):
+        # beans came into the opponent's cups only, none went: from the mover's stock, whose
+        # heap shows a few beans less as no change (seed 2002 cups-4, a drop of 4 into the
+        # opponent's cups was "no legal move changes the table this way")
+        return (f"a drop puts {me}'s beans into {me}'s own cups only, never into {them}'s "
+                f"(changed: {what})"), changed
     emptied = [c for c in my_cups if reading.containers[p * x + c].count_estimate == 0 and game.cups[p][c] > 0]
     if emptied:
         cup = emptied[0] + 1
@@ -520,12 +527,24 @@ class CupsReferee(CameraLoop):
         changes but reads unchanged is only beans added (a bean that lands unseen, under a rim
         or against others: seed 5040 cups-4 lamplight d4x, cup 3's second bean), or beans
         taken from a stock (a heap of 30 shows no bean less: seed 5007 cups-4 lamplight, d2),
-        unless ``stocks_seen``."""
+        unless ``stocks_seen``, or a cup emptied whose beans the camera never saw (``_never_seen``)."""
         b, a = before.as_counts(), after.as_counts()
         # a bean taken from a heap shows little
         stocks = range(2 * before.cups_per_row + 2, len(b)) if not stocks_seen else range(0)
-        return all(a[i] != b[i] if r.changed else (a[i] >= b[i] or i in stocks)
+        cups = 2 * before.cups_per_row
+        return all(a[i] != b[i] if r.changed
+                   else (a[i] >= b[i] or i in stocks or (i < cups and a[i] == 0 and CupsReferee._never_seen(r)))
                    for i, r in enumerate(reading.containers))
+
+    @staticmethod
+    def _never_seen(r: ContainerReading) -> bool:
+        """Whether a cup read unchanged shows a bare floor for sure (``SURE``): beans it held
+        were not seen on the last still table either, so its emptying cannot show.  White
+        beads on a white floor the light burns out (seed 9201 cups-6, move 2: North's d4x took
+        South's cup 3's bead, which read bare before and after), or a bead in the part of the
+        floor under the near rim (seed 9203 cups-6 daylight, move 3: d6x captured North's cup 1,
+        its floor seen 0.45, its bead never seen)."""
+        return not r.changed and r.count_estimate == 0 and r.confidence >= SURE
 
     @staticmethod
     def _counts_against(before: TableState, after: TableState, reading: TableReading) -> bool:
@@ -595,7 +614,13 @@ class CupsReferee(CameraLoop):
         0.13 and 0.18), so it rules a rival out only where nothing else is left to explain."""
         b, x, y = before.as_counts(), best.as_counts(), rival.as_counts()
         came = self._came_over()
-        return all(i in came for i in range(len(b)) if y[i] != b[i] and x[i] == b[i])
+        extra = [i for i in range(len(b)) if y[i] != b[i] and x[i] == b[i]]
+        cups, row = 2 * before.cups_per_row, before.cups_per_row
+        # a hand that came over a later cup of the rival's run in the same row passed the cups
+        # before it (seed 3001 cups-6, move 9: d5 played, cup 5 covered 0.58 but cup 4 only
+        # 0.03, d5 ruled out and d3 committed)
+        return all(i in came or (i < cups and any(j in came and i < j < cups and j // row == i // row for j in extra))
+                   for i in extra)
 
     def _note(self, judgement: Judgement) -> Judgement:
         self.last_judgement = judgement

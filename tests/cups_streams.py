@@ -5,6 +5,7 @@ says which frame each move was committed on."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ import numpy as np
 from calibration.cups import CupsSetup
 from companion.cups_camera import CupsReferee, demo_moves, table_state
 from companion.session import GameSession
-from engine.cups.game import Pass
+from engine.cups.game import CupsGame, Pass
 from engine.cups.rules import CupsRules
 from hardware.cups.layout import CupsLayout, load_layout
 from hardware.cups.state import TableState
@@ -86,6 +87,20 @@ def stream(layout: CupsLayout, tables: list[TableState], seed: int, style: str =
     return Stream(layout, setup, frames, steps, tables)
 
 
+def cached_stream(layout: CupsLayout, tables: list[TableState], seed: int, style: str, kept: Path | None) -> Stream:
+    """``stream(layout, tables, seed, style)``, kept pickled in the file ``kept`` (when given)
+    and taken from there when it is (rendering is most of a bench's time)."""
+    if kept is not None and kept.exists():
+        with kept.open("rb") as f:
+            return pickle.load(f)
+    s = stream(layout, tables, seed, style)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with kept.open("wb") as f:
+            pickle.dump(s, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return s
+
+
 def game_tables(rules: CupsRules, moves: list) -> list[TableState]:
     """The tables of a game: the start, then after each move that changes the table."""
     game = rules.new_game()
@@ -101,6 +116,72 @@ def random_moves(rules: CupsRules, seed: int, count: int) -> list:
     """The first ``count`` moves of a demo-style game (no passes: each changes the table)."""
     moves = [m for m in demo_moves(rules, random.Random(seed)) if not isinstance(m, Pass)]
     return moves[:count]
+
+
+MISPLAYS = ("sow", "theirs")  # ``misplay``'s kinds: a sow without the exact count, a drop into the opponent's cups
+
+
+def misplay(game: CupsGame, kind: str, rng: random.Random) -> TableState | None:
+    """The table after an illegal move of the player to move in ``game`` (not changed), or
+    None when there is none of ``kind`` here.  "sow": a cup of the mover's holding beans but
+    not its distance to the bowl is sown anyway, one bean per later cup, the beans beyond the
+    last cup into the bowl (``illegal_reason``: "can be sown only with exactly").  "theirs": a
+    drop of 1 to X beans from the mover's stock into the opponent's cups from their cup 1 (a
+    drop puts beans into the mover's own cups only)."""
+    x = game.rules.cups
+    p = game.turn
+    cups = [list(game.cups[0]), list(game.cups[1])]
+    bowls, stocks = list(game.bowls), list(game.stocks)
+    if kind == "sow":
+        wrong = [n for n in range(1, x + 1) if 0 < cups[p][n - 1] != x + 1 - n]
+        if not wrong:
+            return None
+        n = rng.choice(wrong)
+        beans, cups[p][n - 1] = cups[p][n - 1], 0
+        for j in range(n, n + beans):
+            if j < x:
+                cups[p][j] += 1
+            else:
+                bowls[p] += 1
+    elif kind == "theirs":
+        if stocks[p] == 0:
+            return None
+        k = rng.randint(1, min(x, stocks[p]))
+        stocks[p] -= k
+        for j in range(k):
+            cups[1 - p][j] += 1
+    else:
+        raise ValueError(f"no misplay {kind!r}: choose one of {', '.join(MISPLAYS)}")
+    return TableState(tuple(cups[0]), tuple(cups[1]), (bowls[0], bowls[1]), (stocks[0], stocks[1]))
+
+
+def misplay_script(rules: CupsRules, seed: int, moves: int, every: int = 3
+                   ) -> tuple[list, list[TableState], list[str | None]]:
+    """A game of ``moves`` moves (``random_moves``) in which, before moves ``every - 1``,
+    ``2 * every - 1``, ..., the mover first makes an illegal change (``misplay``, the kinds in
+    turn, the other where one has none) and puts the table back: the game's moves, its tables
+    with the illegal ones and the tables put back, and per table after the first the misplay it
+    shows (None: a move's table or a table put back).  ``bench/cups_illegal.py``'s games."""
+    truth = random_moves(rules, seed, moves)
+    rng = random.Random(seed * 31 + 7)
+    game = rules.new_game()
+    tables = [table_state(game)]
+    kinds: list[str | None] = []
+    turn = 0
+    for n, move in enumerate(truth, start=1):
+        if n % every == every - 1:
+            order = MISPLAYS[turn % len(MISPLAYS):] + MISPLAYS[:turn % len(MISPLAYS)]
+            for kind in order:
+                bad = misplay(game, kind, rng)
+                if bad is not None:
+                    tables += [bad, table_state(game)]
+                    kinds += [kind, None]
+                    turn += 1
+                    break
+        game.push(move)
+        tables.append(table_state(game))
+        kinds.append(None)
+    return truth, tables, kinds
 
 
 @dataclass
