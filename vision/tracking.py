@@ -199,6 +199,8 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
         if len(diff) > 2 * length:
             continue
         found = _explaining_sequences(board, seen, diff, length)
+        if not found and length == 2:
+            found = _covering_pairs(board, seen, diff)
         if found:
             return _decide(found)
     hidden = _hidden_mismatch(board, seen, diff, current)
@@ -298,6 +300,47 @@ def _explaining_sequences(
 
     extend((), frozenset(), frozenset())
     return found
+
+
+def _covering_pairs(
+    board: Board, seen: Sequence[Label], diff: frozenset[int]
+) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
+    """Every pair of legal moves, the player to move's then the opponent's, in which the
+    second covers the cup the first put down (a quick gobble of it), after which the tops fit
+    ``seen``.
+
+    The picture shows the second move, and of the first only the square it left (if it came
+    from the board), so such an account is only ever proposed (``covers``): several first
+    moves often fit, and a misread larger cup on one square would be 'explained' by a cup
+    entered and gobbled at once.  Each move changes at most two squares and the pair lands
+    on one, so the first move must change only squares that show a change or cannot be read:
+    a few dozen pairs at most are tried."""
+    found: list[tuple[tuple[Move, ...], frozenset[int]]] = []
+    if len(diff) > 3 or board.outcome() is not None:
+        return found
+    open_squares = diff | {sq for sq, label in enumerate(seen) if label == HIDDEN}
+    for first in board.legal_moves():
+        if not set(_changed(first)) <= open_squares:
+            continue
+        board.push(first)
+        if board.outcome() is None:  # a win ends the game: no second move
+            for second in board.legal_moves():
+                changed = frozenset(_changed(first)) | frozenset(_changed(second))
+                if second.to != first.to or not diff <= changed:
+                    continue
+                board.push(second)
+                if all(_fits(board.top(sq), seen[sq]) for sq in changed):
+                    found.append(((first, second), changed))
+                board.pop()
+        board.pop()
+    return found
+
+
+def covers(moves: Sequence[Move]) -> bool:
+    """True when a move of ``moves`` lands on or lifts from the square an earlier one landed
+    on: the picture after them does not show that earlier move."""
+    return any(later.to == m.to or later.frm == m.to
+               for k, m in enumerate(moves) for later in moves[k + 1:])
 
 
 def _decide(found: list[tuple[tuple[Move, ...], frozenset[int]]]) -> Verdict:
@@ -629,7 +672,10 @@ class Tracker:
             # a move from or to it is not in the picture there (a persistent 'empty' misread
             # and a misread where a cup landed would make a move nobody made)
             unshown = [s for s in squares if isinstance(view.labels[s], frozenset)]
-            guess = vanished or bool(unshown)
+            # a cup put down and gobbled at once by the next move is not in the picture: which
+            # cup it was is inferred, never seen
+            covered = covers(verdict.moves)
+            guess = vanished or bool(unshown) or covered
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -646,6 +692,9 @@ class Tracker:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
                 if unread:
                     texts += f" ({', '.join(names[s] for s in sorted(unread))} cannot be read yet)"
+                if covered:
+                    texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
+                    texts += _or_out_of_turn(board, view)
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
@@ -663,6 +712,8 @@ class Tracker:
             doubted = sorted(s for s in self.doubts if view.labels[s] == HIDDEN)
             if doubted:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
+            if any(covers(c.moves) for c in verdict.candidates):
+                texts += _or_out_of_turn(board, view)
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -989,6 +1040,15 @@ def doubt_text(board: Board, doubt: Doubt) -> str:
     game right?``."""
     return (f"{board.geo.names[doubt.square]} looks like {looks_text(doubt.seen)}, "
             f"the game says {looks_text(doubt.belief)}: is the game right?")
+
+
+def _or_out_of_turn(board: Board, view: BoardView) -> str:
+    """The physical move that breaks a rule which the board also shows, in words to add to
+    a question about a covered cup (``", or White's size 4 went from a1 to c3: it is Black's
+    turn"``), or nothing: a cup gobbled at once and a player moving out of turn leave the same
+    picture, and the players know which it was."""
+    single = explain(board, view, max_moves=1)
+    return f", or {single.description}: {single.reason}" if isinstance(single, IllegalPhysical) else ""
 
 
 def _moves_text(board: Board, moves: Sequence[Move]) -> str:
