@@ -633,3 +633,52 @@ def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed
     events = feed(tracker, board, observe(seen), clock, 10)
     assert not [e for e in events if e.kind == "moves"], [e.text for e in events]
     assert [e.text for e in events if e.kind == "pending"] == ["3a2-c4"]
+
+
+def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
+    """White enters a cup on c3 and Black gobbles it from the reserve before the board is seen
+    still: the picture shows only Black's 3 on c3, out of turn.  The pairs that explain it
+    (either White cup that fits under a 3, then 3xc3) are the candidates; White's cup is never
+    seen, so nothing is committed.  When White's cup would have won, there is no second move
+    and so no such account."""
+    board = play(Board(variant("gobblet-jr")), "2b2", "3a1")
+    after = board_labels(play(board.copy(), "1c3", "3xc3"))
+    verdict = explain(board, to_view(observe(after), (1, 2, 3), 0.5))
+    assert isinstance(verdict, Ambiguous)
+    assert sorted(format_moves(board, c.moves) for c in verdict.candidates) == [["1c3", "3xc3"], ["2c3", "3xc3"]]
+    tracker = Tracker((1, 2, 3))
+    clock = Clock()
+    c3 = board.geo.square("c3")
+    reach(tracker, board, board_labels(board), {c3}, clock, frames=3)
+    reach(tracker, board, after, {c3}, clock, frames=3)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees", "doubt")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    assert {tuple(format_moves(board, c.moves)) for c in asked.verdict.candidates} == {("1c3", "3xc3"), ("2c3", "3xc3")}
+    assert asked.text.endswith("or Black put a size 3 on c3: it is White's turn")
+    # a win ends the game: with White on a1 and b2, a White cup on c3 wins, so Black's 3
+    # there cannot be a reply
+    board = play(Board(variant("gobblet-jr")), "1a1", "3c1", "2b2", "3a3")
+    labels = list(board_labels(board))
+    labels[c3] = (1, 3)
+    assert isinstance(explain(board, to_view(observe(labels), (1, 2, 3), 0.5)), IllegalPhysical)
+
+
+def test_the_one_reply_that_can_have_gobbled_is_asked_about():
+    """4x4: White's only cup that fits under Black's 4 is a 3 (its stacks show 3s); the pair is
+    the one account, but White's 3 was never seen, so the players are asked, not told."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "4a2", "4d2", "4b1", "4c2")
+    truth = ["3b3", "4d2xb3"]
+    after = board_labels(play(board.copy(), *truth))
+    verdict = explain(board, to_view(observe(after), SIZES_4, 0.5))
+    assert isinstance(verdict, Explained) and format_moves(board, verdict.moves) == truth
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    b3, d2 = board.geo.square("b3"), board.geo.square("d2")
+    reach(tracker, board, board_labels(board), {b3}, clock, frames=3)
+    reach(tracker, board, after, {d2, b3}, clock, frames=3)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees", "doubt")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    assert asked.kind == "pending" and format_moves(board, asked.verdict.moves) == truth
+    assert "b3: the first cup was covered at once, not seen" in asked.text
