@@ -7,7 +7,8 @@ hand hid the board — predicts exactly the tops it sees, using the engine's mem
 pieces for what a lift reveals.  An explanation is committed only when the picture shows it:
 every move leaves its cup on top where it landed, every square it changes had a hand over it
 or changed in the picture since the last move, and the readings are confident; otherwise it
-waits for a person.  What it cannot explain it reports: a hidden piece that is not what memory
+waits for a person.  When nothing else explains the board, two moves in which the reply gobbled
+the cup just put down are an account too, only ever proposed (that cup is never seen).  What it cannot explain it reports: a hidden piece that is not what memory
 says, a physical move that breaks a named rule, or plainly a board that disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
