@@ -638,8 +638,8 @@ def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed
 def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
     """White enters a cup on c3 and Black gobbles it from the reserve before the board is seen
     still: the picture shows only Black's 3 on c3, out of turn.  The pairs that explain it
-    (either White cup that fits under a 3, then 3xc3) are the candidates; White's cup is never
-    seen, so nothing is committed.  When White's cup would have won, there is no second move
+    (either White cup that fits under a 3, then 3xc3) are the candidates, beside White's 3
+    misread dark; White's cup is never seen, so nothing is committed.  When White's cup would have won, there is no second move
     and so no such account."""
     board = play(Board(variant("gobblet-jr")), "2b2", "3a1")
     after = board_labels(play(board.copy(), "1c3", "3xc3"))
@@ -654,7 +654,10 @@ def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
     events = feed(tracker, board, observe(after), clock, 10)
     assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees", "doubt")]
     (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
-    assert {tuple(format_moves(board, c.moves)) for c in asked.verdict.candidates} == {("1c3", "3xc3"), ("2c3", "3xc3")}
+    # White's own 3 read dark leaves the same picture: that account is asked about too
+    assert {tuple(format_moves(board, c.moves)) for c in asked.verdict.candidates} == {
+        ("1c3", "3xc3"), ("2c3", "3xc3"), ("3c3",)}
+    assert "3c3, if c3 is a light size 3 (it looks like a dark size 3)" in asked.text
     assert asked.text.endswith("or Black put a size 3 on c3: it is White's turn")
     # a win ends the game: with White on a1 and b2, a White cup on c3 wins, so Black's 3
     # there cannot be a reply

@@ -337,6 +337,19 @@ def _covering_pairs(
     return found
 
 
+def _candidates(verdict: Verdict) -> tuple[Explained, ...]:
+    """The accounts a verdict offers: its one, its candidates, or none."""
+    if isinstance(verdict, Explained):
+        return (verdict,)
+    return verdict.candidates if isinstance(verdict, Ambiguous) else ()
+
+
+def _only_covering(verdict: Verdict) -> bool:
+    """True when the verdict's accounts all have a cup covered at once (``covers``)."""
+    found = _candidates(verdict)
+    return bool(found) and all(covers(c.moves) for c in found)
+
+
 def covers(moves: Sequence[Move]) -> bool:
     """True when a move of ``moves`` lands on or lifts from the square an earlier one landed
     on: the picture after them does not show that earlier move."""
@@ -569,6 +582,7 @@ class Tracker:
         names = board.geo.names
         events = [TrackEvent("stable", t, "the board is still", view)]
         raw = view
+        recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -578,14 +592,22 @@ class Tracker:
                 doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq])
                 self.doubts[sq] = doubt
                 events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
-            # one colour at a time is taken on trust, and never on the picture that needs it
-            if isinstance(verdict, (IllegalPhysical, Disagrees)) and not leaning:
+            # one colour at a time is taken on trust, and never on the picture that needs it;
+            # a cup gobbled at once leaves the picture a misread colour leaves too: both are put
+            # to the players, and a later picture can still confirm the colour's account
+            covered = _only_covering(verdict)
+            if (isinstance(verdict, (IllegalPhysical, Disagrees)) or covered) and not leaning:
                 recoloured = self._colour_misread(board, view)
                 if recoloured is not None:
-                    verdict, doubt = recoloured
+                    single, doubt = recoloured
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
+                    if covered:
+                        verdict = Ambiguous((single, *_candidates(verdict)))
+                        recoloured_first = single
+                    else:
+                        verdict = single
             if isinstance(verdict, (IllegalPhysical, Disagrees)):
                 found = self._vanished(board, view)
                 if found is not None:
@@ -709,7 +731,11 @@ class Tracker:
                     self._pending_leans = False
             return events
         if isinstance(verdict, Ambiguous):
-            texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
+            texts = " or ".join(_moves_text(board, c.moves) + self._if_recoloured(board, c, leaning)
+                                for c in verdict.candidates)
+            if recoloured_first is not None and recoloured_first in verdict.candidates:
+                # the reply, once seen, confirms the colour's account as it does on its own
+                self._pending, self._pending_leans = recoloured_first.moves, True
             doubted = sorted(s for s in self.doubts if view.labels[s] == HIDDEN)
             if doubted:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
@@ -747,6 +773,17 @@ class Tracker:
                 TrackEvent("disagrees", t, "the board disagrees: " + "; ".join(parts), verdict, verdict.squares)
             )
         return events
+
+    def _if_recoloured(self, board: Board, candidate: Explained, leaning: Collection[int]) -> str:
+        """What an account of an ambiguous board takes on trust, in words: ``", if b2 is a light
+        size 3 (it looks like a dark size 3)"`` for a move landing on a square read in the other
+        colour, else nothing."""
+        text = ""
+        for s in sorted({m.to for m in candidate.moves} & set(leaning)):
+            doubt = self.doubts[s]
+            text += (f", if {board.geo.names[s]} is {looks_text(doubt.belief)}"
+                     f" (it looks like {looks_text(doubt.seen)})")
+        return text
 
     def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
         """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
