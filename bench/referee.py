@@ -1,7 +1,7 @@
 """Live-referee benchmark: random legal games rendered as camera streams with hands moving
 the cups (and hands that only hover), refereed frame by frame, the players answering the phone.
 
-    python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--only 3,7 --verbose]
+    python bench/referee.py [--games 50] [--set gobblet-jr] [--seed 0] [--plies 12] [--quick 0.3] [--only 3,7 --verbose]
                             [--misread landing|after] [--style polygon|shaded] [--measure-set] [--no-learn]
                             [--no-answers] [--record DIR | --replay DIR]
 
@@ -144,7 +144,9 @@ def bench_game(index: int, args: argparse.Namespace, totals: Totals) -> str:
     moves = random_game(rules, rng, args.plies)
     positions = positions_of(rules, args.set, moves)
     hovers = [k for k in range(1, len(positions)) if rng.random() < args.hover]
-    steps = game_steps(positions, still=args.still, move=args.move, hovers=hovers)
+    # drawn only when asked for, so the games of a seed stay as they were without --quick
+    quick = [k for k in range(1, len(positions) - 1) if args.quick and rng.random() < args.quick]
+    steps = game_steps(positions, still=args.still, move=args.move, hovers=hovers, quick=quick)
     camera = StagedCamera(steps, seed=args.seed * 1000 + index, pieces=args.set, fps=args.fps, style=args.style)
     with tempfile.TemporaryDirectory() as data:
         if args.measure_set:  # calibrated as the wizard does: the empty board, then the set measured
@@ -584,6 +586,8 @@ def main() -> int:
     ap.add_argument("--still", type=int, default=8, help="frames the board rests after each move")
     ap.add_argument("--move", type=int, default=6, help="frames a hand is over the board per move")
     ap.add_argument("--hover", type=float, default=0.2, help="chance of a hand that only hovers after a move")
+    ap.add_argument("--quick", type=float, default=0.0, help="chance that a move and its reply are made under "
+                    "one hand visit, with no still board between them")
     ap.add_argument("--fps", type=float, default=10.0, help="stream frame rate (the renderer's)")
     ap.add_argument("--only", default="", help="comma-separated game numbers to run (to look at one)")
     ap.add_argument("--verbose", action="store_true", help="print each game's alerts")

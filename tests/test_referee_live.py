@@ -67,6 +67,28 @@ def test_two_quick_moves_under_one_hand_with_snapshots(tmp_path):
         assert image is not None and image.shape[1] == 320
 
 
+def test_a_quick_reply_gobbling_the_cup_just_put_down_is_asked_then_recorded_in_order(tmp_path):
+    """White enters a 1 on c3 and Black gobbles it from the reserve under the same hand visit:
+    the camera only ever sees Black's 3 on c3.  The phone asks with the two-move accounts
+    among the choices (never an alarm, nothing committed alone); confirmed, both moves are
+    journalled in order."""
+    rules = variant(SET)
+    moves = ["2b2", "3a1", "1c3", "3xc3"]
+    positions = positions_of(rules, SET, moves)
+    camera = StagedCamera(game_steps(positions, quick=[3]), seed=7, pieces=SET)
+    session, referee = referee_for(tmp_path, rules, camera)
+    camera.open()
+    result = run(referee, camera)
+    assert named_moves(result) == moves[:2]  # the camera committed only what it saw
+    assert not alerts(session, "illegal", "disagrees", "hidden-mismatch", "behind", "doubt")
+    asked = alerts(session, "pending", "ambiguous")[-1]
+    assert ["1c3", "3xc3"] in asked.data["candidates"]
+    choice = [session.board.move_text(c[0]) for c in referee.pending.candidates].index("1c3")
+    referee.confirm(choice)
+    assert recorded_moves(session) == moves
+    assert [e.data["notes"]["source"] for e in alerts(session, "move")][2:] == ["confirmed", "confirmed"]
+
+
 def test_swapped_hidden_piece_is_flagged_then_confirmed(tmp_path):
     """White's 1 was covered on b2; when Black moves away the camera sees a different cup
     there: the referee names the square and waits; a person confirms the move."""

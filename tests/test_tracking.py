@@ -597,7 +597,9 @@ def test_cups_read_gone_after_a_hand_passed_are_asked_about_not_alerted():
 
 def test_a_cup_read_gone_that_shows_where_it_landed_is_no_misread():
     """a1's 4 reads gone but a light 4 shows on c3 where the game has none: that is the 4
-    moving (here out of turn), not a misread to set aside."""
+    moving, not a misread to set aside.  Out of turn, or after Black entered a 3 on c3 that
+    White gobbled at once (the picture cannot tell): the players are asked, with both named,
+    and nothing is committed."""
     board = play(Board(variant("gobblet")), "4a1", "4d1", "3b2")
     a1, c3 = board.geo.square("a1"), board.geo.square("c3")
     after = list(board_labels(board))
@@ -606,8 +608,10 @@ def test_a_cup_read_gone_that_shows_where_it_landed_is_no_misread():
     clock = Clock()
     reach(tracker, board, after, {a1, c3}, clock)
     events = feed(tracker, board, observe(after), clock, 10)
-    assert not [e for e in events if e.kind in ("doubt", "moves", "pending")]
-    assert [e.kind for e in events if e.kind in ("illegal", "disagrees")] == ["illegal"]
+    assert not [e for e in events if e.kind in ("doubt", "moves", "disagrees")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous", "illegal")]
+    assert asked.kind == "pending" and format_moves(board, asked.verdict.moves) == ["3c3", "4a1xc3"]
+    assert asked.text.endswith("or White's size 4 went from a1 to c3: it is Black's turn")
 
 
 def test_a_move_from_a_doubted_square_that_still_looks_the_same_is_not_committed():
@@ -673,3 +677,55 @@ def test_a_faint_change_where_no_hand_was_is_not_asked_about():
     events = reach(tracker, board, board_labels(board), [sq("a3")], clock)
     events += feed(tracker, board, observe_faint(after, faint), clock, 10)
     assert not [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+
+
+def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
+    """White enters a cup on c3 and Black gobbles it from the reserve before the board is seen
+    still: the picture shows only Black's 3 on c3, out of turn.  The pairs that explain it
+    (either White cup that fits under a 3, then 3xc3) are the candidates, beside White's 3
+    misread dark; White's cup is never seen, so nothing is committed.  When White's cup would have won, there is no second move
+    and so no such account."""
+    board = play(Board(variant("gobblet-jr")), "2b2", "3a1")
+    after = board_labels(play(board.copy(), "1c3", "3xc3"))
+    verdict = explain(board, to_view(observe(after), (1, 2, 3), 0.5))
+    assert isinstance(verdict, Ambiguous)
+    assert sorted(format_moves(board, c.moves) for c in verdict.candidates) == [["1c3", "3xc3"], ["2c3", "3xc3"]]
+    tracker = Tracker((1, 2, 3))
+    clock = Clock()
+    c3 = board.geo.square("c3")
+    reach(tracker, board, board_labels(board), {c3}, clock, frames=3)
+    reach(tracker, board, after, {c3}, clock, frames=3)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees", "doubt")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    # White's own 3 read dark leaves the same picture: that account is asked about too
+    assert {tuple(format_moves(board, c.moves)) for c in asked.verdict.candidates} == {
+        ("1c3", "3xc3"), ("2c3", "3xc3"), ("3c3",)}
+    assert "3c3, if c3 is a light size 3 (it looks like a dark size 3)" in asked.text
+    assert asked.text.endswith("or Black put a size 3 on c3: it is White's turn")
+    # a win ends the game: with White on a1 and b2, a White cup on c3 wins, so Black's 3
+    # there cannot be a reply
+    board = play(Board(variant("gobblet-jr")), "1a1", "3c1", "2b2", "3a3")
+    labels = list(board_labels(board))
+    labels[c3] = (1, 3)
+    assert isinstance(explain(board, to_view(observe(labels), (1, 2, 3), 0.5)), IllegalPhysical)
+
+
+def test_the_one_reply_that_can_have_gobbled_is_asked_about():
+    """4x4: White's only cup that fits under Black's 4 is a 3 (its stacks show 3s); the pair is
+    the one account, but White's 3 was never seen, so the players are asked, not told."""
+    board = play(Board(variant("gobblet")), "4a1", "4d1", "4a2", "4d2", "4b1", "4c2")
+    truth = ["3b3", "4d2xb3"]
+    after = board_labels(play(board.copy(), *truth))
+    verdict = explain(board, to_view(observe(after), SIZES_4, 0.5))
+    assert isinstance(verdict, Explained) and format_moves(board, verdict.moves) == truth
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    b3, d2 = board.geo.square("b3"), board.geo.square("d2")
+    reach(tracker, board, board_labels(board), {b3}, clock, frames=3)
+    reach(tracker, board, after, {d2, b3}, clock, frames=3)
+    events = feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees", "doubt")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    assert asked.kind == "pending" and format_moves(board, asked.verdict.moves) == truth
+    assert "b3: the first cup was covered at once, not seen" in asked.text

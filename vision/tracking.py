@@ -9,8 +9,11 @@ every move leaves its cup on top where it landed, every square it changes had a 
 or changed in the picture since the last move, and the readings are confident; otherwise it
 waits for a person.  A still board with too many squares read too faintly to judge is never
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
-that is put to the players (never committed on faint readings).  What it cannot explain it reports: a hidden piece that is not what memory
-says, a physical move that breaks a named rule, or plainly a board that disagrees.
+that is put to the players (never committed on faint readings).  When nothing else explains the
+board, two moves in which the reply gobbled the cup just put down are an account too, only ever
+proposed (that cup is never seen).  What it cannot explain it reports: a hidden piece that is
+not what memory says, a physical move that breaks a named rule, or plainly a board that
+disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
 engine's job; the tracker only proposes explanations.
 """
@@ -207,6 +210,8 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
         if len(diff) > 2 * length:
             continue
         found = _explaining_sequences(board, seen, diff, length)
+        if not found and length == 2:
+            found = _covering_pairs(board, seen, diff)
         if found:
             return _decide(found)
     hidden = _hidden_mismatch(board, seen, diff, current)
@@ -306,6 +311,60 @@ def _explaining_sequences(
 
     extend((), frozenset(), frozenset())
     return found
+
+
+def _covering_pairs(
+    board: Board, seen: Sequence[Label], diff: frozenset[int]
+) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
+    """Every pair of legal moves, the player to move's then the opponent's, in which the
+    second covers the cup the first put down (a quick gobble of it), after which the tops fit
+    ``seen``.
+
+    The picture shows the second move, and of the first only the square it left (if it came
+    from the board), so such an account is only ever proposed (``covers``): several first
+    moves often fit, and a misread larger cup on one square would be 'explained' by a cup
+    entered and gobbled at once.  Each move changes at most two squares and the pair lands
+    on one, so the first move must change only squares that show a change or cannot be read:
+    a few dozen pairs at most are tried."""
+    found: list[tuple[tuple[Move, ...], frozenset[int]]] = []
+    if len(diff) > 3 or board.outcome() is not None:
+        return found
+    open_squares = diff | {sq for sq, label in enumerate(seen) if label == HIDDEN}
+    for first in board.legal_moves():
+        if not set(_changed(first)) <= open_squares:
+            continue
+        board.push(first)
+        if board.outcome() is None:  # a win ends the game: no second move
+            for second in board.legal_moves():
+                changed = frozenset(_changed(first)) | frozenset(_changed(second))
+                if second.to != first.to or not diff <= changed:
+                    continue
+                board.push(second)
+                if all(_fits(board.top(sq), seen[sq]) for sq in changed):
+                    found.append(((first, second), changed))
+                board.pop()
+        board.pop()
+    return found
+
+
+def _candidates(verdict: Verdict) -> tuple[Explained, ...]:
+    """The accounts a verdict offers: its one, its candidates, or none."""
+    if isinstance(verdict, Explained):
+        return (verdict,)
+    return verdict.candidates if isinstance(verdict, Ambiguous) else ()
+
+
+def _only_covering(verdict: Verdict) -> bool:
+    """True when the verdict's accounts all have a cup covered at once (``covers``)."""
+    found = _candidates(verdict)
+    return bool(found) and all(covers(c.moves) for c in found)
+
+
+def covers(moves: Sequence[Move]) -> bool:
+    """True when a move of ``moves`` lands on or lifts from the square an earlier one landed
+    on: the picture after them does not show that earlier move."""
+    return any(later.to == m.to or later.frm == m.to
+               for k, m in enumerate(moves) for later in moves[k + 1:])
 
 
 def _decide(found: list[tuple[tuple[Move, ...], frozenset[int]]]) -> Verdict:
@@ -568,6 +627,7 @@ class Tracker:
         names = board.geo.names
         events = [TrackEvent("stable", t, "the board is still", view)]
         raw = view
+        recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -577,14 +637,22 @@ class Tracker:
                 doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq])
                 self.doubts[sq] = doubt
                 events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
-            # one colour at a time is taken on trust, and never on the picture that needs it
-            if isinstance(verdict, (IllegalPhysical, Disagrees)) and not leaning:
+            # one colour at a time is taken on trust, and never on the picture that needs it;
+            # a cup gobbled at once leaves the picture a misread colour leaves too: both are put
+            # to the players, and a later picture can still confirm the colour's account
+            covered = _only_covering(verdict)
+            if (isinstance(verdict, (IllegalPhysical, Disagrees)) or covered) and not leaning:
                 recoloured = self._colour_misread(board, view)
                 if recoloured is not None:
-                    verdict, doubt = recoloured
+                    single, doubt = recoloured
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
+                    if covered:
+                        verdict = Ambiguous((single, *_candidates(verdict)))
+                        recoloured_first = single
+                    else:
+                        verdict = single
             if isinstance(verdict, (IllegalPhysical, Disagrees)):
                 found = self._vanished(board, view)
                 if found is not None:
@@ -672,7 +740,10 @@ class Tracker:
             # a move from or to it is not in the picture there (a persistent 'empty' misread
             # and a misread where a cup landed would make a move nobody made)
             unshown = [s for s in squares if isinstance(view.labels[s], frozenset)]
-            guess = vanished or bool(unshown)
+            # a cup put down and gobbled at once by the next move is not in the picture: which
+            # cup it was is inferred, never seen
+            covered = covers(verdict.moves)
+            guess = vanished or bool(unshown) or covered
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -689,6 +760,9 @@ class Tracker:
                     texts += f" (no hand was seen at {', '.join(names[s] for s in unreached)})"
                 if unread:
                     texts += f" ({', '.join(names[s] for s in sorted(unread))} cannot be read yet)"
+                if covered:
+                    texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
+                    texts += _or_out_of_turn(board, view)
                 for s in leans:
                     doubt = self.doubts[s]
                     texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
@@ -702,10 +776,16 @@ class Tracker:
                     self._pending_leans = False
             return events
         if isinstance(verdict, Ambiguous):
-            texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
+            texts = " or ".join(_moves_text(board, c.moves) + self._if_recoloured(board, c, leaning)
+                                for c in verdict.candidates)
+            if recoloured_first is not None and recoloured_first in verdict.candidates:
+                # the reply, once seen, confirms the colour's account as it does on its own
+                self._pending, self._pending_leans = recoloured_first.moves, True
             doubted = sorted(s for s in self.doubts if view.labels[s] == HIDDEN)
             if doubted:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
+            if any(covers(c.moves) for c in verdict.candidates):
+                texts += _or_out_of_turn(board, view)
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -738,6 +818,17 @@ class Tracker:
                 TrackEvent("disagrees", t, "the board disagrees: " + "; ".join(parts), verdict, verdict.squares)
             )
         return events
+
+    def _if_recoloured(self, board: Board, candidate: Explained, leaning: Collection[int]) -> str:
+        """What an account of an ambiguous board takes on trust, in words: ``", if b2 is a light
+        size 3 (it looks like a dark size 3)"`` for a move landing on a square read in the other
+        colour, else nothing."""
+        text = ""
+        for s in sorted({m.to for m in candidate.moves} & set(leaning)):
+            doubt = self.doubts[s]
+            text += (f", if {board.geo.names[s]} is {looks_text(doubt.belief)}"
+                     f" (it looks like {looks_text(doubt.seen)})")
+        return text
 
     def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
         """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
@@ -1032,6 +1123,15 @@ def doubt_text(board: Board, doubt: Doubt) -> str:
     game right?``."""
     return (f"{board.geo.names[doubt.square]} looks like {looks_text(doubt.seen)}, "
             f"the game says {looks_text(doubt.belief)}: is the game right?")
+
+
+def _or_out_of_turn(board: Board, view: BoardView) -> str:
+    """The physical move that breaks a rule which the board also shows, in words to add to
+    a question about a covered cup (``", or White's size 4 went from a1 to c3: it is Black's
+    turn"``), or nothing: a cup gobbled at once and a player moving out of turn leave the same
+    picture, and the players know which it was."""
+    single = explain(board, view, max_moves=1)
+    return f", or {single.description}: {single.reason}" if isinstance(single, IllegalPhysical) else ""
 
 
 def _moves_text(board: Board, moves: Sequence[Move]) -> str:
