@@ -40,7 +40,7 @@ from companion.cups_camera import CupsReferee  # noqa: E402
 from engine.cups.rules import CupsRules  # noqa: E402
 from hardware.cups.layout import load_layout  # noqa: E402
 from hardware.frames import Frame  # noqa: E402
-from tests.cups_streams import cached_stream, misplay_script, new_session  # noqa: E402
+from tests.cups_streams import cached_stream, misplay_script, new_session, over_tables  # noqa: E402
 
 FPS = 10.0
 RULE_WORDS = {"sow": ("can be sown only with exactly", "sowing cup"), "theirs": ("never into",)}
@@ -190,17 +190,10 @@ def main() -> int:
         ap.error("--every must be 2 or more (an illegal change needs a move before it)")
     cv2.setNumThreads(1)
     seeds = [int(x) for x in args.seeds.split(",")]
-    layouts = ("cups-4", "cups-6") if args.layout == "both" else (args.layout,)
-    styles = ("daylight", "lamplight") if args.style == "both" else (args.style,)
-    total = Tally()
-    for name in layouts:
-        for style in styles:
-            row = Tally()
-            for seed in seeds:
-                row.add(play_game(name, style, seed, args.moves, args.every, args.why, args.cache))
-            report(f"{name} {style}", row)
-            total.add(row)
-    report("all", total)
+    total = over_tables(args.layout, args.style, seeds,
+                        lambda name, style, seed: play_game(name, style, seed, args.moves, args.every, args.why,
+                                                            args.cache),
+                        Tally, report)
     for line in total.lines:
         print("  " + line)
     return 0

@@ -68,7 +68,7 @@ from companion.cups_camera import (  # noqa: E402
 from engine.cups.rules import CupsRules  # noqa: E402
 from hardware.cups.layout import load_layout  # noqa: E402
 from hardware.frames import Frame  # noqa: E402
-from tests.cups_streams import cached_stream, game_tables, new_session, random_moves  # noqa: E402
+from tests.cups_streams import cached_stream, game_tables, new_session, over_tables, random_moves  # noqa: E402
 
 TUNED_SEEDS = range(0, 100)
 FPS = 10.0  # the rendered camera's frame rate
@@ -240,17 +240,10 @@ def main() -> int:
              else list(range(args.seed, args.seed + args.games)))
     if any(s in TUNED_SEEDS for s in seeds):
         print(f"note: seeds {seeds} are among the seeds the referee was tuned on ({TUNED_SEEDS})")
-    layouts = ("cups-4", "cups-6") if args.layout == "both" else (args.layout,)
-    styles = ("daylight", "lamplight") if args.style == "both" else (args.style,)
-    total = Tally()
-    for name in layouts:
-        for style in styles:
-            row = Tally()
-            for seed in seeds:
-                row.add(play_game(name, style, seed, args.moves, args.margin, args.why, args.cache))
-            report(f"{name} {style}", row)
-            total.add(row)
-    report("all", total)
+    total = over_tables(args.layout, args.style, seeds,
+                        lambda name, style, seed: play_game(name, style, seed, args.moves, args.margin, args.why,
+                                                            args.cache),
+                        Tally, report)
     for line in total.wrong:
         print("  " + line)
     return 0

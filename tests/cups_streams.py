@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pickle
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -297,3 +299,31 @@ def new_session(data_dir: Path, rules: CupsRules) -> GameSession:
 def cups_layout(name: str = "cups-4") -> CupsLayout:
     """A shipped layout."""
     return load_layout(name)
+
+
+class Adds(Protocol):
+    """A bench's figures: one game's (or row's) are added to another's."""
+
+    def add(self, other: "Adds") -> None: ...  # noqa: D102
+
+
+T = TypeVar("T", bound=Adds)
+
+
+def over_tables(layout: str, style: str, seeds: list[int], play: Callable[[str, str, int], T],
+                new: Callable[[], T], report: Callable[[str, T], None]) -> T:
+    """Play every seed on each layout and look asked for (``both``: cups-4 and cups-6;
+    daylight and lamplight), report each layout and look's figures, then all of them (the
+    Cups benches' loop); the figures over all."""
+    layouts = ("cups-4", "cups-6") if layout == "both" else (layout,)
+    styles = ("daylight", "lamplight") if style == "both" else (style,)
+    total = new()
+    for name in layouts:
+        for look in styles:
+            row = new()
+            for seed in seeds:
+                row.add(play(name, look, seed))
+            report(f"{name} {look}", row)
+            total.add(row)
+    report("all", total)
+    return total
