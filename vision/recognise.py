@@ -822,8 +822,9 @@ class Recogniser:
     def sure_colour_of(self, sq: int, s: int) -> tuple[int, float]:
         """``colour_of``, with the margin it keeps were the top mirroring the lamp: read again
         in the same disc with sheen as common as ``SHEEN_DOUBT`` (a glossy top facing the lamp
-        can look grey all over; a plug's, ``PLUG_SHEEN_DOUBT``, in light and in display values).  A colour the other player's plus such a sheen would explain
-        as well has no margin left: it is read, but not trusted.  (Sheen only brightens, so
+        can look grey all over; a plug's, ``PLUG_SHEEN_DOUBT``, in light and in display
+        values).  A colour the other player's plus such a sheen would explain as well has no
+        margin left: it is read, but not trusted.  (Sheen only brightens, so
         only a top read light is in that doubt.)
 
         A solid top read light is then read on its body ring too (``body_colour_of``): where

@@ -763,10 +763,7 @@ class Tracker:
                 if covered:
                     texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
                     texts += _or_out_of_turn(board, view)
-                for s in leans:
-                    doubt = self.doubts[s]
-                    texts += (f", if {names[s]} is {looks_text(doubt.belief)}"
-                              f" (it looks like {looks_text(doubt.seen)})")
+                texts += self._trusted_text(board, leans)
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
                 if guess:
                     # an account that needed cups read gone to be misreads, or a change the
@@ -823,8 +820,13 @@ class Tracker:
         """What an account of an ambiguous board takes on trust, in words: ``", if b2 is a light
         size 3 (it looks like a dark size 3)"`` for a move landing on a square read in the other
         colour, else nothing."""
+        return self._trusted_text(board, {m.to for m in candidate.moves} & set(leaning))
+
+    def _trusted_text(self, board: Board, squares: Collection[int]) -> str:
+        """For doubted ``squares`` an account takes on trust: ``", if b2 is a light size 3 (it
+        looks like a dark size 3)"`` for each."""
         text = ""
-        for s in sorted({m.to for m in candidate.moves} & set(leaning)):
+        for s in sorted(squares):
             doubt = self.doubts[s]
             text += (f", if {board.geo.names[s]} is {looks_text(doubt.belief)}"
                      f" (it looks like {looks_text(doubt.seen)})")
