@@ -908,15 +908,8 @@ class Recogniser:
         (n, 3) of the disc of ``share`` times the top's edge radius round where it was found,
         and the board's median BGR in the same frame (what the light made of the wood)."""
         f = self._last
-        radius = share * self._edge_px(s)
-        cx, cy = self._top_centre(sq, s)
-        h, w = f.view.shape[:2]
-        r = int(np.ceil(radius))
-        x0, x1 = max(int(cx) - r, 0), min(int(cx) + r + 2, w)
-        y0, y1 = max(int(cy) - r, 0), min(int(cy) + r + 2, h)
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius
-        return f.view[y0:y1, x0:x1][inside].reshape(-1, 3), f.board_now.copy()
+        patch, inside = _disc_window(f.view.shape[:2], self._top_centre(sq, s), share * self._edge_px(s))
+        return f.view[patch][inside].reshape(-1, 3), f.board_now.copy()
 
     def _lighter_outline(self, sq: int, s: int) -> tuple[np.ndarray, float]:
         """Last frame, square ``sq``: the centre (canvas px) within the reach of a size-``s``
@@ -987,15 +980,10 @@ class Recogniser:
         """Last frame: the median change of log-brightness since the empty board, less the
         light's level, in the disc of ``radius`` round ``centre`` (canvas px)."""
         f = self._last
-        h, w = f.lum.shape
-        r = int(np.ceil(radius))
-        cx, cy = int(round(centre[0])), int(round(centre[1]))
-        x0, x1, y0, y1 = max(cx - r, 0), min(cx + r + 1, w), max(cy - r, 0), min(cy + r + 1, h)
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= radius * radius
+        patch, inside = _disc_window(f.lum.shape, centre, radius)
         if not inside.any():
             return 0.0
-        return float(np.median(f.lum[y0:y1, x0:x1][inside] - self.ref_log[y0:y1, x0:x1][inside])) - f.lum_off
+        return float(np.median(f.lum[patch][inside] - self.ref_log[patch][inside])) - f.lum_off
 
     def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
         """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
@@ -1183,6 +1171,19 @@ def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarr
     xi = np.clip(np.rint(centres[..., None, 0] + px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(centres[..., None, 1] + py).astype(np.int32), 0, h - 1)
     return yi * w + xi
+
+
+def _disc_window(shape: tuple[int, ...], centre: np.ndarray, radius: float) -> tuple[tuple[slice, slice], np.ndarray]:
+    """The patch (row and column slices) of an image of ``shape`` (h, w) round the disc of
+    ``radius`` centred on ``centre`` (x, y, px; cut at the image's border), and the disc's mask
+    on that patch."""
+    h, w = shape[:2]
+    cx, cy = float(centre[0]), float(centre[1])
+    r = int(np.ceil(radius))
+    x0, x1 = max(int(cx) - r, 0), min(int(cx) + r + 2, w)
+    y0, y1 = max(int(cy) - r, 0), min(int(cy) + r + 2, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    return (slice(y0, y1), slice(x0, x1)), (xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius
 
 
 def _disc(radius: float) -> np.ndarray:
