@@ -146,7 +146,7 @@ def play_game(layout_name: str, style: str, seed: int, moves: int, every: int, w
                 referee.dismiss()
                 while session.board.ply > ply:
                     session.take_back()
-                referee._rebase()  # the players tell it the table is the game's (as a tap would)
+                referee.resync()  # the players tell it the table is the game's
                 feed(by_step[step][-1])
             continue
         move = truth[n]

@@ -693,6 +693,12 @@ class CupsReferee(CameraLoop):
         """Forget the pending question (the players tap the move in, or put the table back)."""
         self.pending = None
 
+    def resync(self) -> None:
+        """The players say the table shows the game's position: forget any question or alert,
+        and take the next still table as the game shows it, without judging it."""
+        with self.session.lock:
+            self._rebase()
+
 
 class CupsCamera:
     """What the live referee asks of a camera for Cups games: a referee for a session, or the

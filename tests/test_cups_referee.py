@@ -114,6 +114,24 @@ def test_an_illegal_change_is_named_and_the_game_waits(tmp_path):
     assert session.board.ply == 2  # the game waits for the table
 
 
+def test_the_players_can_say_the_table_is_the_games(tmp_path):
+    """After an illegal change is alerted, the players put the table back and say so: the next
+    still table is taken as the game shows it (not judged, no alert), and the next move is
+    refereed from it."""
+    s = stream(cups_layout(), illegal_tables()[:5], 5011)
+    session = new_session(tmp_path, RULES)
+    referee = CupsReferee(session, s.setup)
+    put_back = s.steps.index(3)  # the first frame of the table put back
+    first = run(referee, s.frames[:put_back])
+    assert [k for k, _ in first.alerts] == ["illegal"]
+    referee.resync()
+    judged = []
+    rest = run(referee, s.frames[put_back:], on_frame=lambda f: judged.append(referee.last_judgement))
+    assert "baseline" in [j.kind for j in judged if j is not None]
+    assert rest.alerts == []  # no "restored": the table was not judged
+    assert [m[0] for m in first.moves + rest.moves] == ["d3", "d2x"]
+
+
 def hand_over_the_next_cup(seed: int, k: int = 3):
     """South drops ``k`` while the hand also goes over cup ``k + 1`` (the hand frames of a drop
     of ``k + 1``, then the table of a drop of ``k``): where most of that cup's floor lies under
