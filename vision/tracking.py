@@ -279,10 +279,13 @@ def _explaining_moves(
 
 
 def _explaining_sequences(
-    board: Board, seen: Sequence[Label], diff: frozenset[int], length: int
+    board: Board, seen: Sequence[Label], diff: frozenset[int], length: int,
+    unread: frozenset[int] | None = None,
 ) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
     """Every sequence of exactly ``length`` legal moves after which the tops fit ``seen``,
-    each of whose moves shows in the picture.
+    each of whose moves shows in the picture.  Given ``unread`` (squares a hand reached
+    that cannot be read), only the sequences that change nothing but ``diff`` and those
+    squares, where a cup may also be put down and then covered or carried on unseen.
 
     A move shows when the piece it put down is still on top where it landed: a later move
     of the sequence that covers it or carries it on leaves no trace of it, so the picture
@@ -300,7 +303,10 @@ def _explaining_sequences(
         if len(diff - changed) > 2 * left or board.outcome() is not None:
             return
         for move in board.legal_moves():
-            if move.to in landed or move.frm in landed:
+            if unread is not None and not set(_changed(move)) <= diff | unread:
+                continue
+            if (move.to in landed or move.frm in landed) and not (
+                    unread is not None and {move.to, move.frm} & landed <= unread):
                 continue  # it would hide an earlier move of the sequence
             now = changed | frozenset(_changed(move))
             if len(diff - now) > 2 * (left - 1):
@@ -495,6 +501,10 @@ class Tracker:
         # committed: a cup cannot come or go where nothing did, so a move changing another
         # square is a misread, not a move
         self._reached: set[int] = set()
+        # the game's moves at the last frame, and the moves this tracker committed since (the
+        # referee plays them): any other change was made by the players (``update``)
+        self._moves: tuple[Move, ...] = ()
+        self._committing: tuple[Move, ...] = ()
         self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
@@ -527,6 +537,13 @@ class Tracker:
         """Process one frame's observation taken at time ``t``; ``motion`` says the picture
         moved since the last frame and ``touched`` on which squares (``vision.motion``)."""
         cfg = self.config
+        moves = tuple(board.move_stack)
+        if moves != self._moves:
+            if moves != self._moves + self._committing:
+                # the players put moves on the record (confirmed, tapped in) or took some back:
+                # they said what the hands did, so where hands were is no evidence of more
+                self._reached.clear()
+            self._moves, self._committing = moves, ()
         if obs.board_found:
             self._reached.update(touched)
         occluded = obs.board_found and any(r.state == OCCLUDED for r in obs.squares)
@@ -678,7 +695,9 @@ class Tracker:
         if not isinstance(verdict, Explained):
             self._pending = ()
         if isinstance(verdict, Unchanged):
-            self._reached.clear()
+            # a square a hand reached that cannot be read may hold a cup put there: that hand
+            # stays evidence until the square reads, a move is committed or the players say
+            self._reached = self._unread(raw, ())
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
             for sq in sorted(lifted):
@@ -749,6 +768,7 @@ class Tracker:
                 self._pending = ()
                 self._pending_leans = False
                 self._reached = set(keep)
+                self._committing = verdict.moves
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
@@ -844,7 +864,19 @@ class Tracker:
         second = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves))
         if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
             return second
-        return verdict
+        # a cup put on (or taken from) the unread square is a move the picture does not show,
+        # and an account with that move too fits as well.  Made after the others, it is only
+        # not seen yet (the account committed is still the game's start of it); made before
+        # them, the account's moves are in the wrong turns (3b4 unseen, then 4b2 and 3b3 under
+        # one hand, reads as 3b3 and 4b2): then the players are asked
+        length = len(verdict.moves) + 1
+        if length > self.config.max_moves:
+            return verdict
+        diff = frozenset(sq for sq, (a, b) in enumerate(zip(board_labels(board), labels)) if not _fits(a, b))
+        found = _explaining_sequences(board, labels, diff, length, unread=frozenset(unread))
+        longer = [Explained(moves, 1.0) for moves, changed in found
+                  if changed & unread and moves[: len(verdict.moves)] != verdict.moves]
+        return Ambiguous((verdict, *longer)) if longer else verdict
 
     def _unread(self, raw: BoardView, squares: Collection[int]) -> set[int]:
         """The squares a hand reached, outside ``squares`` and not in doubt, that cannot be read
