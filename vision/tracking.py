@@ -645,6 +645,7 @@ class Tracker:
         events = [TrackEvent("stable", t, "the board is still", view)]
         raw = view
         recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
+        resized_text = ""  # what a question about a cup's size read one off adds (``_size_misread``)
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -678,6 +679,14 @@ class Tracker:
                         doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq], gone=True)
                         self.doubts[sq] = doubt
                         events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
+            if isinstance(verdict, (IllegalPhysical, Disagrees)):
+                found_resized = self._size_misread(board, view)
+                if found_resized is not None:
+                    alarm = verdict
+                    verdict, resized = found_resized
+                    resized_text = f" ({names[resized]} looks like {looks_text(view.labels[resized])})"
+                    if isinstance(alarm, IllegalPhysical):  # the players know which it was
+                        resized_text += f", or {alarm.description}: {alarm.reason}"
         # a cup read gone that nobody has answered for still reads so: the account holds only
         # if that is a misread
         vanished = any(d.gone and not d.confirmed and raw.labels[sq] == d.seen for sq, d in self.doubts.items())
@@ -762,7 +771,7 @@ class Tracker:
             # a cup put down and gobbled at once by the next move is not in the picture: which
             # cup it was is inferred, never seen
             covered = covers(verdict.moves)
-            guess = vanished or bool(unshown) or covered
+            guess = vanished or bool(unshown) or covered or bool(resized_text)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -783,7 +792,7 @@ class Tracker:
                 if covered:
                     texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
                     texts += _or_out_of_turn(board, view)
-                texts += self._trusted_text(board, leans)
+                texts += self._trusted_text(board, leans) + resized_text
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
                 if guess:
                     # an account that needed cups read gone to be misreads, or a change the
@@ -803,6 +812,7 @@ class Tracker:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
             if any(covers(c.moves) for c in verdict.candidates):
                 texts += _or_out_of_turn(board, view)
+            texts += resized_text
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -996,6 +1006,32 @@ class Tracker:
             if isinstance(shorter, Explained) and len(shorter.moves) < len(verdict.moves):
                 return Ambiguous((verdict, shorter))
         return verdict
+
+    def _size_misread(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, int] | None:
+        """The legal accounts of the board once one square a hand reached, showing a cup,
+        is read one size larger or smaller (a rounded 3 read as a 2) and a move lands there,
+        and that square; None when no single square's size explains the board so.
+
+        Such a board otherwise reads as an illegal move ("White entered a size 2 on d4: ... no
+        external stack with a size 2") or a board that disagrees, an alarm for a legal move:
+        the players are asked instead, never on this picture alone committed."""
+        found: dict[int, list[Explained]] = {}
+        for sq in sorted(self._reached):
+            seen = view.labels[sq]
+            if not isinstance(seen, tuple) or seen[0] is None or sq in self.doubts:
+                continue
+            for size in (seen[1] - 1, seen[1] + 1):
+                if not 1 <= size <= board.rules.sizes:
+                    continue
+                labels = list(view.labels)
+                labels[sq] = (seen[0], size)
+                second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+                found.setdefault(sq, []).extend(c for c in _candidates(second) if sq in {m.to for m in c.moves})
+        fitting = [(sq, accounts) for sq, accounts in found.items() if accounts]
+        if len(fitting) != 1:
+            return None
+        sq, accounts = fitting[0]
+        return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), sq
 
     def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
         """The one legal explanation of the board once one square that shows a cup landed
