@@ -771,7 +771,10 @@ class Tracker:
             # a cup put down and gobbled at once by the next move is not in the picture: which
             # cup it was is inferred, never seen
             covered = covers(verdict.moves)
-            guess = vanished or bool(unshown) or covered or bool(resized_text)
+            # the players said the game is wrong on a square: a move is missing from it, made
+            # before this one, so this account is in the wrong turns or leaves that move out
+            denied = sorted(sq for sq, d in self.doubts.items() if d.denied)
+            guess = vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -793,6 +796,8 @@ class Tracker:
                     texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
                     texts += _or_out_of_turn(board, view)
                 texts += self._trusted_text(board, leans) + resized_text
+                if denied:
+                    texts += f" (the game is not right on {', '.join(names[s] for s in denied)}, you said)"
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
                 if guess:
                     # an account that needed cups read gone to be misreads, or a change the
