@@ -146,3 +146,16 @@ def test_a_size_read_one_off_is_asked_about_not_alarmed():
                             "external stack with a size 2 on top")
     assert "3b4-a2 (a2 looks like a light size 2)" in questions
     assert tally.alone + tally.asked == len(script.moves)
+
+
+def test_no_move_is_committed_while_the_players_say_the_game_is_wrong_on_a_square():
+    """b2 reads empty for good (a pale top on pale wood).  White's 2a3-b2 then shows only as
+    a3 emptied: a3 is doubted, and the players say the game is wrong there.  Black's 1a3 and
+    White's 3xc1 follow; with a3 set aside the picture fits 3xc1 alone, which the tracker
+    used to commit as White's move in place of 2a3-b2.  Now it is only proposed."""
+    script = _found("gobblet-jr", "2a3 3b3 1a1 3b3-b1 2c1 2c3 1b3 3xa1 2a3-b2 1a3 3xc1 3b1-a2#",
+                    Spoil("gone", 4, 3), hovers=(2,), lifts=(2, 4, 6, 8, 12))
+    run = Run(script)
+    tally = run.play()
+    assert tally.wrong == 0
+    assert run.record.move_stack == run.truths[-1].move_stack
