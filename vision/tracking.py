@@ -11,7 +11,10 @@ waits for a person.  A still board with too many squares read too faintly to jud
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
 that is put to the players (never committed on faint readings).  When nothing else explains the
 board, two moves in which the reply gobbled the cup just put down are an account too, only ever
-proposed (that cup is never seen).  What it cannot explain it reports: a hidden piece that is
+proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
+there unseen: an account that has that move first is asked about beside the one the picture
+shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
+about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
 not what memory says, a physical move that breaks a named rule, or plainly a board that
 disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
