@@ -159,3 +159,15 @@ def test_no_move_is_committed_while_the_players_say_the_game_is_wrong_on_a_squar
     tally = run.play()
     assert tally.wrong == 0
     assert run.record.move_stack == run.truths[-1].move_stack
+
+
+def test_a_colour_misread_that_either_of_two_squares_may_be_is_asked_about_not_alarmed():
+    """c1 reads dark for good.  Black's 2d4 and White's 2c1 under one hand then read as two
+    dark 2s, and either square read in the other colour explains the board (2d4, 2c1 or 2c1,
+    2d4).  That used to be a board that disagrees; now the players choose."""
+    script = _found("gobblet", "4b1 4d3 4b1-b3 3a1 3c3 2d4 2c1 3a1-a4 4b3-a3 1b3 4d2 2d4-c4",
+                    Spoil("colour", 2, 1), quick=(1, 6, 8), hovers=(3,), lifts=(5,), extra=((12, 9),))
+    run = Run(script)
+    tally = run.play()
+    assert tally.alerts == 0 and tally.false_alarms == 0 and tally.wrong == 0
+    assert not run.violations

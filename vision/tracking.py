@@ -649,6 +649,7 @@ class Tracker:
         raw = view
         recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
         resized_text = ""  # what a question about a cup's size read one off adds (``_size_misread``)
+        recoloured_texts: dict[tuple[Move, ...], str] = {}  # per account, the colour it takes on trust
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -663,9 +664,15 @@ class Tracker:
             # to the players, and a later picture can still confirm the colour's account
             covered = _only_covering(verdict)
             if (isinstance(verdict, (IllegalPhysical, Disagrees)) or covered) and not leaning:
-                recoloured = self._colour_misread(board, view)
-                if recoloured is not None:
-                    single, doubt = recoloured
+                recolourings = self._colour_misreads(board, view)
+                if len(recolourings) > 1 and not covered:
+                    # several squares' colours each explain the board: the players are asked
+                    # which (the one misread becomes a doubt once the game holds the move)
+                    verdict = Ambiguous(tuple(single for single, _ in recolourings))
+                    recoloured_texts = {single.moves: self._colour_text(board, doubt)
+                                        for single, doubt in recolourings}
+                if len(recolourings) == 1:
+                    single, doubt = recolourings[0]
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
@@ -777,7 +784,8 @@ class Tracker:
             # the players said the game is wrong on a square: a move is missing from it, made
             # before this one, so this account is in the wrong turns or leaves that move out
             denied = sorted(sq for sq, d in self.doubts.items() if d.denied)
-            guess = vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
+            guess = (vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
+                     or verdict.moves in recoloured_texts)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -811,7 +819,7 @@ class Tracker:
             return events
         if isinstance(verdict, Ambiguous):
             texts = " or ".join(_moves_text(board, c.moves) + self._if_recoloured(board, c, leaning)
-                                for c in verdict.candidates)
+                                + recoloured_texts.get(c.moves, "") for c in verdict.candidates)
             if recoloured_first is not None and recoloured_first in verdict.candidates:
                 # the reply, once seen, confirms the colour's account as it does on its own
                 self._pending, self._pending_leans = recoloured_first.moves, True
@@ -863,12 +871,7 @@ class Tracker:
     def _trusted_text(self, board: Board, squares: Collection[int]) -> str:
         """For doubted ``squares`` an account takes on trust: ``", if b2 is a light size 3 (it
         looks like a dark size 3)"`` for each."""
-        text = ""
-        for s in sorted(squares):
-            doubt = self.doubts[s]
-            text += (f", if {board.geo.names[s]} is {looks_text(doubt.belief)}"
-                     f" (it looks like {looks_text(doubt.seen)})")
-        return text
+        return "".join(self._colour_text(board, self.doubts[s]) for s in sorted(squares))
 
     def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
         """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
@@ -1041,10 +1044,10 @@ class Tracker:
         sq, accounts = fitting[0]
         return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), sq
 
-    def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
-        """The one legal explanation of the board once one square that shows a cup landed
-        there is read in the other colour (a glossy top under a lamp), and that square's
-        doubt; None when no single square's colour, or more than one, explains the board.
+    def _colour_misreads(self, board: Board, view: BoardView) -> list[tuple[Explained, Doubt]]:
+        """Per square that shows a cup and, read in the other colour (a glossy top under a
+        lamp), has the board explained by one legal account landing there: that account and
+        the square's doubt.
 
         The cup's arrival is real (the square changed); only its colour is in doubt, so the
         explanation is proposed, never committed on this picture alone."""
@@ -1058,7 +1061,12 @@ class Tracker:
             second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
             if isinstance(second, Explained) and sq in {m.to for m in second.moves}:
                 found.append((second, Doubt(sq, board.top(sq), belief, seen)))
-        return found[0] if len(found) == 1 else None
+        return found
+
+    def _colour_text(self, board: Board, doubt: Doubt) -> str:
+        """``", if b2 is a light size 3 (it looks like a dark size 3)"``."""
+        return (f", if {board.geo.names[doubt.square]} is {looks_text(doubt.belief)}"
+                f" (it looks like {looks_text(doubt.seen)})")
 
     def _apply_doubts(
         self, board: Board, view: BoardView, t: float
