@@ -1029,10 +1029,10 @@ class Tracker:
         found: dict[int, list[Explained]] = {}
         for sq in sorted(self._reached):
             seen = view.labels[sq]
-            if not isinstance(seen, tuple) or seen[0] is None or sq in self.doubts:
-                continue
+            if not isinstance(seen, tuple) or seen[0] is None or sq in self.doubts or seen == board.top(sq):
+                continue  # a square showing the game's top shows no move landing there
             for size in (seen[1] - 1, seen[1] + 1):
-                if not 1 <= size <= board.rules.sizes:
+                if not 1 <= size <= board.rules.sizes or (seen[0], size) == board.top(sq):
                     continue
                 labels = list(view.labels)
                 labels[sq] = (seen[0], size)
