@@ -171,3 +171,16 @@ def test_a_colour_misread_that_either_of_two_squares_may_be_is_asked_about_not_a
     tally = run.play()
     assert tally.alerts == 0 and tally.false_alarms == 0 and tally.wrong == 0
     assert not run.violations
+
+
+def test_after_a_take_back_the_cups_it_left_unexplained_are_not_set_aside_as_misreads():
+    """b3 reads empty for good: Black's 4b3, White's 3c4 and 4b3-c1 under hands read plainly as
+    4c1, 3c4 (the camera shows them: committed, then taken back by the players).  Two more
+    moves under one hand follow; c4's 3, now off the record, used to be set aside as a misread
+    where no hand was since, and 4a4, 4d3 committed in the wrong turns."""
+    script = _found("storer", "4a3 4b1 4a3-b2 4b3 3c4 4b3-c1 4d3 4c1-a4 4c1 4d2 3c4-c3 4d2-d1",
+                    Spoil("gone", 9, 1), quick=(2, 5, 7, 8), hovers=(7,), lifts=(1, 7, 10))
+    run = Run(script)
+    tally = run.play()
+    assert tally.fooled == 1 and tally.wrong == 0
+    assert run.record.move_stack == run.truths[-1].move_stack

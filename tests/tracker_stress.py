@@ -16,7 +16,7 @@ candidates is confirmed (*asked*), one without it dismissed and the move tapped 
 (*asked without it*); a square in doubt is answered truthfully; an alert while a move made is
 not on the record is a *false alarm* (the move is tapped in); a move still missing at the end
 with nothing on the phone is *missed* and its game *stalled*.  A commit of moves the script
-did not make is a *wrong commit*: it is taken back at once (not played).
+did not make is a *wrong commit*: the players take it back when they next look.
 
 Nothing is rendered: the tracker's judgement is all that is under test."""
 
@@ -225,7 +225,6 @@ class Run:
                 else:
                     self.tally.wrong += 1
                     self.violations.append(what)
-                return  # taken back at once
             for move in moves:
                 self.how[self.record.ply] = "alone"
                 self.push(move)
@@ -290,6 +289,7 @@ class Run:
     def look(self, k: int, final: bool = False) -> None:
         """The players look at the phone with the script's first ``k`` moves on the table."""
         truth = self.truths[k]
+        self.take_back_wrong()
         for _ in range(4):
             doubts = self.tracker.open_doubts(self.record)
             if self.pending is None and not doubts:
@@ -320,6 +320,18 @@ class Run:
             if not final:
                 self.still(k, 10)
         self.problems = []
+
+    def take_back_wrong(self) -> None:
+        """Take back the moves on the record that were not made (a wrong commit)."""
+        good = 0
+        stack = self.record.move_stack
+        made = self.truths[self.made].move_stack
+        while good < len(stack) and good < len(made) and stack[good] == made[good]:
+            good += 1
+        while self.record.ply > good:
+            self.record.pop()
+            self.how.pop(self.record.ply, None)
+        self.pending = None if good < len(stack) else self.pending
 
     def answer(self, k: int) -> None:
         """Confirm the candidate that is the moves made, or dismiss and tap them in."""

@@ -543,9 +543,17 @@ class Tracker:
         moves = tuple(board.move_stack)
         if moves != self._moves:
             if moves != self._moves + self._committing:
-                # the players put moves on the record (confirmed, tapped in) or took some back:
-                # they said what the hands did, so where hands were is no evidence of more
-                self._reached.clear()
+                kept = 0
+                while kept < min(len(moves), len(self._moves)) and moves[kept] == self._moves[kept]:
+                    kept += 1
+                if len(moves) > kept:
+                    # the players put moves on the record (confirmed, tapped in): they said what
+                    # the hands did, so where hands were is no evidence of more
+                    self._reached.clear()
+                # a move taken back left its cups where nothing on the record explains them:
+                # its squares are where hands were (a move nobody made may have been taken back
+                # for the one made there)
+                self._reached |= _squares_of(self._moves[kept:])
             self._moves, self._committing = moves, ()
         if obs.board_found:
             self._reached.update(touched)
