@@ -184,3 +184,14 @@ def test_after_a_take_back_the_cups_it_left_unexplained_are_not_set_aside_as_mis
     tally = run.play()
     assert tally.fooled == 1 and tally.wrong == 0
     assert run.record.move_stack == run.truths[-1].move_stack
+
+
+def test_a_move_the_players_took_back_is_not_committed_again_on_the_same_misread():
+    """a2 reads one size too small for good: White's 2a2 reads plainly as 1a2, a legal move,
+    committed (the camera shows it) and taken back by the players.  Black's 1c2 follows: the
+    picture still shows 1a2, which used to be committed again with it; now it is asked about."""
+    script = _found("gobblet-jr", "1b1 2b2 3a1 2b3 2a2 1c2 3a3#", Spoil("size", 3, 4, FOR_GOOD, -1))
+    run = Run(script)
+    tally = run.play()
+    assert tally.fooled >= 1 and tally.wrong == 0
+    assert run.record.move_stack == run.truths[-1].move_stack

@@ -508,6 +508,7 @@ class Tracker:
         # referee plays them): any other change was made by the players (``update``)
         self._moves: tuple[Move, ...] = ()
         self._committing: tuple[Move, ...] = ()
+        self._taken_back: set[tuple[int, Move]] = set()  # (ply, move) the players took back
         self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
@@ -554,6 +555,9 @@ class Tracker:
                 # its squares are where hands were (a move nobody made may have been taken back
                 # for the one made there)
                 self._reached |= _squares_of(self._moves[kept:])
+                # ... and the players said it was not that move: the same picture does not
+                # commit it again there (a cup misread for good keeps showing it)
+                self._taken_back |= {(ply, m) for ply, m in enumerate(self._moves[kept:], kept)}
             self._moves, self._committing = moves, ()
         if obs.board_found:
             self._reached.update(touched)
@@ -792,8 +796,9 @@ class Tracker:
             # the players said the game is wrong on a square: a move is missing from it, made
             # before this one, so this account is in the wrong turns or leaves that move out
             denied = sorted(sq for sq, d in self.doubts.items() if d.denied)
+            refused = any((ply, m) in self._taken_back for ply, m in enumerate(verdict.moves, board.ply))
             guess = (vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
-                     or verdict.moves in recoloured_texts)
+                     or verdict.moves in recoloured_texts or refused)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
@@ -817,6 +822,8 @@ class Tracker:
                 texts += self._trusted_text(board, leans) + resized_text
                 if denied:
                     texts += f" (the game is not right on {', '.join(names[s] for s in denied)}, you said)"
+                if refused:
+                    texts += " (taken back before)"
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
                 if guess:
                     # an account that needed cups read gone to be misreads, or a change the
