@@ -11,7 +11,10 @@ waits for a person.  A still board with too many squares read too faintly to jud
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
 that is put to the players (never committed on faint readings).  When nothing else explains the
 board, two moves in which the reply gobbled the cup just put down are an account too, only ever
-proposed (that cup is never seen).  What it cannot explain it reports: a hidden piece that is
+proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
+there unseen: an account that has that move first is asked about beside the one the picture
+shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
+about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
 not what memory says, a physical move that breaks a named rule, or plainly a board that
 disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
@@ -279,10 +282,13 @@ def _explaining_moves(
 
 
 def _explaining_sequences(
-    board: Board, seen: Sequence[Label], diff: frozenset[int], length: int
+    board: Board, seen: Sequence[Label], diff: frozenset[int], length: int,
+    unread: frozenset[int] | None = None,
 ) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
     """Every sequence of exactly ``length`` legal moves after which the tops fit ``seen``,
-    each of whose moves shows in the picture.
+    each of whose moves shows in the picture.  Given ``unread`` (squares a hand reached
+    that cannot be read), only the sequences that change nothing but ``diff`` and those
+    squares, where a cup may also be put down and then covered or carried on unseen.
 
     A move shows when the piece it put down is still on top where it landed: a later move
     of the sequence that covers it or carries it on leaves no trace of it, so the picture
@@ -300,7 +306,10 @@ def _explaining_sequences(
         if len(diff - changed) > 2 * left or board.outcome() is not None:
             return
         for move in board.legal_moves():
-            if move.to in landed or move.frm in landed:
+            if unread is not None and not set(_changed(move)) <= diff | unread:
+                continue
+            if (move.to in landed or move.frm in landed) and not (
+                    unread is not None and {move.to, move.frm} & landed <= unread):
                 continue  # it would hide an earlier move of the sequence
             now = changed | frozenset(_changed(move))
             if len(diff - now) > 2 * (left - 1):
@@ -495,6 +504,11 @@ class Tracker:
         # committed: a cup cannot come or go where nothing did, so a move changing another
         # square is a misread, not a move
         self._reached: set[int] = set()
+        # the game's moves at the last frame, and the moves this tracker committed since (the
+        # referee plays them): any other change was made by the players (``update``)
+        self._moves: tuple[Move, ...] = ()
+        self._committing: tuple[Move, ...] = ()
+        self._taken_back: set[tuple[int, Move]] = set()  # (ply, move) the players took back
         self._odd_frames = 0
         self.lifted: set[int] = set()  # own squares lifted since the last stable state
         self.touched_opponent: set[int] = set()
@@ -527,6 +541,24 @@ class Tracker:
         """Process one frame's observation taken at time ``t``; ``motion`` says the picture
         moved since the last frame and ``touched`` on which squares (``vision.motion``)."""
         cfg = self.config
+        moves = tuple(board.move_stack)
+        if moves != self._moves:
+            if moves != self._moves + self._committing:
+                kept = 0
+                while kept < min(len(moves), len(self._moves)) and moves[kept] == self._moves[kept]:
+                    kept += 1
+                if len(moves) > kept:
+                    # the players put moves on the record (confirmed, tapped in): they said what
+                    # the hands did, so where hands were is no evidence of more
+                    self._reached.clear()
+                # a move taken back left its cups where nothing on the record explains them:
+                # its squares are where hands were (a move nobody made may have been taken back
+                # for the one made there)
+                self._reached |= _squares_of(self._moves[kept:])
+                # ... and the players said it was not that move: the same picture does not
+                # commit it again there (a cup misread for good keeps showing it)
+                self._taken_back |= {(ply, m) for ply, m in enumerate(self._moves[kept:], kept)}
+            self._moves, self._committing = moves, ()
         if obs.board_found:
             self._reached.update(touched)
         occluded = obs.board_found and any(r.state == OCCLUDED for r in obs.squares)
@@ -628,6 +660,8 @@ class Tracker:
         events = [TrackEvent("stable", t, "the board is still", view)]
         raw = view
         recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
+        resized_text = ""  # what a question about a cup's size read one off adds (``_size_misread``)
+        recoloured_texts: dict[tuple[Move, ...], str] = {}  # per account, the colour it takes on trust
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
@@ -642,9 +676,15 @@ class Tracker:
             # to the players, and a later picture can still confirm the colour's account
             covered = _only_covering(verdict)
             if (isinstance(verdict, (IllegalPhysical, Disagrees)) or covered) and not leaning:
-                recoloured = self._colour_misread(board, view)
-                if recoloured is not None:
-                    single, doubt = recoloured
+                recolourings = self._colour_misreads(board, view)
+                if len(recolourings) > 1 and not covered:
+                    # several squares' colours each explain the board: the players are asked
+                    # which (the one misread becomes a doubt once the game holds the move)
+                    verdict = Ambiguous(tuple(single for single, _ in recolourings))
+                    recoloured_texts = {single.moves: self._colour_text(board, doubt)
+                                        for single, doubt in recolourings}
+                if len(recolourings) == 1:
+                    single, doubt = recolourings[0]
                     self.doubts[doubt.square] = doubt
                     leaning = leaning | {doubt.square}
                     self._pending = ()
@@ -661,6 +701,14 @@ class Tracker:
                         doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq], gone=True)
                         self.doubts[sq] = doubt
                         events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
+            if isinstance(verdict, (IllegalPhysical, Disagrees)):
+                found_resized = self._size_misread(board, view)
+                if found_resized is not None:
+                    alarm = verdict
+                    verdict, resized = found_resized
+                    resized_text = f" ({names[resized]} looks like {looks_text(view.labels[resized])})"
+                    if isinstance(alarm, IllegalPhysical):  # the players know which it was
+                        resized_text += f", or {alarm.description}: {alarm.reason}"
         # a cup read gone that nobody has answered for still reads so: the account holds only
         # if that is a misread
         vanished = any(d.gone and not d.confirmed and raw.labels[sq] == d.seen for sq, d in self.doubts.items())
@@ -678,7 +726,9 @@ class Tracker:
         if not isinstance(verdict, Explained):
             self._pending = ()
         if isinstance(verdict, Unchanged):
-            self._reached.clear()
+            # a square a hand reached that cannot be read may hold a cup put there: that hand
+            # stays evidence until the square reads, a move is committed or the players say
+            self._reached = self._unread(raw, ())
             if previous is not None and not isinstance(previous, (Unchanged, Explained)):
                 events.append(TrackEvent("restored", t, "the board matches the game again"))
             for sq in sorted(lifted):
@@ -743,12 +793,18 @@ class Tracker:
             # a cup put down and gobbled at once by the next move is not in the picture: which
             # cup it was is inferred, never seen
             covered = covers(verdict.moves)
-            guess = vanished or bool(unshown) or covered
+            # the players said the game is wrong on a square: a move is missing from it, made
+            # before this one, so this account is in the wrong turns or leaves that move out
+            denied = sorted(sq for sq, d in self.doubts.items() if d.denied)
+            refused = any((ply, m) in self._taken_back for ply, m in enumerate(verdict.moves, board.ply))
+            guess = (vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
+                     or verdict.moves in recoloured_texts or refused)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
                 self._pending = ()
                 self._pending_leans = False
                 self._reached = set(keep)
+                self._committing = verdict.moves
                 events.append(TrackEvent("moves", t, texts, verdict, squares, conf))
             else:
                 if not (self._pending and verdict.moves[: len(self._pending)] == self._pending):
@@ -763,7 +819,11 @@ class Tracker:
                 if covered:
                     texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
                     texts += _or_out_of_turn(board, view)
-                texts += self._trusted_text(board, leans)
+                texts += self._trusted_text(board, leans) + resized_text
+                if denied:
+                    texts += f" (the game is not right on {', '.join(names[s] for s in denied)}, you said)"
+                if refused:
+                    texts += " (taken back before)"
                 events.append(TrackEvent("pending", t, texts, verdict, squares, conf))
                 if guess:
                     # an account that needed cups read gone to be misreads, or a change the
@@ -774,7 +834,7 @@ class Tracker:
             return events
         if isinstance(verdict, Ambiguous):
             texts = " or ".join(_moves_text(board, c.moves) + self._if_recoloured(board, c, leaning)
-                                for c in verdict.candidates)
+                                + recoloured_texts.get(c.moves, "") for c in verdict.candidates)
             if recoloured_first is not None and recoloured_first in verdict.candidates:
                 # the reply, once seen, confirms the colour's account as it does on its own
                 self._pending, self._pending_leans = recoloured_first.moves, True
@@ -783,6 +843,7 @@ class Tracker:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
             if any(covers(c.moves) for c in verdict.candidates):
                 texts += _or_out_of_turn(board, view)
+            texts += resized_text
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -825,12 +886,7 @@ class Tracker:
     def _trusted_text(self, board: Board, squares: Collection[int]) -> str:
         """For doubted ``squares`` an account takes on trust: ``", if b2 is a light size 3 (it
         looks like a dark size 3)"`` for each."""
-        text = ""
-        for s in sorted(squares):
-            doubt = self.doubts[s]
-            text += (f", if {board.geo.names[s]} is {looks_text(doubt.belief)}"
-                     f" (it looks like {looks_text(doubt.seen)})")
-        return text
+        return "".join(self._colour_text(board, self.doubts[s]) for s in sorted(squares))
 
     def _or_unread(self, board: Board, raw: BoardView, view: BoardView, verdict: Explained) -> Verdict:
         """``verdict``, or ``Ambiguous`` between it and the other accounts (as many moves or
@@ -844,7 +900,19 @@ class Tracker:
         second = explain(board, BoardView(tuple(labels), view.confidences), len(verdict.moves))
         if isinstance(second, Ambiguous) and any(_squares_of(c.moves) & unread for c in second.candidates):
             return second
-        return verdict
+        # a cup put on (or taken from) the unread square is a move the picture does not show,
+        # and an account with that move too fits as well.  Made after the others, it is only
+        # not seen yet (the account committed is still the game's start of it); made before
+        # them, the account's moves are in the wrong turns (3b4 unseen, then 4b2 and 3b3 under
+        # one hand, reads as 3b3 and 4b2): then the players are asked
+        length = len(verdict.moves) + 1
+        if length > self.config.max_moves:
+            return verdict
+        diff = frozenset(sq for sq, (a, b) in enumerate(zip(board_labels(board), labels)) if not _fits(a, b))
+        found = _explaining_sequences(board, labels, diff, length, unread=frozenset(unread))
+        longer = [Explained(moves, 1.0) for moves, changed in found
+                  if changed & unread and moves[: len(verdict.moves)] != verdict.moves]
+        return Ambiguous((verdict, *longer)) if longer else verdict
 
     def _unread(self, raw: BoardView, squares: Collection[int]) -> set[int]:
         """The squares a hand reached, outside ``squares`` and not in doubt, that cannot be read
@@ -965,10 +1033,36 @@ class Tracker:
                 return Ambiguous((verdict, shorter))
         return verdict
 
-    def _colour_misread(self, board: Board, view: BoardView) -> tuple[Explained, Doubt] | None:
-        """The one legal explanation of the board once one square that shows a cup landed
-        there is read in the other colour (a glossy top under a lamp), and that square's
-        doubt; None when no single square's colour, or more than one, explains the board.
+    def _size_misread(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, int] | None:
+        """The legal accounts of the board once one square a hand reached, showing a cup,
+        is read one size larger or smaller (a rounded 3 read as a 2) and a move lands there,
+        and that square; None when no single square's size explains the board so.
+
+        Such a board otherwise reads as an illegal move ("White entered a size 2 on d4: ... no
+        external stack with a size 2") or a board that disagrees, an alarm for a legal move:
+        the players are asked instead, never on this picture alone committed."""
+        found: dict[int, list[Explained]] = {}
+        for sq in sorted(self._reached):
+            seen = view.labels[sq]
+            if not isinstance(seen, tuple) or seen[0] is None or sq in self.doubts or seen == board.top(sq):
+                continue  # a square showing the game's top shows no move landing there
+            for size in (seen[1] - 1, seen[1] + 1):
+                if not 1 <= size <= board.rules.sizes or (seen[0], size) == board.top(sq):
+                    continue
+                labels = list(view.labels)
+                labels[sq] = (seen[0], size)
+                second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+                found.setdefault(sq, []).extend(c for c in _candidates(second) if sq in {m.to for m in c.moves})
+        fitting = [(sq, accounts) for sq, accounts in found.items() if accounts]
+        if len(fitting) != 1:
+            return None
+        sq, accounts = fitting[0]
+        return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), sq
+
+    def _colour_misreads(self, board: Board, view: BoardView) -> list[tuple[Explained, Doubt]]:
+        """Per square that shows a cup and, read in the other colour (a glossy top under a
+        lamp), has the board explained by one legal account landing there: that account and
+        the square's doubt.
 
         The cup's arrival is real (the square changed); only its colour is in doubt, so the
         explanation is proposed, never committed on this picture alone."""
@@ -982,7 +1076,12 @@ class Tracker:
             second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
             if isinstance(second, Explained) and sq in {m.to for m in second.moves}:
                 found.append((second, Doubt(sq, board.top(sq), belief, seen)))
-        return found[0] if len(found) == 1 else None
+        return found
+
+    def _colour_text(self, board: Board, doubt: Doubt) -> str:
+        """``", if b2 is a light size 3 (it looks like a dark size 3)"``."""
+        return (f", if {board.geo.names[doubt.square]} is {looks_text(doubt.belief)}"
+                f" (it looks like {looks_text(doubt.seen)})")
 
     def _apply_doubts(
         self, board: Board, view: BoardView, t: float
