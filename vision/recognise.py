@@ -135,6 +135,13 @@ GRAIN_DISC = 0.22  # radius of the disc the grain is compared in, as a share of 
 GRAIN_BLUR = 2.0  # px: the grain is the log-brightness less its blur by this sigma
 GRAIN_SHIFT = 1  # px either way the grain may have moved (the board's pose to a pixel)
 EMPTY_DOUBT = 0.4  # the most an empty reading so doubted keeps: under the tracker's min_confidence
+# a top's edge steps the way its colour against what lies just outside it says (a dark top on a
+# lighter board is darker inside its edge).  A larger top's bright flat face ends about where the
+# next smaller size's edge would be, against its own shaded rounded rim: a ring there that steps
+# the other way, with the next larger size's edge stepping the top's way, is that flat face,
+# not a smaller top's edge.  The reading keeps at most ``EDGE_SIGN_DOUBT``, a coin toss between
+# the two sizes (``edge_sign_bound``)
+EDGE_SIGN_DOUBT = 0.5
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -349,6 +356,7 @@ class Recogniser:
         # the light player's log-brightness against the board's (``_channels``' measure)
         self._light_lum = float(np.log((np.sum(cm.light_bgr) + 12.0) / (np.sum(board) + 12.0)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
+        self._edge_sign = self._expected_edge_signs()
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
         self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
@@ -356,6 +364,41 @@ class Recogniser:
         # painted board has none: there only a plainer change of the middle doubts "empty")
         self._grained = np.array([self._disc_values(self._ref_grain, sq)[0].std() >= GRAIN_MIN
                                   for sq in range(cal.board.squares)])
+
+    def _expected_edge_signs(self) -> np.ndarray:
+        """(colours, sizes): the sign of the edge (``_Hypotheses.sign``, +1 darker inside) a
+        top of each colour and size class makes, or 0 where it may step either way.  A solid
+        top's edge lies against the board (the player's measured colour against the board's,
+        under the same light); a clear cup's plug edge against its white rim (the set file's
+        plug colour against its wall's).  The sign is plain where the top is darker or lighter
+        than that by more than shading spreads one colour (``LUM_SIGMA``).  Where the edges
+        are read in the chroma too (``use_chroma``), each ring in whichever of the two steps
+        more (``kernels.ring_search``): then only where the brightness steps more than the
+        chroma."""
+        cm, pieces = self.cal.colour, self.cal.pieces
+        out = np.zeros((2, len(pieces.sizes)))
+        for c, (measured, nominal) in enumerate(zip((cm.light_bgr, cm.dark_bgr), pieces.colours)):
+            for s, solid in enumerate(self._solid):
+                inside, outside = (measured, cm.board_bgr) if solid else (nominal.top_bgr, nominal.wall_bgr)
+                b_in, g_in, r_in = np.asarray(inside, np.float64)
+                b_out, g_out, r_out = np.asarray(outside, np.float64)
+                # ``_channels``' measures: log-brightness and the chroma, inside against outside
+                step = float(np.log((b_in + g_in + r_in + 12.0) / (b_out + g_out + r_out + 12.0)))
+                tint = float(np.log((r_in + 8.0) / (b_in + 8.0)) - np.log((r_out + 8.0) / (b_out + 8.0)))
+                if abs(step) > LUM_SIGMA and (not self.use_chroma or abs(step) > abs(tint)):
+                    out[c, s] = 1.0 if step < 0 else -1.0
+        return out
+
+    def edge_sign_bound(self, sign: np.ndarray, colour: int, s: int) -> float:
+        """The most a reading of a top of ``colour`` and size class ``s`` keeps, the edges found
+        at each size having ``sign`` (sizes,): ``EDGE_SIGN_DOUBT`` where the edge at ``s`` steps
+        against the way such a top's edge steps (``_expected_edge_signs``) and the next larger
+        size's steps that way (a larger top's flat face and its rim), else 1.  Both sizes must
+        be solid tops: a clear cup's plug has no rounded rim round a flat face."""
+        if s + 1 >= len(sign) or not (self._solid[s] and self._solid[s + 1]):
+            return 1.0
+        here, larger = self._edge_sign[colour, s], self._edge_sign[colour, s + 1]
+        return EDGE_SIGN_DOUBT if here != 0 and sign[s] == -here and larger != 0 and sign[s + 1] == larger else 1.0
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -1121,7 +1164,8 @@ class Recogniser:
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
-                conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
+                conf = min(conf, float(bound[sq, s]), self.edge_sign_bound(hyp.sign[sq], colour, s))
+                conf *= self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
         if finding.small is not None:
