@@ -370,8 +370,10 @@ class Recogniser:
         top of each colour and size class makes, or 0 where it may step either way.  A solid
         top's edge lies against the board (the player's measured colour against the board's,
         under the same light); a clear cup's plug edge against its white rim (the set file's
-        plug colour against its wall's).  The sign is plain where the top is darker or lighter
-        than that by more than shading spreads one colour (``LUM_SIGMA``).  Where the edges
+        plug colour against its wall's).  Just inside a solid top's edge is its rounded rim,
+        which curves away from the light and is shaded: a top darker than what lies outside
+        its edge is darker still there (+1); a top lighter steps the other way (-1) only where
+        it is lighter by more than shading spreads one colour (``LUM_SIGMA``).  Where the edges
         are read in the chroma too (``use_chroma``), each ring in whichever of the two steps
         more (``kernels.ring_search``): then only where the brightness steps more than the
         chroma."""
@@ -385,8 +387,9 @@ class Recogniser:
                 # ``_channels``' measures: log-brightness and the chroma, inside against outside
                 step = float(np.log((b_in + g_in + r_in + 12.0) / (b_out + g_out + r_out + 12.0)))
                 tint = float(np.log((r_in + 8.0) / (b_in + 8.0)) - np.log((r_out + 8.0) / (b_out + 8.0)))
-                if abs(step) > LUM_SIGMA and (not self.use_chroma or abs(step) > abs(tint)):
-                    out[c, s] = 1.0 if step < 0 else -1.0
+                if self.use_chroma and abs(step) <= abs(tint):
+                    continue
+                out[c, s] = 1.0 if step < 0 else (-1.0 if step > LUM_SIGMA else 0.0)
         return out
 
     def edge_sign_bound(self, sign: np.ndarray, colour: int, s: int) -> float:
