@@ -47,17 +47,19 @@ def test_dark_tops_read_one_size_down_by_their_flat_face_are_not_trusted(camera)
 
 
 def test_only_a_contrary_ring_below_a_ring_that_agrees_is_doubted(camera):
-    """The same camera's recogniser: the dark player is plainly darker than the board, so its
-    tops' edges step darker inside (+1).  A contrary ring at the read size is doubted only
-    where the next larger size's ring agrees; the largest size has no larger top to be the
-    flat face of (a dark top mirroring a lamp is lighter all over: its rings all step the
-    other way, and no size is doubted)."""
+    """The same camera's recogniser: the dark player is darker than the board (a little: it is
+    a dark board), so its tops' edges step darker inside (+1); the light player's do not.  A
+    ring stepping lighter inside at the read size is doubted only where the next larger
+    size's ring steps darker inside; the largest size has no larger top to be the flat face
+    of, and a dark top mirroring a lamp is lighter all over (its rings all step -1, which says
+    nothing of its size)."""
     _, kept = camera
     rec = kept["rec"]
-    dark = 1
-    assert (rec._expected_edge_signs()[dark] == 1).all()
+    light, dark = 0, 1
+    assert rec._dark_edged_tops()[dark].all() and not rec._dark_edged_tops()[light].any()
     assert rec.edge_sign_bound(np.array([-1.0, 1.0, 1.0, 1.0]), dark, 0) == EDGE_SIGN_DOUBT
     assert rec.edge_sign_bound(np.array([1.0, -1.0, 1.0, 1.0]), dark, 1) == EDGE_SIGN_DOUBT
     assert rec.edge_sign_bound(np.array([1.0, 1.0, -1.0, -1.0]), dark, 2) == 1.0
     assert rec.edge_sign_bound(np.array([-1.0, -1.0, -1.0, -1.0]), dark, 3) == 1.0
     assert rec.edge_sign_bound(np.array([1.0, 1.0, 1.0, 1.0]), dark, 1) == 1.0
+    assert rec.edge_sign_bound(np.array([-1.0, 1.0, 1.0, 1.0]), light, 0) == 1.0
