@@ -729,3 +729,37 @@ def test_the_one_reply_that_can_have_gobbled_is_asked_about():
     (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
     assert asked.kind == "pending" and format_moves(board, asked.verdict.moves) == truth
     assert "b3: the first cup was covered at once, not seen" in asked.text
+
+
+def test_a_cup_of_a_size_not_in_the_game_beside_a_move_is_asked_about_not_alerted():
+    """Storer's set has a fifth size its four-size games leave out: a shadow read as such a
+    cup beside a legal move made the board 'disagree'.  The move is put to the players, naming
+    the square, and never committed on that picture; a foreign cup that is the only change
+    stays an alarm."""
+    sizes = (1, 2, 3, 4, None)  # size class 4 plays no part in this game
+    board = play(Board(variant("gobblet")), "4a1")
+    tracker = Tracker(sizes)
+    clock = Clock()
+    before = board_labels(board)
+    feed(tracker, board, observe(before), clock, 8)
+    after = board_labels(play(board.copy(), "4b2"))
+    phantom = 10  # c3, beside b2
+    reach(tracker, board, after, {5, 6, 9, 10}, clock)
+
+    def with_phantom(labels):
+        obs = observe(labels)
+        readings = list(obs.squares)
+        readings[phantom] = SquareReading(CUP, 0, 4, 0.95)
+        return Observation(tuple(readings), True, obs.markers_seen, hand=False)
+
+    events = feed(tracker, board, with_phantom(after), clock, 12)
+    kinds = [e.kind for e in events]
+    assert "moves" not in kinds and "disagrees" not in kinds and "illegal" not in kinds
+    asked = [e for e in events if e.kind == "pending"]
+    assert asked and asked[-1].text.startswith("4b2") and "c3 looks like a cup of a size not in this game" in asked[-1].text
+
+    lone = Tracker(sizes)
+    feed(lone, board, observe(before), clock, 8)
+    reach(lone, board, before, {10}, clock)
+    events = feed(lone, board, with_phantom(before), clock, 12)
+    assert "pending" not in [e.kind for e in events] and "moves" not in [e.kind for e in events]

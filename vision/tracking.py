@@ -709,6 +709,12 @@ class Tracker:
                     resized_text = f" ({names[resized]} looks like {looks_text(view.labels[resized])})"
                     if isinstance(alarm, IllegalPhysical):  # the players know which it was
                         resized_text += f", or {alarm.description}: {alarm.reason}"
+            if isinstance(verdict, (IllegalPhysical, Disagrees)):
+                found_foreign = self._foreign_sizes(board, view)
+                if found_foreign is not None:
+                    verdict, foreign = found_foreign
+                    resized_text = (f" ({', '.join(names[s] for s in foreign)} "
+                                    f"{'looks' if len(foreign) == 1 else 'look'} like {looks_text(UNKNOWN)})")
         # a cup read gone that nobody has answered for still reads so: the account holds only
         # if that is a misread
         vanished = any(d.gone and not d.confirmed and raw.labels[sq] == d.seen for sq, d in self.doubts.items())
@@ -1058,6 +1064,26 @@ class Tracker:
             return None
         sq, accounts = fitting[0]
         return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), sq
+
+    def _foreign_sizes(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, list[int]] | None:
+        """The legal accounts of the board once the squares read as a cup of a size this game
+        does not use are taken as unread, when such accounts exist and none of them moves a
+        cup from or to those squares; and those squares.  None otherwise.
+
+        A cup of a size not in the game is seldom on the board: more often the camera took a
+        shadow or the lamp's reflection for one (Storer's set has sizes its games leave out).
+        Alarming then would be a false alarm for a legal move, so the players are asked, never
+        committed to on this picture alone.  A real foreign cup put down as the move leaves no
+        account here (nothing else changed): that stays an alarm."""
+        foreign = [sq for sq, seen in enumerate(view.labels) if seen == UNKNOWN]
+        if not foreign:
+            return None
+        labels = [HIDDEN if seen == UNKNOWN else seen for seen in view.labels]
+        second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+        accounts = [c for c in _candidates(second) if not _squares_of(c.moves) & set(foreign)]
+        if not accounts:
+            return None
+        return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), foreign
 
     def _colour_misreads(self, board: Board, view: BoardView) -> list[tuple[Explained, Doubt]]:
         """Per square that shows a cup and, read in the other colour (a glossy top under a
