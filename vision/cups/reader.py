@@ -62,6 +62,14 @@ SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's
 # under 0.06 on the rendered tables)
 COVERED_NOISE = 0.08
 ON_BEAN = 0.6
+# JPEG keeps colour coarser than brightness: a saturated colour's weak channel (the blue of an
+# orange floor, ~17 grey levels in the rim's shadow against red's 150) may move by ~10 levels
+# between two frames, a log departure of ~0.3, over a patch a bean thick (seed 9501 cups-6
+# daylight, move 7: a cup read changed by 0.56 of a bean, the sow alerted as illegal).  The
+# change test leaves out a channel under WEAK_SHARE of the pixel's brightest in both frames: a
+# bean that came or went moves a channel that carries its light (a blue bean on that floor
+# lifts the blue past the share; a dark one takes the red down)
+WEAK_SHARE = 0.2
 SEEN_BEANS = 3.0  # a bowl or stock whose floor shows this many beans' area holds beans (see _unlike)  # a change where beans lay and still lie counts when it is this much of a bean
 
 
@@ -295,6 +303,8 @@ class CupsReader:
         # against the reference's darkest and brightest within a pixel: edges that noise and
         # JPEG blocks move by a pixel are no change
         d = np.maximum(np.maximum(lc - ref.hi[b], ref.lo[b] - lc), 0.0)
+        if not beans:
+            d = np.where(self._weak(lc) & self._weak(ref.log[b]), 0.0, d)
         over = self._over(d, noise)
         if v.container.kind != "cup" and v.gap is not None and (
                 noise.min() > COVERED_NOISE or (beans and np.count_nonzero(over & v.box_mask) >= SEEN_BEANS * self.bean_px)):
@@ -343,6 +353,13 @@ class CupsReader:
         base = max(float(np.median(local[v.box_mask])), 1e-3)
         out[b] = (local > STIR_CHI * base) & (plain > STIR_MIN ** 2) & v.box_mask
         return out & v.mask_u8
+
+    @staticmethod
+    def _weak(lg: np.ndarray) -> np.ndarray:
+        """Per pixel and channel of a log view, whether the channel is under ``WEAK_SHARE`` of
+        the pixel's brightest (grey levels): a weak channel, mostly JPEG's colour noise."""
+        lin = np.exp(lg) - LOG_OFFSET
+        return lin < WEAK_SHARE * lin.max(axis=2, keepdims=True)
 
     @staticmethod
     def _over(d: np.ndarray, noise: np.ndarray) -> np.ndarray:
