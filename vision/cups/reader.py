@@ -65,10 +65,11 @@ ON_BEAN = 0.6
 # JPEG keeps colour coarser than brightness: a saturated colour's weak channel (the blue of an
 # orange floor, ~17 grey levels in the rim's shadow against red's 150) may move by ~10 levels
 # between two frames, a log departure of ~0.3, over a patch a bean thick (seed 9501 cups-6
-# daylight, move 7: a cup read changed by 0.56 of a bean, the sow alerted as illegal).  The
-# change test leaves out a channel under WEAK_SHARE of the pixel's brightest in both frames: a
-# bean that came or went moves a channel that carries its light (a blue bean on that floor
-# lifts the blue past the share; a dark one takes the red down)
+# daylight, move 7: a cup read changed by 0.56 of a bean, the sow alerted as illegal).  A
+# changed blob counts only where part of it changed in a channel over WEAK_SHARE of the pixel's
+# brightest in one of the frames: a bean that came or went moves a channel that carries its
+# light somewhere, if only at its outline (a brown bean on a brown-orange floor lifts mostly the
+# weak blue, but its dark edge shows in red and green: seed 9502 cups-6 lamplight, move 6)
 WEAK_SHARE = 0.2
 SEEN_BEANS = 3.0  # a bowl or stock whose floor shows this many beans' area holds beans (see _unlike)  # a change where beans lay and still lie counts when it is this much of a bean
 
@@ -303,8 +304,6 @@ class CupsReader:
         # against the reference's darkest and brightest within a pixel: edges that noise and
         # JPEG blocks move by a pixel are no change
         d = np.maximum(np.maximum(lc - ref.hi[b], ref.lo[b] - lc), 0.0)
-        if not beans:
-            d = np.where(self._weak(lc) & self._weak(ref.log[b]), 0.0, d)
         over = self._over(d, noise)
         if v.container.kind != "cup" and v.gap is not None and (
                 noise.min() > COVERED_NOISE or (beans and np.count_nonzero(over & v.box_mask) >= SEEN_BEANS * self.bean_px)):
@@ -315,11 +314,34 @@ class CupsReader:
             # 6002 cups-6); an empty floor keeps its own, which the light's shading raises
             # (seed 2000 cups-4 daylight: an empty bowl's shadow edge read as a bean)
             ring = np.abs(flat_c[v.ring_idx] - shift - flat_r[v.ring_idx])
-            over = self._over(d, np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap))
+            noise = np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap)
+            over = self._over(d, noise)
+        out = self._cleaned(v, over)
+        if not beans:
+            # a changed blob counts only where part of it changed in a channel that carries the
+            # light (``WEAK_SHARE``): JPEG's colour noise moves a weak channel alone
+            strong = self._cleaned(v, self._over(np.where(self._weak(lc) & self._weak(ref.log[b]), 0.0, d), noise))
+            out = self._touching(out, strong)
+        return out
+
+    @staticmethod
+    def _cleaned(v: _View, over: np.ndarray) -> np.ndarray:
+        """``over`` (a bool over the floor's box) as a uint8 0/1 view of the floor, its specks
+        opened away and its gaps closed."""
         out = np.zeros(v.mask.shape, np.uint8)
-        out[b] = over & v.box_mask
+        out[v.box] = over & v.box_mask
         out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return cv2.morphologyEx(out, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) & v.mask_u8
+
+    @staticmethod
+    def _touching(mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """The blobs of ``mask`` (uint8) that hold a pixel of ``seeds``."""
+        if not seeds.any():
+            return np.zeros_like(mask)
+        _, labels = cv2.connectedComponents(mask, connectivity=8)
+        keep = np.unique(labels[(seeds > 0) & (mask > 0)])
+        keep = keep[keep > 0]
+        return np.isin(labels, keep).astype(np.uint8) if len(keep) else np.zeros_like(mask)
 
     def stir(self, v: _View, lc: np.ndarray, ref: _Ref) -> np.ndarray:
         """Where a cup's floor (``lc``: this frame's log view) differs from its last still
