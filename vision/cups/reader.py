@@ -317,7 +317,7 @@ class CupsReader:
             noise = np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap)
             over = self._over(d, noise)
         out = self._cleaned(v, over)
-        if not beans:
+        if not beans and out.any():
             # a changed blob counts only where part of it changed in a channel that carries the
             # light (``WEAK_SHARE``): JPEG's colour noise moves a weak channel alone
             strong = self._cleaned(v, self._over(np.where(self._weak(lc) & self._weak(ref.log[b]), 0.0, d), noise))
