@@ -134,6 +134,7 @@ class _Ref:
     log: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    weak: np.ndarray  # per pixel and channel, a weak channel (``CupsReader._weak``)
 
 
 def _raised(pose: CameraPose, z: float) -> CameraPose:
@@ -267,7 +268,7 @@ class CupsReader:
     def _reference(self, v: _View, look: np.ndarray) -> _Ref:
         lr = _log(look)
         k = np.ones((3, 3), np.uint8)
-        return _Ref(lr, cv2.erode(lr, k), cv2.dilate(lr, k))
+        return _Ref(lr, cv2.erode(lr, k), cv2.dilate(lr, k), self._weak(lr))
 
     def _unlike(self, v: _View, lc: np.ndarray, ref: _Ref, beans: bool = False) -> np.ndarray:
         """Pixels of the container's floor (``lc``: the log view of this frame) unlike the
@@ -320,7 +321,7 @@ class CupsReader:
         if not beans and out.any():
             # a changed blob counts only where part of it changed in a channel that carries the
             # light (``WEAK_SHARE``): JPEG's colour noise moves a weak channel alone
-            strong = self._cleaned(v, self._over(np.where(self._weak(lc) & self._weak(ref.log[b]), 0.0, d), noise))
+            strong = self._cleaned(v, self._over(np.where(self._weak(lc) & ref.weak[b], 0.0, d), noise))
             out = self._touching(out, strong)
         return out
 
