@@ -45,8 +45,12 @@ bean worse asked about, no alarm while a legal move fits) was worked out on 9300
 look (``cups36``: a cup emptied whose beans were never seen, the false alarms of 9201 move 2 and
 9203 move 3) was worked out on 9200-9204 and checked on 0, 2000, 3000, 4000, 5000-5001,
 8000-8001, 9000-9004, 9200-9204 and 9300-9302 in both looks and layouts; 9400-9402 are tuning
-seeds now too.  Illegal moves are measured by ``bench/cups_illegal.py`` (on 2000-2002 and
-3000-3002).  The held-out seeds are the lead's (9500 on).
+seeds now too.  The eleventh look (``cups38``: a weak colour channel's JPEG noise read as a
+change, "nothing happened" asked against a change of a bean's area) was worked out on
+9500-9502, the tenth look's held-out seeds (tuning seeds now), and checked on 0, 2000, 3000,
+4000, 5000-5001, 8000-8001, 9000-9004, 9200-9204, 9300-9302 and 9400-9402 in both looks and
+layouts.  Illegal moves are measured by ``bench/cups_illegal.py`` (on 2000-2002 and
+3000-3002).  The held-out seeds are the lead's (9600 on).
 """
 
 from __future__ import annotations

@@ -74,6 +74,12 @@ ASK_BAND = 1.5  # rivals within this many times ``MARGIN`` of the best fill a qu
 # stirred patch is under STIR_QUIET of a bean got no bean (``_quiet``)
 SEEN_MIN = 0.8
 STIR_QUIET = 0.03
+# A container read changed by this many beans' area where the hand came over it surely changed:
+# "nothing happened" is then no rival of a move that explains it, however unsure its count (a
+# cup of three touching beans, a bowl's or a stock's heap): on seeds 9500-9502, 4 of 23
+# questions were a drop or a sow asked alone for "nothing" trailing it, each over a change of
+# 0.99-1.32 beans' area
+SURE_CHANGE = 0.9
 SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
 
 
@@ -435,8 +441,10 @@ class CupsReferee(CameraLoop):
         # alone because d4, needing three, was over ``FIT_MIN``)
         left = unexplained(before, best.state, reading)
         fit = max(self.fit_min, left + UNSEEN_MORE)
+        moved = self._surely_changed(reading)
         rivals = [s for s in ex.scores[1:] if (unreached or left > 0 or self._plausible(before, best.state, s.state))
-                  and unexplained(before, s.state, reading) < fit and not self._quiet(before, best.state, s.state, reading)]
+                  and unexplained(before, s.state, reading) < fit and not self._quiet(before, best.state, s.state, reading)
+                  and not (moved and s.index == 0)]
         lead = best.score - rivals[0].score if rivals else float("inf")
         # a rival that explains the table as well as the best (beans landing unseen on beans
         # cost it nothing there) trails it only on the counts, which read a cup of two as one:
@@ -598,6 +606,13 @@ class CupsReferee(CameraLoop):
         of it and nothing stirred there (under ``STIR_QUIET`` of a bean)."""
         return (not r.changed and r.stir is not None and r.stir < STIR_QUIET
                 and r.seen is not None and r.seen >= SEEN_MIN)
+
+    def _surely_changed(self, reading: TableReading) -> bool:
+        """Whether a container the hand came over (``_came_over``) reads changed by
+        ``SURE_CHANGE`` of a bean's area or more: the table is not as it was."""
+        came = self._came_over()
+        return any(i in came and r.changed and (r.change or 0.0) >= SURE_CHANGE
+                   for i, r in enumerate(reading.containers))
 
     def _came_over(self) -> set[int]:
         """The containers the hand came over since the last still table, if only a little

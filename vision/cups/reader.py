@@ -62,6 +62,15 @@ SOLID = 0.9  # a lone bean's blob is about this convex (its area over its hull's
 # under 0.06 on the rendered tables)
 COVERED_NOISE = 0.08
 ON_BEAN = 0.6
+# JPEG keeps colour coarser than brightness: a saturated colour's weak channel (the blue of an
+# orange floor, ~17 grey levels in the rim's shadow against red's 150) may move by ~10 levels
+# between two frames, a log departure of ~0.3, over a patch a bean thick (seed 9501 cups-6
+# daylight, move 7: a cup read changed by 0.56 of a bean, the sow alerted as illegal).  A
+# changed blob counts only where part of it changed in a channel over WEAK_SHARE of the pixel's
+# brightest in one of the frames: a bean that came or went moves a channel that carries its
+# light somewhere, if only at its outline (a brown bean on a brown-orange floor lifts mostly the
+# weak blue, but its dark edge shows in red and green: seed 9502 cups-6 lamplight, move 6)
+WEAK_SHARE = 0.2
 SEEN_BEANS = 3.0  # a bowl or stock whose floor shows this many beans' area holds beans (see _unlike)  # a change where beans lay and still lie counts when it is this much of a bean
 
 
@@ -125,6 +134,7 @@ class _Ref:
     log: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    weak: np.ndarray  # per pixel and channel, a weak channel (``CupsReader._weak``)
 
 
 def _raised(pose: CameraPose, z: float) -> CameraPose:
@@ -258,7 +268,7 @@ class CupsReader:
     def _reference(self, v: _View, look: np.ndarray) -> _Ref:
         lr = _log(look)
         k = np.ones((3, 3), np.uint8)
-        return _Ref(lr, cv2.erode(lr, k), cv2.dilate(lr, k))
+        return _Ref(lr, cv2.erode(lr, k), cv2.dilate(lr, k), self._weak(lr))
 
     def _unlike(self, v: _View, lc: np.ndarray, ref: _Ref, beans: bool = False) -> np.ndarray:
         """Pixels of the container's floor (``lc``: the log view of this frame) unlike the
@@ -305,11 +315,34 @@ class CupsReader:
             # 6002 cups-6); an empty floor keeps its own, which the light's shading raises
             # (seed 2000 cups-4 daylight: an empty bowl's shadow edge read as a bean)
             ring = np.abs(flat_c[v.ring_idx] - shift - flat_r[v.ring_idx])
-            over = self._over(d, np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap))
+            noise = np.minimum(noise, np.median(ring, axis=0) / 0.674 * v.gap)
+            over = self._over(d, noise)
+        out = self._cleaned(v, over)
+        if not beans and out.any():
+            # a changed blob counts only where part of it changed in a channel that carries the
+            # light (``WEAK_SHARE``): JPEG's colour noise moves a weak channel alone
+            strong = self._cleaned(v, self._over(np.where(self._weak(lc) & ref.weak[b], 0.0, d), noise))
+            out = self._touching(out, strong)
+        return out
+
+    @staticmethod
+    def _cleaned(v: _View, over: np.ndarray) -> np.ndarray:
+        """``over`` (a bool over the floor's box) as a uint8 0/1 view of the floor, its specks
+        opened away and its gaps closed."""
         out = np.zeros(v.mask.shape, np.uint8)
-        out[b] = over & v.box_mask
+        out[v.box] = over & v.box_mask
         out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return cv2.morphologyEx(out, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) & v.mask_u8
+
+    @staticmethod
+    def _touching(mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """The blobs of ``mask`` (uint8) that hold a pixel of ``seeds``."""
+        if not seeds.any():
+            return np.zeros_like(mask)
+        _, labels = cv2.connectedComponents(mask, connectivity=8)
+        keep = np.unique(labels[(seeds > 0) & (mask > 0)])
+        keep = keep[keep > 0]
+        return np.isin(labels, keep).astype(np.uint8) if len(keep) else np.zeros_like(mask)
 
     def stir(self, v: _View, lc: np.ndarray, ref: _Ref) -> np.ndarray:
         """Where a cup's floor (``lc``: this frame's log view) differs from its last still
@@ -343,6 +376,13 @@ class CupsReader:
         base = max(float(np.median(local[v.box_mask])), 1e-3)
         out[b] = (local > STIR_CHI * base) & (plain > STIR_MIN ** 2) & v.box_mask
         return out & v.mask_u8
+
+    @staticmethod
+    def _weak(lg: np.ndarray) -> np.ndarray:
+        """Per pixel and channel of a log view, whether the channel is under ``WEAK_SHARE`` of
+        the pixel's brightest (grey levels): a weak channel, mostly JPEG's colour noise."""
+        lin = np.exp(lg) - LOG_OFFSET
+        return lin < WEAK_SHARE * lin.max(axis=2, keepdims=True)
 
     @staticmethod
     def _over(d: np.ndarray, noise: np.ndarray) -> np.ndarray:
