@@ -65,6 +65,7 @@ from companion.demo import calibrate_demo  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from companion.session import GameSession  # noqa: E402
 from engine.gobblet import Board, Rules  # noqa: E402
+from engine.gobblet.notation import format_moves  # noqa: E402
 from engine import variant  # noqa: E402
 from hardware.synthetic import render_scene  # noqa: E402
 from vision.evaluate import layout_scene  # noqa: E402
@@ -369,7 +370,7 @@ class Players:
         """Confirm the right candidate, or dismiss and tap the moves in."""
         session, referee = self.session, self.referee
         ply = session.board.ply
-        texts = [self._texts(c) for c in referee.pending.candidates]
+        texts = [format_moves(self.session.board.copy(), c) for c in referee.pending.candidates]
         truth = self.moves[ply:k]
         for i, c in enumerate(texts):
             if c and c == truth[: len(c)]:
@@ -389,14 +390,6 @@ class Players:
         self.notes.append(text)
         if self.args.verbose:
             print("    " + text)
-
-    def _texts(self, moves) -> list[str]:
-        board = self.session.board.copy()
-        out = []
-        for move in moves:
-            out.append(board.move_text(move))
-            board.push(move)
-        return out
 
     def _take_back_wrong(self) -> None:
         """Take back every recorded move that is not the script's (counted false once)."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from engine import variant
 from engine.gobblet import Board, Move
+from engine.gobblet.notation import format_moves
 from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from vision.tracking import Ambiguous, Explained, HiddenMismatch, Tracker, TrackerConfig, TrackEvent
 
@@ -346,7 +347,7 @@ class Run:
                     self.push(move)
                 self.pending = None
                 return
-        texts = " or ".join(" ".join(self._texts(c)) for c in self.pending)
+        texts = " or ".join(" ".join(format_moves(self.record.copy(), c)) for c in self.pending)
         what = f"asked without the move at ply {ply}: {texts} (made {' '.join(self.script.moves[ply:k])})"
         fooled = any(self.shows(c) for c in self.pending)
         if fooled:
@@ -357,14 +358,6 @@ class Run:
         for p in range(ply, k):
             self.how[p] = "asked-fooled" if fooled else "asked-without"
             self.push(truth.move_stack[p])
-
-    def _texts(self, moves: Sequence[Move]) -> list[str]:
-        board = self.record.copy()
-        out = []
-        for move in moves:
-            out.append(board.move_text(move))
-            board.push(move)
-        return out
 
     # ------------------------------------------------------------------ the game
     def play(self) -> Tally:
