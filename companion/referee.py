@@ -154,7 +154,7 @@ class Referee(CameraLoop):
         self.calibration = calibration
         sizes = (logical_sizes if logical_sizes is not None
                  else calibration.pieces.logical_sizes_for(session.board.rules.sizes))
-        self.recogniser = Recogniser(calibration)
+        self.recogniser = Recogniser(calibration, in_play=[size is not None for size in sizes])
         self.learner = PlayLearner(self.recogniser) if learn else None
         self.motion = MotionDetector()
         self._square_masks: list[np.ndarray] = []  # per square, where it shows on the motion thumbnail

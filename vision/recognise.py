@@ -40,6 +40,7 @@ looks for, but is lighter than its own shaded wall and shadow and, a little, tha
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -252,13 +253,18 @@ class Recogniser:
     can search small regions first and keep the board when a hand covers some markers."""
 
     def __init__(self, calibration: Calibration, model: SquareModel | None | str = "shipped",
-                 size_check: SizeCheck | None | str = "shipped", square_net: SquareNet | None | str = "default"):
+                 size_check: SizeCheck | None | str = "shipped", square_net: SquareNet | None | str = "default",
+                 in_play: Sequence[bool] | None = None):
         """``model``: the square model deciding each reading (default: the shipped file's, with
         what the calibration learnt from the user's set, ``calibrated_model``); None reads the best ring with confidence 1, which only the model's fit uses.
         ``size_check``: the second look at clear cups of doubtful size (``size_check.py``;
         default the shipped file's, used with the square model and clear sets only).
         ``square_net``: the second reader of every square (``square_net.py``; by default the
-        shipped one where it is switched on, ``square_net.default_net``)."""
+        shipped one where it is switched on, ``square_net.default_net``).
+        ``in_play``: per size class, whether the game uses it (default: every class).  A class
+        the game leaves out (Storer's smallest cup in a four-size game) is never read: a shadow
+        or a lid's mark that looks most like such a cup is read as what fits it next, with that
+        reading's own (low) probability as its confidence."""
         self.cal = calibration
         cal = calibration
         self.board = cal.board
@@ -333,6 +339,9 @@ class Recogniser:
         # a second reader of every square, combined with the model's (``square_net.py``)
         self.square_net = (default_net() if square_net == "default" else square_net) if self.model is not None else None
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
+        if in_play is not None and len(in_play) != len(cal.pieces.sizes):
+            raise ValueError(f"in_play names {len(in_play)} size classes; the set has {len(cal.pieces.sizes)}")
+        self._in_play = np.ones(len(cal.pieces.sizes), bool) if in_play is None else np.array(in_play, bool)
         # the middle of each square on the hand detector's small view: a cup standing there
         # changes it, an empty square leaves it as at calibration
         sh, sw = self.hands.area.shape
@@ -991,7 +1000,7 @@ class Recogniser:
         shading (``LUM_SIGMA``): the inside of a cast shadow's rounded end can make an outline
         too, and may read light by its tint."""
         squares = np.asarray(squares, np.intp)
-        sizes = np.flatnonzero(self._solid)
+        sizes = np.flatnonzero(self._solid & self._in_play)
         if not len(sizes) or not len(squares):
             return {}
         leads = np.zeros((len(squares), len(self._solid)))  # clear sizes: no lead
@@ -1111,9 +1120,10 @@ class Recogniser:
         self.last_lifted = []
         # a light top whose edge on the board barely shows, lighter than all round it
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
-        outlined = self._outlined_tops(np.flatnonzero(probs.argmax(axis=1) == 0)) if self.model is not None else {}
+        choice = _in_play(probs, self._in_play).argmax(axis=1)
+        outlined = self._outlined_tops(np.flatnonzero(choice == 0)) if self.model is not None else {}
         for sq in range(nsq):
-            a = int(probs[sq].argmax())
+            a = int(choice[sq])
             seen = outlined.get(sq)
             if seen is not None:
                 s, centre, support, cmargin = seen
@@ -1131,7 +1141,7 @@ class Recogniser:
                 continue
             s = a - 1
             conf = float(probs[sq, a])
-            if lifted is not None and lifted[sq, s]:
+            if lifted is not None and lifted[sq, s] and self._in_play[s + 1]:
                 # the next larger size's own rim is there, which a top of the size read
                 # cannot make (``larger_edge``); the two sizes' probability is the reading's
                 s, a = s + 1, a + 1
@@ -1206,6 +1216,16 @@ def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarr
     xi = np.clip(np.rint(centres[..., None, 0] + px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(centres[..., None, 1] + py).astype(np.int32), 0, h - 1)
     return yi * w + xi
+
+
+def _in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:
+    """``probs`` (squares x (empty + size classes)) with the classes not ``in_play`` at -1, so
+    that no square is read as one.  Their probability is not handed to the others: a reading
+    keeps its own probability as its confidence, so where a class left out looked likeliest
+    (a cup the game does not use, or what looks like one) the reading is doubtful."""
+    if in_play.all():
+        return probs
+    return np.where(np.concatenate([[True], in_play])[None, :], probs, -1.0)
 
 
 def _disc_window(shape: tuple[int, ...], centre: np.ndarray, radius: float) -> tuple[tuple[slice, slice], np.ndarray]:
