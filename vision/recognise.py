@@ -136,12 +136,6 @@ GRAIN_DISC = 0.22  # radius of the disc the grain is compared in, as a share of 
 GRAIN_BLUR = 2.0  # px: the grain is the log-brightness less its blur by this sigma
 GRAIN_SHIFT = 1  # px either way the grain may have moved (the board's pose to a pixel)
 EMPTY_DOUBT = 0.4  # the most an empty reading so doubted keeps: under the tracker's min_confidence
-# a solid top darker than the board is darker inside its edge (its rounded rim, shaded, lies
-# just inside it).  A larger top's bright flat face ends about where the next smaller size's edge
-# would be, against that shaded rim: a ring there steps lighter inside.  A top read at a size
-# whose ring steps lighter inside, the next larger size's ring stepping darker inside, is as
-# likely that larger top: the reading keeps at most ``EDGE_SIGN_DOUBT`` (``edge_sign_bound``)
-EDGE_SIGN_DOUBT = 0.5
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -364,7 +358,6 @@ class Recogniser:
         # the light player's log-brightness against the board's (``_channels``' measure)
         self._light_lum = float(np.log((np.sum(cm.light_bgr) + 12.0) / (np.sum(board) + 12.0)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
-        self._dark_edged = self._dark_edged_tops()
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
         self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
@@ -372,33 +365,6 @@ class Recogniser:
         # painted board has none: there only a plainer change of the middle doubts "empty")
         self._grained = np.array([self._disc_values(self._ref_grain, sq)[0].std() >= GRAIN_MIN
                                   for sq in range(cal.board.squares)])
-
-    def _dark_edged_tops(self) -> np.ndarray:
-        """(colours, sizes) bool: where a top's edge steps darker inside (``_Hypotheses.sign``
-        +1): solid tops of a player whose measured colour is darker than the board's under the
-        same light.  Just inside a solid top's edge is its rounded rim, which curves away from
-        the light and is shaded, so such a top is darker still there.  Where the edges are read
-        in the chroma too (``use_chroma``), each ring steps in whichever of the two steps more
-        (``kernels.ring_search``): there only where the brightness steps more than the chroma."""
-        cm = self.cal.colour
-        b_out, g_out, r_out = np.asarray(cm.board_bgr, np.float64)
-        out = np.zeros((2, len(self._solid)), bool)
-        for c, colour in enumerate((cm.light_bgr, cm.dark_bgr)):
-            b_in, g_in, r_in = np.asarray(colour, np.float64)
-            # ``_channels``' measures: log-brightness and the chroma, the top's against the board's
-            step = float(np.log((b_in + g_in + r_in + 12.0) / (b_out + g_out + r_out + 12.0)))
-            tint = float(np.log((r_in + 8.0) / (b_in + 8.0)) - np.log((r_out + 8.0) / (b_out + 8.0)))
-            out[c] = self._solid & (step < 0) & (not self.use_chroma or abs(step) > abs(tint))
-        return out
-
-    def edge_sign_bound(self, sign: np.ndarray, colour: int, s: int) -> float:
-        """The most a reading of a top of ``colour`` and size class ``s`` keeps, the edges found
-        at each size having ``sign`` (sizes,): ``EDGE_SIGN_DOUBT`` where such a top's edge steps
-        darker inside (``_dark_edged_tops``) but the ring at ``s`` steps lighter inside, and the next
-        larger size's ring steps darker inside (a larger top's flat face, then its rim), else 1."""
-        if s + 1 >= len(sign) or not (self._dark_edged[colour, s] and self._dark_edged[colour, s + 1]):
-            return 1.0
-        return EDGE_SIGN_DOUBT if sign[s] < 0 < sign[s + 1] else 1.0
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -1153,8 +1119,7 @@ class Recogniser:
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
-                conf = min(conf, float(bound[sq, s]), self.edge_sign_bound(hyp.sign[sq], colour, s))
-                conf *= self.model.colour_confidence(cmargin)
+                conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
         if finding.small is not None:
