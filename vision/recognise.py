@@ -168,7 +168,8 @@ _FAR = np.nonzero(_units(N_ANG)[:, 0] > -0.3)[0]  # the far arc among them
 _FAR_UNITS = {n: _far_units(n) for n in (COARSE_ANGLES, N_ANG)}
 _UNITS = {n: _units(n) for n in (RIM_COARSE_ANGLES, RIM_ANGLES)}
 # the logs ``_channels`` reads, of every sum of a pixel's channels and of every channel value
-_LOG_SUM = cv2.log(np.arange(3 * 255 + 1, dtype=np.float32) + 12.0).ravel()
+LUM_OFFSET = 12.0  # added to b + g + r before the log-brightness (``_channels``): dark pixels stay finite
+_LOG_SUM = cv2.log(np.arange(3 * 255 + 1, dtype=np.float32) + LUM_OFFSET).ravel()
 _LOG_LEVEL = cv2.log(np.arange(256, dtype=np.float32) + 8.0).ravel()
 _NO_PLANE = np.zeros((0, 0), np.float32)  # (``log_changes``: no whiteness to compare)
 
@@ -356,7 +357,7 @@ class Recogniser:
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
         # the light player's log-brightness against the board's (``_channels``' measure)
-        self._light_lum = float(np.log((np.sum(cm.light_bgr) + 12.0) / (np.sum(board) + 12.0)))
+        self._light_lum = float(np.log((np.sum(cm.light_bgr) + LUM_OFFSET) / (np.sum(board) + LUM_OFFSET)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
@@ -1086,7 +1087,7 @@ class Recogniser:
         self.last_lifted = []
         # a light top whose edge on the board barely shows, lighter than all round it
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
-        choice = _in_play(probs, self._in_play).argmax(axis=1)
+        choice = _choices_in_play(probs, self._in_play).argmax(axis=1)
         outlined = self._outlined_tops(np.flatnonzero(choice == 0)) if self.model is not None else {}
         for sq in range(nsq):
             a = int(choice[sq])
@@ -1183,7 +1184,7 @@ def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarr
     return yi * w + xi
 
 
-def _in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:
+def _choices_in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:
     """``probs`` (squares x (empty + size classes)) with the classes not ``in_play`` at -1, so
     that no square is read as one.  Their probability is not handed to the others: a reading
     keeps its own probability as its confidence, so where a class left out looked likeliest

@@ -378,8 +378,12 @@ def covers(moves: Sequence[Move]) -> bool:
 
 def _decide(found: list[tuple[tuple[Move, ...], frozenset[int]]]) -> Verdict:
     # Confidence is attached by the tracker, which knows the readings' confidences.
-    explained = tuple(Explained(moves, 1.0) for moves, _ in found)
-    return explained[0] if len(explained) == 1 else Ambiguous(explained)
+    return _one_or_ambiguous([Explained(moves, 1.0) for moves, _ in found])
+
+
+def _one_or_ambiguous(accounts: Sequence[Explained]) -> Explained | Ambiguous:
+    """The one account, or the players' choice between several."""
+    return accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))
 
 
 def _hidden_mismatch(
@@ -660,7 +664,7 @@ class Tracker:
         events = [TrackEvent("stable", t, "the board is still", view)]
         raw = view
         recoloured_first: Explained | None = None  # a colour's account asked beside cups gobbled at once
-        resized_text = ""  # what a question about a cup's size read one off adds (``_size_misread``)
+        misread_text = ""  # what a question adds about a reading taken as a misread (``_size_misread``, ``_foreign_sizes``)
         recoloured_texts: dict[tuple[Move, ...], str] = {}  # per account, the colour it takes on trust
         view, cleared, leaning = self._apply_doubts(board, view, t)
         events += cleared
@@ -706,14 +710,14 @@ class Tracker:
                 if found_resized is not None:
                     alarm = verdict
                     verdict, resized = found_resized
-                    resized_text = f" ({names[resized]} looks like {looks_text(view.labels[resized])})"
+                    misread_text = f" ({names[resized]} looks like {looks_text(view.labels[resized])})"
                     if isinstance(alarm, IllegalPhysical):  # the players know which it was
-                        resized_text += f", or {alarm.description}: {alarm.reason}"
+                        misread_text += f", or {alarm.description}: {alarm.reason}"
             if isinstance(verdict, (IllegalPhysical, Disagrees)):
                 found_foreign = self._foreign_sizes(board, view)
                 if found_foreign is not None:
                     verdict, foreign = found_foreign
-                    resized_text = (f" ({', '.join(names[s] for s in foreign)} "
+                    misread_text = (f" ({', '.join(names[s] for s in foreign)} "
                                     f"{'looks' if len(foreign) == 1 else 'look'} like {looks_text(UNKNOWN)})")
         # a cup read gone that nobody has answered for still reads so: the account holds only
         # if that is a misread
@@ -803,7 +807,7 @@ class Tracker:
             # before this one, so this account is in the wrong turns or leaves that move out
             denied = sorted(sq for sq, d in self.doubts.items() if d.denied)
             refused = any((ply, m) in self._taken_back for ply, m in enumerate(verdict.moves, board.ply))
-            guess = (vanished or bool(unshown) or covered or bool(resized_text) or bool(denied)
+            guess = (vanished or bool(unshown) or covered or bool(misread_text) or bool(denied)
                      or verdict.moves in recoloured_texts or refused)
             if ((conf >= self.config.commit_confidence or confirmed) and not unreached and not unread
                     and (confirmed or not leans) and not guess):
@@ -825,7 +829,7 @@ class Tracker:
                 if covered:
                     texts += f" ({names[verdict.moves[0].to]}: the first cup was covered at once, not seen)"
                     texts += _or_out_of_turn(board, view)
-                texts += self._trusted_text(board, leans) + resized_text
+                texts += self._trusted_text(board, leans) + misread_text
                 if denied:
                     texts += f" (the game is not right on {', '.join(names[s] for s in denied)}, you said)"
                 if refused:
@@ -849,7 +853,7 @@ class Tracker:
                 texts += f" ({', '.join(names[s] for s in doubted)} in doubt: waiting)"
             if any(covers(c.moves) for c in verdict.candidates):
                 texts += _or_out_of_turn(board, view)
-            texts += resized_text
+            texts += misread_text
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}", verdict))
             return events
         if verdict == previous:
@@ -1063,7 +1067,7 @@ class Tracker:
         if len(fitting) != 1:
             return None
         sq, accounts = fitting[0]
-        return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), sq
+        return _one_or_ambiguous(accounts), sq
 
     def _foreign_sizes(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, list[int]] | None:
         """The legal accounts of the board once the squares read as a cup of a size this game
@@ -1083,7 +1087,7 @@ class Tracker:
         accounts = [c for c in _candidates(second) if not _squares_of(c.moves) & set(foreign)]
         if not accounts:
             return None
-        return (accounts[0] if len(accounts) == 1 else Ambiguous(tuple(accounts))), foreign
+        return _one_or_ambiguous(accounts), foreign
 
     def _colour_misreads(self, board: Board, view: BoardView) -> list[tuple[Explained, Doubt]]:
         """Per square that shows a cup and, read in the other colour (a glossy top under a
