@@ -20,7 +20,8 @@ pieces rather than to the piece set file's numbers or to what rendered boards lo
 
 Nothing here refuses a calibration because of the light: what looks wrong becomes advice that
 says what to change (a cup, the lamp, the camera).  It refuses only a picture that cannot be
-the layout (no board, most cups missing, the colours the wrong way round).
+the layout (no board, most cups missing of the players whose tops show, the colours the wrong
+way round).
 """
 
 from __future__ import annotations
@@ -188,19 +189,20 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
     scores = _ring_scores(cal, frame, layout)
     best = scores.max(axis=0)
     found = tuple(bool(b >= FOUND) for b in best)
-    missing = [c for c, ok in zip(layout, found) if not ok]
-    if len(missing) > len(layout) // 2:
+    # a player none of whose tops showed an edge is read where its cups were put: light tops as
+    # pale as the board show no edge under a soft light, yet stand there plainly to the eye,
+    # and refusing the calibration would be refusing the light.  So the picture is judged on
+    # the other player's cups: it is not the layout when most of those are missing too
+    faint = [colour for colour in (0, 1) if not any(ok for c, ok in zip(layout, found) if c.colour == colour)]
+    shown = [(c, ok) for c, ok in zip(layout, found) if c.colour not in faint]
+    missing = [c for c, ok in shown if not ok]
+    if not shown or len(missing) > len(shown) // 2:
         raise CalibrationError(
             "most of the set's cups were not found where they should stand: put "
             + _cups_text(board, pieces, layout) + " and try again")
     advice = []
-    # a player none of whose tops showed an edge is read where its cups were put: light tops as
-    # pale as the board show no edge under a soft light, yet stand there plainly to the eye,
-    # and refusing the calibration would be refusing the light
-    faint = [colour for colour in (0, 1) if not any(ok for c, ok in zip(layout, found) if c.colour == colour)]
     if faint:
         advice.append(_faint_advice(board, pieces, layout, faint))
-    missing = [c for c in missing if c.colour not in faint]
     if missing:
         advice.append("no top was found for " + _cups_text(board, pieces, tuple(missing))
                       + ": check that it stands there, or light the board more evenly; that size keeps the "
