@@ -81,6 +81,8 @@ STIR_QUIET = 0.03
 # 0.99-1.32 beans' area
 SURE_CHANGE = 0.9
 SURE = 0.6  # a count reading this confident (a few beans on a floor, not a heap) is evidence
+# What the journal and the page say when the players tell the camera the table is the game's
+RESYNC_TEXT = "the players say the table is set as the game shows it: the camera watches on from there"
 
 
 class CupsSetupMissing(ValueError):
@@ -256,6 +258,7 @@ class CupsReferee(CameraLoop):
         self._dirty = True  # the first still table becomes the reference
         self._baseline = True
         self._waiting: list[int] | None = None  # containers of an illegal change to put right
+        self._wait_text = ""  # ... and the alert that said so
         self._ply = -1
         self._frame: np.ndarray | None = None  # the last frame read in full
         self._fps_window: list[float] = []
@@ -662,6 +665,7 @@ class CupsReferee(CameraLoop):
         self._waiting = sorted(set(self._waiting or ()) | set(changed))
         self.pending = None
         text = f"{rule}: put the table back as the game shows it"
+        self._wait_text = text
         if first or self.last_judgement is None or self.last_judgement.text != text:
             names = container_names(game.rules.cups)
             self.session.alert("illegal", text, {"containers": [names[i] for i in changed],
@@ -708,11 +712,24 @@ class CupsReferee(CameraLoop):
         """Forget the pending question (the players tap the move in, or put the table back)."""
         self.pending = None
 
+    @property
+    def waiting(self) -> str | None:
+        """The alert of an illegal change while the game waits for the table to be put right,
+        else None (also once moves were tapped in or taken back since: the next still table
+        is then read afresh)."""
+        if self._waiting is None or self.session.board.ply != self._ply:
+            return None
+        return self._wait_text
+
     def resync(self) -> None:
         """The players say the table shows the game's position: forget any question or alert,
-        and take the next still table as the game shows it, without judging it."""
+        and take the next still table as the game shows it, without judging it.  Journalled
+        (``resync``), as the players' word; SessionError when the game is over."""
         with self.session.lock:
+            if self.session.over:
+                raise SessionError("the game is over: the camera has no more moves to watch for")
             self._rebase()
+            self.session.alert("resync", RESYNC_TEXT, {"position": self.session.board.text()})
 
 
 class CupsCamera:

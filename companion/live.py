@@ -4,8 +4,10 @@ each time the scripted game starts again, so the demo runs for as long as the se
 
 The web app reaches the referee only through this object: the detection waiting for a person
 (``pending_json``, ``confirm``, ``dismiss``), the squares in doubt and the players' answer
-about them (``answer_doubt``), the last observation for the preview overlay, and a new
-calibration from the wizard (``use_calibration``).
+about them (``answer_doubt``), the players' word that the table is set as the game shows it
+(``resync``, for a referee of containers: Cups) and what the page offers of it
+(``referee_json``), the last observation for the preview overlay, and a new calibration from
+the wizard (``use_calibration``).
 
 With an adaptation file (``cupboard adapt`` writes ``DATA/adaptation.json``) the referee reads
 through the calibration as it adapted it, when it was made through that calibration
@@ -54,6 +56,10 @@ class NothingPending(SessionError):
 
 class NoDoubt(SessionError):
     """The square named is not in doubt."""
+
+
+class NoResync(SessionError):
+    """The camera cannot be told that the table is set as the game shows it."""
 
 
 class LiveReferee:
@@ -164,6 +170,7 @@ class LiveReferee:
         own = self.family_cameras.get(fam.name)  # a family with a set-up of its own
         if own is None and self.calibration is None:
             return
+        offered = False  # a new referee the players can tell that the table is the game's
         with self._lock:
             referee = self.referee
             if own is not None:
@@ -174,6 +181,7 @@ class LiveReferee:
                         self.referee = None
                         self._cannot_referee(f"the camera cannot referee {rules.name}: {e}; tap the moves in")
                         return
+                    offered = hasattr(referee, "resync")
             elif referee is None or referee.session is not session or referee.calibration is not self.reading:
                 if not fam.camera_referee:  # the family says; no name is checked
                     self.referee = None
@@ -192,6 +200,8 @@ class LiveReferee:
                     self._cannot_referee(f"the camera cannot referee this game: {e}")
                     return
             self.problem = None
+        if offered:  # the pages hear at once that the camera now referees this game
+            self.hub.refresh()
         try:
             referee.process(frame)
         except Exception:  # one bad frame must not stop the referee
@@ -320,6 +330,30 @@ class LiveReferee:
             referee.answer_doubt(names.index(square), game_is_right)
         except SessionError as e:
             raise NoDoubt(str(e)) from None
+
+    def referee_json(self, session: GameSession) -> dict[str, Any]:
+        """What the pages show of the camera referee of ``session`` besides its questions (call
+        under the session's lock): whether the players can tell it the table is set as the game
+        shows it (``resync``: a referee of containers, Cups; a board of pieces is found by the
+        tracker itself, its misread squares answered as doubts), and the alert of an illegal
+        change while the game waits for the table to be put right (``waiting``, or None)."""
+        referee = self._current(session)
+        resync = referee is not None and hasattr(referee, "resync") and not session.over
+        return {"resync": resync, "waiting": getattr(referee, "waiting", None) if resync else None}
+
+    def resync(self) -> None:
+        """The players say the table is set as the game shows it: the referee forgets its
+        question or alert and watches on from the next still table.  NoResync when the camera
+        does not referee the current game, or reads a board of pieces (Gobblet: the tracker
+        finds the game's position by itself; a square it misreads is answered as a doubt)."""
+        referee = self._current()
+        if referee is None:
+            raise NoResync(self.problem or "the camera is not refereeing this game (paused, or it has not seen "
+                           "the table yet): tap the moves in")
+        if not hasattr(referee, "resync"):
+            raise NoResync("the camera finds a board of pieces as the game shows it by itself: answer the squares "
+                           "it doubts, or take back and tap the moves in")
+        referee.resync()
 
     def confirm(self, index: int) -> None:
         """Play candidate ``index`` of the pending detection.  NothingPending when there is

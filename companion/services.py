@@ -88,12 +88,14 @@ class Companion:
             self.tables.ensure(rules)
 
     def attach_live(self, live: Any) -> None:
-        """Wire the camera's ``LiveReferee``: its pending detection goes into every page's
-        state, and the routes confirm or dismiss through it."""
+        """Wire the camera's ``LiveReferee``: its pending detection and what it offers the
+        players (``referee_json``) go into every page's state, and the routes confirm, dismiss
+        or resync through it."""
         self.live = live
         if self.camera is not None:
             live.attach(self.camera)
         self.hub.pending_source = live.pending_json
+        self.hub.referee_source = live.referee_json
         self.hub.refresh()
 
     @property

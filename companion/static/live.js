@@ -12,7 +12,8 @@
   const PENDING_KINDS = ["pending", "ambiguous", "hidden-mismatch"];
   // shown for a moment, silently: "behind" is the board still showing an earlier position,
   // as it does while a move entered by tapping is being made on the board
-  const INFO_KINDS = ["restored", "camera-back", "lifted", "behind", "doubt-cleared", "doubt-answered"];
+  // ("resync": the players said the table is set as the game shows it, and the camera watches on)
+  const INFO_KINDS = ["restored", "camera-back", "lifted", "behind", "doubt-cleared", "doubt-answered", "resync"];
   const $ = (id) => document.getElementById(id);
 
   let state = null;          // the latest game state from the server
@@ -62,6 +63,7 @@
     renderMoves();
     renderControls();
     renderPending();
+    renderReferee();
     if (state.taps) renderOffer(); else drawSelection();
     if (drawn) drawHintMove(drawn);
     // the page's other modules (speech, looking back, the clock…) follow the game through this
@@ -121,6 +123,24 @@
         box.append(el("span", { "data-index": c.index }, c.text));
       }
     }
+  }
+
+  // What the camera referee offers besides its questions (Cups): while the game waits for the
+  // table an illegal change left to be put right, that alert and the players' way on; at any
+  // time, in the camera card, the players' word that the table is set as the game shows it.
+  function renderReferee() {
+    const r = state.referee || {};
+    const waiting = Boolean(r.resync && r.waiting);
+    $("table-wait").hidden = !waiting;
+    $("table-wait-reason").textContent = waiting ? r.waiting : "";
+    $("resync-menu").hidden = !r.resync;
+    if (!r.resync) $("resync-menu").open = false;
+  }
+
+  async function resync() {
+    const r = await post("/api/camera/resync");
+    // the journal's "resync" entry says on every page that the camera watches again
+    if (r.ok) $("resync-menu").open = false;
   }
 
   // Squares the camera keeps misreading: the game goes on around them; the players say
@@ -538,6 +558,8 @@
     // another module (looking back) asks for the live board to be drawn again
     document.addEventListener("cupboard:redraw", () => { if (state) render(state); });
     $("pending-dismiss").addEventListener("click", () => post("/api/camera/dismiss"));
+    $("table-wait-resync").addEventListener("click", resync);
+    $("resync-any").addEventListener("click", resync);
     $("hint-white").addEventListener("click", () => askHint("white"));
     $("hint-black").addEventListener("click", () => askHint("black"));
     $("btn-takeback").addEventListener("click", () => post("/api/game/takeback"));

@@ -34,6 +34,7 @@ RETRY_MS = 2000
 PUT_DOWN_KINDS = ("move", "takeback", "start", "end", "restored")
 
 PendingSource = Callable[[GameSession], "dict[str, Any] | None"]
+RefereeSource = Callable[[GameSession], "dict[str, Any]"]
 
 
 class NoGame(LookupError):
@@ -228,6 +229,8 @@ class GameHub:
         self.session: GameSession | None = None
         self.camera_info: dict[str, Any] = {"present": False}
         self.pending_source: PendingSource | None = None  # set when a live referee is wired
+        # ... and what the pages offer of that referee besides its questions (``state["referee"]``)
+        self.referee_source: RefereeSource | None = None
         self.notices: list[str] = []  # what went wrong at start (a damaged journal set aside, ...)
         self._lock = threading.RLock()
         self._snapshot: Snapshot | None = None
@@ -377,6 +380,8 @@ class GameHub:
         pending = self.pending_source(session) if self.pending_source is not None else None
         state = build_state(session, self.camera_info, pending)
         state["problems"] = self.problems(session)
+        # the camera referee's offer: {"resync": bool, "waiting": alert text or None}; None without one
+        state["referee"] = self.referee_source(session) if self.referee_source is not None else None
         clock = session.clock
         if clock is not None:  # each change of the game may start or stop the clocks
             why = stop_reason(session.over, bool(self.camera_info.get("paused")), pending is not None, clock.started)

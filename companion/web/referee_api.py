@@ -1,8 +1,9 @@
 """A person settles what the camera could not: confirm one of the candidates of a pending
 detection (a low-confidence move, an ambiguous board, a hidden piece that is not what memory
 says), or dismiss it (and enter the move by tapping), or answer about a square the camera
-keeps misreading (is the game right there?).  The referee decides; these routes only pass the
-choice on."""
+keeps misreading (is the game right there?), or say that the table is set as the game shows
+it (after an alert that it is not: a Cups referee watches on from there).  The referee
+decides; these routes only pass the choice on."""
 
 from __future__ import annotations
 
@@ -110,3 +111,22 @@ def doubt():
         raise game_errors(e) from None
     hub.refresh()
     return jsonify(square=square, game_is_right=right, state=hub.snapshot().state)
+
+
+@bp.post("/resync")
+@require_control
+def resync():
+    """The players say the table is set as the game shows it: the camera referee forgets its
+    question or its alert and takes the next still table as the game's position (Cups).  409
+    when the camera does not referee this game, reads a board of pieces (Gobblet: answer its
+    doubted squares instead), or the game is over or was replaced."""
+    live = _live()
+    data = json_body()
+    hub = companion().hub
+    try:
+        with hub.acting(data.get("game")):
+            live.resync()
+    except (NoGame, GameChanged, SessionError) as e:
+        raise game_errors(e) from None
+    hub.refresh()
+    return jsonify(resynced=True, state=hub.snapshot().state)
