@@ -141,13 +141,14 @@ EMPTY_DOUBT = 0.4  # the most an empty reading so doubted keeps: under the track
 # beyond its edge on the near side (towards the camera's nadir), is shaded, and so is the board
 # at its foot: there, within ``WALL_ARC`` either side of the nadir's direction, its outline is
 # lighter inside than out (``_walls``; the whole circle's angles ``WALL_COARSE_ANGLES`` and
-# ``WALL_ANGLES``, of which the arc's are read).  A lead of ``WALL_DOUBT`` ring units doubts an
-# empty reading (``EMPTY_DOUBT``); ``WALL_READ`` reads the top, where every size in play is solid
-# (a clear cup's wall would lead for the solid size).  Bare board whose grain shows inside the
-# circle as it did (``GRAIN_SEEN``) is no top: a soft shadow's edge can lead on a small arc
+# ``WALL_ANGLES``, of which the arc's are read).  Only where every size in play is solid (a
+# clear cup's wall, seen through, would lead for the solid size): a lead of ``WALL_DOUBT`` ring
+# units doubts an empty reading (``EMPTY_DOUBT``), ``WALL_READ`` reads the top.  Bare board
+# whose grain shows inside the circle as it did (``GRAIN_SEEN``) is no top: a soft shadow's
+# edge can lead on a small circle's nearly straight arc
 WALL_ARC = np.radians(60.0)
 WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
-WALL_DOUBT = 2.5
+WALL_DOUBT = 3.0
 WALL_READ = 4.0
 WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
@@ -1194,13 +1195,10 @@ class Recogniser:
         choice = _choices_in_play(probs, self._in_play).argmax(axis=1)
         empties = np.flatnonzero(choice == 0)
         outlined = self._outlined_tops(empties) if self.model is not None else {}
-        # a top the board's colour, whose shaded wall shows beyond its near edge (``_walls``):
-        # read where every size in play is solid, else (or where it leads less) the empty
-        # reading doubted, which the middle's change may already have done
-        doubted = {int(sq) for sq in empties if self._empty_doubted(int(sq), centre_change[sq])}
-        read_walls = bool((self._solid | ~self._in_play).all())
-        walls = self._walls([sq for sq in empties if sq not in outlined and (read_walls or sq not in doubted)]
-                            ) if self.model is not None else {}
+        # a top the board's colour, whose shaded wall shows beyond its near edge (``_walls``),
+        # where every size in play is solid: read, or (where it leads less) the empty doubted
+        walls = self._walls([sq for sq in empties if sq not in outlined]) if (
+            self.model is not None and (self._solid | ~self._in_play).all()) else {}
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1211,7 +1209,7 @@ class Recogniser:
                 readings.append(SquareReading(CUP, 0, s, confidence=conf))
                 continue
             wall = walls.get(sq)
-            if wall is not None and read_walls and wall.lead >= WALL_READ:
+            if wall is not None and wall.lead >= WALL_READ:
                 s = wall.size
                 cups.append(self._explain(explained, wall.centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
                 colour, cmargin = self._colour(view, wall.centre, self._edge_px(s), board_now, s, COLOUR_DISC_WIDE)
@@ -1220,7 +1218,7 @@ class Recogniser:
                 continue
             if a == 0:
                 conf = float(probs[sq, 0])
-                if self.model is not None and (sq in doubted or wall is not None):
+                if self.model is not None and (wall is not None or self._empty_doubted(sq, centre_change[sq])):
                     conf = min(conf, EMPTY_DOUBT)
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
