@@ -1038,20 +1038,21 @@ class Recogniser:
             out[int(sq)] = (int(s), centres[j, s], float(bound[j, s]), margin)
         return out
 
-    def _wall_leads(self, sq: int, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Last frame, square ``sq``: per size class of ``sizes``, the centre (canvas px) within
-        the reach of its top of the circle of its outer radius most consistently lighter
-        inside than out on the near arc (``WALL_ARC`` either side of the direction to the
-        camera's nadir, where a top's own wall and the shade at its foot lie beyond its edge),
-        and that lead (ring units); (sizes, 2) and (sizes,)."""
+    def _wall_leads(self, squares: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, per square of ``squares`` and size class of ``sizes``: the centre (canvas
+        px) within the reach of its top of the circle of its outer radius most consistently
+        lighter inside than out on the near arc (``WALL_ARC`` either side of the direction to
+        the camera's nadir, where a top's own wall and the shade at its foot lie beyond its
+        edge), and that lead (ring units); (n, sizes, 2) and (n, sizes)."""
         cs, sn = self._last.far_dir
-        toward = -np.array([cs[sq, 0], sn[sq, 0]])
-        coarse_units, units = _arc_units(WALL_COARSE_ANGLES, toward), _arc_units(WALL_ANGLES, toward)
-        centres, leads = np.zeros((len(sizes), 2)), np.zeros(len(sizes))
+        arcs = [(_arc_units(WALL_COARSE_ANGLES, toward), _arc_units(WALL_ANGLES, toward))
+                for toward in -np.stack([cs[squares, 0], sn[squares, 0]], axis=1)]
+        centres, leads = np.zeros((len(squares), len(sizes), 2)), np.zeros((len(squares), len(sizes)))
         for j, s in enumerate(sizes):
-            pts, r = self._top_candidates(np.array([sq]), int(s))
-            c, lead = self._best_circles(pts, r, coarse_units, units)
-            centres[j], leads[j] = c[0], lead[0]
+            pts, r = self._top_candidates(squares, int(s))
+            for i, (coarse_units, units) in enumerate(arcs):
+                c, lead = self._best_circles(pts[i:i + 1], r, coarse_units, units)
+                centres[i, j], leads[i, j] = c[0], lead[0]
         return centres, leads
 
     def _walls(self, squares: np.ndarray) -> dict[int, _Wall]:
@@ -1066,22 +1067,23 @@ class Recogniser:
         is lighter than what lies round it, whatever its colour.  Bare board makes such an arc
         where a soft shadow's edge runs past it (a small circle's arc is nearly straight); the
         grain then shows inside the circle, as where the empty board was taken."""
+        squares = np.asarray(squares, np.intp)
         sizes = np.flatnonzero(self._solid & self._in_play)
         out: dict[int, _Wall] = {}
-        if not len(sizes):
+        if not len(sizes) or not len(squares):
             return out
-        for sq in np.asarray(squares, np.intp):
-            centres, leads = self._wall_leads(int(sq), sizes)
-            j = int(np.argmax(leads))
+        centres, leads = self._wall_leads(squares, sizes)
+        every = np.zeros((len(squares), len(self._solid)))
+        every[:, sizes] = leads
+        bound = size_bound(every, self._solid)
+        for i, sq in enumerate(squares):
+            j = int(np.argmax(leads[i]))
             s = int(sizes[j])
-            if leads[j] < WALL_DOUBT:
+            if leads[i, j] < WALL_DOUBT:
                 continue
-            if self._grain_kept_at(centres[j], WALL_GRAIN_DISC * self._edge_px(s)) >= GRAIN_SEEN:
+            if self._grain_kept_at(centres[i, j], WALL_GRAIN_DISC * self._edge_px(s)) >= GRAIN_SEEN:
                 continue
-            every = np.zeros((1, len(self._solid)))
-            every[0, sizes] = leads
-            support = float(size_bound(every, self._solid)[0, s])
-            out[int(sq)] = _Wall(s, centres[j], float(leads[j]), support)
+            out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
         return out
 
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
