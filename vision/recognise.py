@@ -35,6 +35,10 @@ whatever its size, also where the other sizes' tops were found.  A square the mo
 empty is read as a light top where a solid size's whole outline is lighter than what lies
 round it (``_outlined_tops``): a light top on a pale board barely shows the edge the search
 looks for, but is lighter than its own shaded wall and shadow and, a little, than the board.
+A top the board's own colour (white on white, dark on dark wood) is found by its wall
+(``_walls``): over the near arc, where its shaded wall and the shade at its foot lie beyond
+its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
+top where it is plain and every size in play is solid.
 """
 
 from __future__ import annotations
