@@ -17,7 +17,7 @@ The gain from adapting to a table's own frames is ``python bench/adapt.py``.
 ``--colour-errors`` lists every colour or presence misread (a top read the other colour, a top
 read empty, an empty square read a top), confident ones starred, with the evidence each had
 (``ColourErrors``: the disc's margins, the body ring's vote, the disc's colour against the
-board's and the players', change and grain).
+board's and the players', change and grain, the lighter outline's and the wall's leads).
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ class ColourErrors:
     square's centre, radius, share of the top's edge), the disc's median colour against the
     board's now and the two measured players' colours under the same light, the change of the
     square's middle since the empty board, how much of the board's grain still shows there
-    (``grain_kept``) and the lead of a lighter outline (``_lighter_outline``)."""
+    (``grain_kept``), the lead of a lighter outline (``_lighter_outline``) and, for a solid
+    size, of its wall beyond the near edge (``_wall_leads``)."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -151,6 +152,7 @@ class ColourErrors:
             light, dark = (np.exp(rec.colour_refs) * board_now).round()
             _, lead = rec._lighter_outline(sq, s)
             body = f"{rec.body_colour_of(sq, s):+.2f}" if rec._solid[s] else "-"
+            wall = f"{rec._wall_leads(np.array([sq]), np.array([s]))[1][0, 0]:.2f}" if rec._solid[s] else "-"
             off = np.asarray(centre) - rec.centres_px[sq]
             self.lines.append(
                 f" {'*' if r.confidence >= COMMIT else ' '} frame {self.frame:3d} sq {sq:2d}: {top_label(top):>5} read "
@@ -159,7 +161,7 @@ class ColourErrors:
                 f"in r {radius * share:.1f} px at ({off[0]:+.1f},{off[1]:+.1f}); disc {disc.astype(int).tolist()} "
                 f"board {board_now.astype(int).tolist()} L {light.astype(int).tolist()} D {dark.astype(int).tolist()}; "
                 f"middle changed {ev.centre_change[sq]:.2f}, change in {ev.change_in[sq, s]:.2f}, "
-                f"grain {rec.grain_kept(sq) if rec._grained[sq] else float('nan'):.2f}, outline {lead:.2f}")
+                f"grain {rec.grain_kept(sq) if rec._grained[sq] else float('nan'):.2f}, outline {lead:.2f}, wall {wall}")
 
     def report(self) -> str:
         """The misreads, one a line (``*``: at or above the commit confidence)."""

@@ -131,7 +131,7 @@ def test_inside_leads_are_the_numpy_statement(frames):
                 fine = (pts[:4, None, :] + _FINE[None, :, :]).reshape(-1, 2)
                 for p, n_ang, offsets in ((pts, COARSE_ANGLES, (0.0,)), (fine, N_ANG, RADII)):
                     want = _inside_lead_numpy(rec, p, r, n_ang, offsets)
-                    got = rec._inside_lead(p, r, n_ang, offsets)
+                    got = rec._inside_lead(p, r, _units(n_ang), offsets)
                     assert got.dtype == want.dtype and np.array_equal(got, want), (sq, s)
 
 

@@ -35,6 +35,10 @@ whatever its size, also where the other sizes' tops were found.  A square the mo
 empty is read as a light top where a solid size's whole outline is lighter than what lies
 round it (``_outlined_tops``): a light top on a pale board barely shows the edge the search
 looks for, but is lighter than its own shaded wall and shadow and, a little, than the board.
+A top the board's own colour (white on white, dark on dark wood) is found by its wall
+(``_walls``): over the near arc, where its shaded wall and the shade at its foot lie beyond
+its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
+top where it is plain and every size in play is solid.
 """
 
 from __future__ import annotations
@@ -136,6 +140,21 @@ GRAIN_DISC = 0.22  # radius of the disc the grain is compared in, as a share of 
 GRAIN_BLUR = 2.0  # px: the grain is the log-brightness less its blur by this sigma
 GRAIN_SHIFT = 1  # px either way the grain may have moved (the board's pose to a pixel)
 EMPTY_DOUBT = 0.4  # the most an empty reading so doubted keeps: under the tracker's min_confidence
+# a solid top of the board's own colour (a light top on a white board, a dark one on dark wood)
+# shows no edge on its far arc and may not change the square's middle, but its own wall, seen
+# beyond its edge on the near side (towards the camera's nadir), is shaded, and so is the board
+# at its foot: there, within ``WALL_ARC`` either side of the nadir's direction, its outline is
+# lighter inside than out (``_walls``; the whole circle's angles ``WALL_COARSE_ANGLES`` and
+# ``WALL_ANGLES``, of which the arc's are read).  Only where every size in play is solid (a
+# clear cup's wall, seen through, would lead for the solid size): a lead of ``WALL_DOUBT`` ring
+# units doubts an empty reading (``EMPTY_DOUBT``), ``WALL_READ`` reads the top.  Bare board
+# whose grain shows inside the circle as it did (``GRAIN_SEEN``) is no top: a soft shadow's
+# edge can lead on a small circle's nearly straight arc
+WALL_ARC = np.radians(60.0)
+WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
+WALL_DOUBT = 3.0
+WALL_READ = 4.0
+WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -161,6 +180,13 @@ def _far_units(n_ang: int) -> np.ndarray:
     own wall."""
     u = _units(n_ang)
     return u[u[:, 0] > -0.3]
+
+
+def _arc_units(n_ang: int, toward: np.ndarray) -> np.ndarray:
+    """Unit vectors (A, 2) of those of ``n_ang`` angles round a circle that lie within
+    ``WALL_ARC`` of the unit direction ``toward`` (x, y)."""
+    u = _units(n_ang)
+    return np.ascontiguousarray(u[u @ toward > np.cos(WALL_ARC)])
 
 
 _U = _units(N_ANG).astype(np.float32)
@@ -241,6 +267,18 @@ class _Frame:
     lum: np.ndarray | None = None  # log-brightness of the view (``_channels``)
     tops: np.ndarray | None = None  # ``_top_centres`` of every square, made when first asked
     lum_off: float = 0.0  # the median change of log-brightness over the board (the light's level)
+
+
+@dataclass
+class _Wall:
+    """A square read empty where a solid top's wall shows beyond its near edge (``_walls``):
+    the size class whose circle leads most, where, that lead (ring units) and how far it
+    supports that size against the size next to it (``size_bound``)."""
+
+    size: int
+    centre: np.ndarray
+    lead: float
+    support: float
 
 
 class Recogniser:
@@ -364,8 +402,8 @@ class Recogniser:
         self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
         # the squares whose middle has grain enough to tell bare board from a top (a smooth
         # painted board has none: there only a plainer change of the middle doubts "empty")
-        self._grained = np.array([self._disc_values(self._ref_grain, sq)[0].std() >= GRAIN_MIN
-                                  for sq in range(cal.board.squares)])
+        self._grained = np.array([self._disc_values(self._ref_grain, c, self._grain_r)[0].std() >= GRAIN_MIN
+                                  for c in self.centres_px])
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -883,9 +921,13 @@ class Recogniser:
         ``GRAIN_DISC`` of the square round its centre).  Near 1 where the bare board shows, under
         any light or shadow (they change the level, not the grain); near 0 where something
         stands on it, however faint its edges, or where the board has no grain to see."""
+        return self._grain_kept_at(self.centres_px[sq], self._grain_r)
+
+    def _grain_kept_at(self, centre: np.ndarray, radius: float) -> float:
+        """``grain_kept`` in the disc of ``radius`` round ``centre`` (canvas px)."""
         f = self._last
-        a, inside, (x0, x1, y0, y1) = self._disc_values(self._ref_grain, sq)
-        if len(a) < 9:
+        a, inside, (x0, x1, y0, y1) = self._disc_values(self._ref_grain, centre, radius)
+        if len(a) < 9 or a.std() < GRAIN_MIN:
             return 0.0
         now = _grain(f.lum[y0:y1, x0:x1])
         a = a - a.mean()
@@ -898,14 +940,15 @@ class Recogniser:
                 best = max(best, float((a * b).sum()) / (na * float(np.sqrt((b * b).sum())) + 1e-9))
         return best
 
-    def _disc_values(self, image: np.ndarray, sq: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
-        """``image``'s values in the disc ``grain_kept`` compares round square ``sq``'s centre,
-        the disc's mask on the patch round it and the patch (x0, x1, y0, y1): the patch has room
-        for the grain's blur and shifts, which the disc keeps clear of its edges."""
+    def _disc_values(self, image: np.ndarray, centre: np.ndarray,
+                     r: float) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
+        """``image``'s values in the disc of radius ``r`` round ``centre`` (canvas px; where
+        ``grain_kept`` compares the grain), the disc's mask on the patch round it and the patch
+        (x0, x1, y0, y1): the patch has room for the grain's blur and shifts, which the disc
+        keeps clear of its edges."""
         h, w = image.shape
-        r = self._grain_r
         m = int(np.ceil(r)) + GRAIN_SHIFT + int(3 * GRAIN_BLUR) + 1
-        cx, cy = (int(round(v)) for v in self.centres_px[sq])
+        cx, cy = (int(round(v)) for v in centre)
         x0, x1, y0, y1 = max(cx - m, 0), min(cx + m + 1, w), max(cy - m, 0), min(cy + m + 1, h)
         yy, xx = np.mgrid[y0:y1, x0:x1]
         inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
@@ -937,17 +980,30 @@ class Recogniser:
     def _lighter_outlines(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
         """``_lighter_outline`` of several ``squares`` at once (one search of each kind for
         them all): the centres (n, 2) and the leads (n,)."""
+        pts, r = self._top_candidates(squares, s)
+        return self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
+
+    def _top_candidates(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, float]:
+        """Last frame: the whole-pixel centres (n, m, 2) on the coarse grid within the reach of
+        a size-``s`` top on each of ``squares``, and that size's outer radius (canvas px)."""
         f = self._last
-        n = len(squares)
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
         base = np.rint(f.n_px + (self.centres_px[squares] - f.n_px) * k).astype(np.int64)
-        pts = base[:, None, :] + _coarse_offsets(reach)[None, :, :]
-        coarse = self._inside_lead(pts.reshape(-1, 2), r, COARSE_ANGLES, (0.0,)).reshape(n, -1)
+        return base[:, None, :] + _coarse_offsets(reach)[None, :, :], r
+
+    def _best_circles(self, pts: np.ndarray, r: float, coarse_units: np.ndarray,
+                      units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of the candidate centres ``pts`` (n, m, 2) of each of n squares, the circle of
+        radius ``r`` most consistently brighter inside than out at the angles of
+        ``coarse_units``, then round its two best seeds a pixel either way at those of
+        ``units`` (``_inside_lead``): the centres (n, 2) and leads (n,; ring units)."""
+        n = len(pts)
+        coarse = self._inside_lead(pts.reshape(-1, 2), r, coarse_units, (0.0,)).reshape(n, -1)
         seeds = np.take_along_axis(pts, np.argsort(-coarse, axis=1)[:, :2, None], axis=1)
         fine = (seeds[:, :, None, :] + _FINE[None, None, :, :]).reshape(n, -1, 2)
-        lead = self._inside_lead(fine.reshape(-1, 2), r, N_ANG, RADII).reshape(n, -1)
+        lead = self._inside_lead(fine.reshape(-1, 2), r, units, RADII).reshape(n, -1)
         i = lead.argmax(axis=1)
         return fine[np.arange(n), i].astype(np.float64), lead[np.arange(n), i].astype(np.float64) / EMPTY_THRESHOLD
 
@@ -986,6 +1042,61 @@ class Recogniser:
             out[int(sq)] = (int(s), centres[j, s], float(bound[j, s]), margin)
         return out
 
+    def _wall_leads(self, squares: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, per square of ``squares`` and size class of ``sizes``: the centre (canvas
+        px) within the reach of its top of the circle of its outer radius most consistently
+        lighter inside than out on the near arc (``WALL_ARC`` either side of the direction to
+        the camera's nadir, where a top's own wall and the shade at its foot lie beyond its
+        edge), and that lead (ring units); (n, sizes, 2) and (n, sizes)."""
+        cs, sn = self._last.far_dir
+        arcs = [(_arc_units(WALL_COARSE_ANGLES, toward), _arc_units(WALL_ANGLES, toward))
+                for toward in -np.stack([cs[squares, 0], sn[squares, 0]], axis=1)]
+        centres, leads = np.zeros((len(squares), len(sizes), 2)), np.zeros((len(squares), len(sizes)))
+        for j, s in enumerate(sizes):
+            pts, r = self._top_candidates(squares, int(s))
+            for i, (coarse_units, units) in enumerate(arcs):
+                c, lead = self._best_circles(pts[i:i + 1], r, coarse_units, units)
+                centres[i, j], leads[i, j] = c[0], lead[0]
+        return centres, leads
+
+    def _walls(self, squares: np.ndarray) -> dict[int, _Wall]:
+        """Last frame, of ``squares`` (read empty): those where a solid top's wall shows
+        beyond its near edge (``_wall_leads`` at least ``WALL_DOUBT`` for the size in play that
+        leads most) and the board's grain does not show inside that circle as on the empty
+        board (``GRAIN_SEEN``), each as its ``_Wall``.
+
+        A top of the board's own colour barely changes the square and shows no edge on its far
+        side, where the edge search looks; but seen from above its wall lies beyond its edge on
+        the near side, and the wall and the board at its foot are shaded: over that arc the top
+        is lighter than what lies round it, whatever its colour.  Bare board makes such an arc
+        where a soft shadow's edge runs past it (a small circle's arc is nearly straight); the
+        grain then shows inside the circle, as where the empty board was taken."""
+        squares = np.asarray(squares, np.intp)
+        sizes = np.flatnonzero(self._solid & self._in_play)
+        out: dict[int, _Wall] = {}
+        if not len(sizes) or not len(squares):
+            return out
+        centres, leads = self._wall_leads(squares, sizes)
+        every = np.zeros((len(squares), len(self._solid)))
+        every[:, sizes] = leads
+        bound = size_bound(every, self._solid)
+        for i, sq in enumerate(squares):
+            j = int(np.argmax(leads[i]))
+            s = int(sizes[j])
+            if leads[i, j] < WALL_DOUBT:
+                continue
+            if self._grain_kept_at(centres[i, j], WALL_GRAIN_DISC * self._edge_px(s)) >= GRAIN_SEEN:
+                continue
+            out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
+        return out
+
+    def _empty_doubted(self, sq: int, centre_change: float) -> bool:
+        """Whether the square's middle changed since the empty board where its grain no longer
+        shows (or, on a board with no grain, changed plainly): a faint top may be there."""
+        if self._grained[sq]:
+            return centre_change >= EMPTY_CHANGED and self.grain_kept(sq) < GRAIN_SEEN
+        return centre_change >= EMPTY_CHANGED_SMOOTH
+
     def _disc_change(self, centre: np.ndarray, radius: float) -> float:
         """Last frame: the median change of log-brightness since the empty board, less the
         light's level, in the disc of ``radius`` round ``centre`` (canvas px)."""
@@ -995,14 +1106,14 @@ class Recogniser:
             return 0.0
         return float(np.median(f.lum[patch][inside] - self.ref_log[patch][inside])) - f.lum_off
 
-    def _inside_lead(self, pts: np.ndarray, radius: float, n_ang: int, offsets: tuple[float, ...]) -> np.ndarray:
+    def _inside_lead(self, pts: np.ndarray, radius: float, units: np.ndarray, offsets: tuple[float, ...]) -> np.ndarray:
         """For circles round the whole-pixel centres ``pts`` (n, 2), of ``radius`` tried at each
         of ``offsets`` around it: how much brighter inside than out they are (the fall of
-        log-brightness outwards, since the empty board) on the weaker half of ``n_ang`` angles,
-        at the best offset; (n,)."""
+        log-brightness outwards, since the empty board) on the weaker half of the angles of the
+        unit vectors ``units`` (A, 2; ``_units`` for the whole circle), at the best offset; (n,)."""
         hyp = self._last.hyp
         wp = self.canvas.width + 2 * hyp.pad
-        return inside_leads(hyp.planes, wp, hyp.pad, np.ascontiguousarray(pts, np.int64), _units(n_ang),
+        return inside_leads(hyp.planes, wp, hyp.pad, np.ascontiguousarray(pts, np.int64), units,
                             radius + np.asarray(offsets, np.float64))
 
     def recognise(self, image: np.ndarray) -> Observation:
@@ -1088,7 +1199,12 @@ class Recogniser:
         # a light top whose edge on the board barely shows, lighter than all round it
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
         choice = _choices_in_play(probs, self._in_play).argmax(axis=1)
-        outlined = self._outlined_tops(np.flatnonzero(choice == 0)) if self.model is not None else {}
+        empties = np.flatnonzero(choice == 0)
+        outlined = self._outlined_tops(empties) if self.model is not None else {}
+        # a top the board's colour, whose shaded wall shows beyond its near edge (``_walls``),
+        # where every size in play is solid: read, or (where it leads less) the empty doubted
+        walls = self._walls([sq for sq in empties if sq not in outlined]) if (
+            self.model is not None and (self._solid | ~self._in_play).all()) else {}
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1098,11 +1214,17 @@ class Recogniser:
                 conf = min(OUTLINED_TOP, support) * self.model.colour_confidence(cmargin)
                 readings.append(SquareReading(CUP, 0, s, confidence=conf))
                 continue
+            wall = walls.get(sq)
+            if wall is not None and wall.lead >= WALL_READ:
+                s = wall.size
+                cups.append(self._explain(explained, wall.centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
+                colour, cmargin = self._colour(view, wall.centre, self._edge_px(s), board_now, s, COLOUR_DISC_WIDE)
+                conf = min(OUTLINED_TOP, wall.support) * self.model.colour_confidence(cmargin)
+                readings.append(SquareReading(CUP, colour, s, confidence=conf))
+                continue
             if a == 0:
                 conf = float(probs[sq, 0])
-                if self.model is not None and (
-                        centre_change[sq] >= EMPTY_CHANGED and self._grained[sq] and self.grain_kept(sq) < GRAIN_SEEN
-                        or centre_change[sq] >= EMPTY_CHANGED_SMOOTH and not self._grained[sq]):
+                if self.model is not None and (wall is not None or self._empty_doubted(sq, centre_change[sq])):
                     conf = min(conf, EMPTY_DOUBT)
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
