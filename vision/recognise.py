@@ -73,6 +73,7 @@ from .square_model import (
     alternatives,
     calibrated_model,
     larger_edge,
+    larger_outline,
     size_bound,
     tempered,
 )
@@ -121,6 +122,11 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
+# the radial steps round a top (``radial_steps``): over the whole circle, since a rounded rim
+# fades on the far arc the edge search reads (it curves away from the camera there) and shows
+# on the near arc and the sides; each edge is read at its radius and up to 2 px either way
+SCAN_ANGLES = 48
+OUTLINE_RADII = np.arange(-2.0, 3.0)
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
@@ -876,6 +882,52 @@ class Recogniser:
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
+    def _one_size_up(self, lifted: np.ndarray, sq: int, s: int) -> bool:
+        """Last frame: whether a top the readers put at size class ``s`` on square ``sq`` is
+        read one size up: the next size is in play and its own rim is found, on the far arc
+        (``lifted``, ``larger_edge``) or round the whole outline (``_outline_lifts``)."""
+        if s + 1 >= len(self._in_play) or not self._in_play[s + 1]:
+            return False
+        return bool(lifted[sq, s]) or self._outline_lifts(sq, s)
+
+    def radial_steps(self, sq: int, s: int, radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, round where the top of size class ``s`` on square ``sq`` was found
+        (its edges' best centre): per radius of ``radii`` (canvas px) the median over the whole
+        circle (``SCAN_ANGLES`` angles) of the outward step of log-brightness since the empty
+        board (from a pixel inside the radius to a pixel outside), and the share of angles whose
+        step has the median's sign.  An edge round the whole top has nearly all of them; an arc
+        of shadow or a neighbour's wall only some."""
+        f = self._last
+        radii = np.asarray(radii, np.float64)
+        c = f.hyp.centre[sq, s].astype(np.float64)
+        pts = c[None, None, :] + (np.concatenate([radii - 1.0, radii + 1.0])[:, None, None]
+                                  * _units(SCAN_ANGLES)[None, :, :])
+        pts = pts.astype(np.float32)
+        d = cv2.remap(f.lum, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        d -= cv2.remap(self.ref_log, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        step = d[len(radii):] - d[:len(radii)]  # (radii, angles)
+        med = np.median(step, axis=1)
+        agree = np.mean(np.sign(step) == np.sign(med)[:, None], axis=1)
+        return med, agree
+
+    def _outline_lifts(self, sq: int, s: int) -> bool:
+        """Last frame: whether a solid top read as size class ``s`` on square ``sq`` is the next
+        larger size by its whole outline (``square_model.larger_outline``): the step at the
+        larger size's edge radius round its own found top, against the step at the read size's
+        edge radius round the read top, both over the whole circle, taken in the read top's
+        edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
+        if s + 1 >= len(self._solid) or not (self._solid[s] and self._solid[s + 1]):
+            return False
+        sign = float(self.last_evidence.sign[sq, s]) or 1.0
+        found = []
+        for size in (s, s + 1):
+            radii = np.round(self._edge_px(size)) + OUTLINE_RADII
+            med, agree = self.radial_steps(sq, size, radii)
+            best = int(np.argmax(med * sign))
+            found.append((float(med[best] * sign), float(agree[best])))
+        (own, _), (larger, share) = found
+        return bool(larger_outline(own, larger, share))
+
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
         the square as it did (the best correlation, over shifts of up to ``GRAIN_SHIFT`` px, of
@@ -1108,9 +1160,10 @@ class Recogniser:
                 continue
             s = a - 1
             conf = float(probs[sq, a])
-            if lifted is not None and lifted[sq, s] and self._in_play[s + 1]:
+            if lifted is not None and self._one_size_up(lifted, sq, s):
                 # the next larger size's own rim is there, which a top of the size read
-                # cannot make (``larger_edge``); the two sizes' probability is the reading's
+                # cannot make (``larger_edge``, ``larger_outline``); the two sizes'
+                # probability is the reading's
                 s, a = s + 1, a + 1
                 conf += float(probs[sq, a])
                 self.last_lifted.append(sq)
