@@ -46,8 +46,8 @@ def _radial_scan(rec, sq: int, size: int) -> tuple[np.ndarray, np.ndarray, np.nd
     k = height_scale(rec._last.H, rec.cal.sizes[size].height_mm)
     r_out = rec.cal.pieces.sizes[size].outer_diameter_mm / 2 * k * rec.canvas.ppm
     radii = np.arange(SCAN_FROM, SCAN_TO + 1e-9, SCAN_STEP) * r_out
-    med, agree = rec.radial_steps(sq, size, radii)
-    return radii, med, agree
+    med, agree = rec.radial_steps(np.array([sq]), np.array([size]), radii[None, :])
+    return radii, med[0], agree[0]
 
 
 def size_errors(found: list) -> callable:

@@ -882,51 +882,68 @@ class Recogniser:
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
-    def _one_size_up(self, lifted: np.ndarray, sq: int, s: int) -> bool:
-        """Last frame: whether a top the readers put at size class ``s`` on square ``sq`` is
-        read one size up: the next size is in play and its own rim is found, on the far arc
-        (``lifted``, ``larger_edge``) or round the whole outline (``_outline_lifts``)."""
-        if s + 1 >= len(self._in_play) or not self._in_play[s + 1]:
-            return False
-        return bool(lifted[sq, s]) or self._outline_lifts(sq, s)
+    def _sizes_up(self, choice: np.ndarray, lifted: np.ndarray) -> np.ndarray:
+        """Last frame, per square (bool): whether the top the readers put at size class
+        ``choice`` - 1 (0: empty) is read one size up: the next size is in play and its own rim
+        is found, on the far arc (``lifted``, ``larger_edge``) or round the whole outline
+        (``_outline_lifts``, asked only for the squares the far arc does not lift)."""
+        nsz = len(self._solid)
+        sizes = choice - 1
+        up = np.zeros(len(choice), bool)
+        can = (sizes >= 0) & (sizes + 1 < nsz)
+        can[can] &= self._in_play[sizes[can] + 1]
+        squares = np.flatnonzero(can)
+        up[squares] = lifted[squares, sizes[squares]]
+        rest = squares[~up[squares]]
+        up[rest] = self._outline_lifts(rest, sizes[rest])
+        return up
 
-    def radial_steps(self, sq: int, s: int, radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Last frame, round where the top of size class ``s`` on square ``sq`` was found
-        (its edges' best centre): per radius of ``radii`` (canvas px) the median over the whole
-        circle (``SCAN_ANGLES`` angles) of the outward step of log-brightness since the empty
-        board (from a pixel inside the radius to a pixel outside), and the share of angles whose
-        step has the median's sign.  An edge round the whole top has nearly all of them; an arc
-        of shadow or a neighbour's wall only some."""
+    def radial_steps(self, squares: np.ndarray, sizes: np.ndarray,
+                     radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, round where the top of size class ``sizes[i]`` on square ``squares[i]``
+        was found (its edges' best centre), at its ``radii[i]`` (canvas px; (n, radii)): the
+        median over the whole circle (``SCAN_ANGLES`` angles) of the outward step of
+        log-brightness since the empty board (from a pixel inside the radius to a pixel
+        outside), and the share of angles whose step has the median's sign, (n, radii) each.
+        An edge round the whole top has nearly all of them; an arc of shadow or a neighbour's
+        wall only some."""
         f = self._last
         radii = np.asarray(radii, np.float64)
-        c = f.hyp.centre[sq, s].astype(np.float64)
-        pts = c[None, None, :] + (np.concatenate([radii - 1.0, radii + 1.0])[:, None, None]
-                                  * _units(SCAN_ANGLES)[None, :, :])
-        pts = pts.astype(np.float32)
-        d = cv2.remap(f.lum, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        d -= cv2.remap(self.ref_log, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        step = d[len(radii):] - d[:len(radii)]  # (radii, angles)
-        med = np.median(step, axis=1)
-        agree = np.mean(np.sign(step) == np.sign(med)[:, None], axis=1)
+        n, nr = radii.shape
+        c = f.hyp.centre[squares, sizes].astype(np.float64)  # (n, 2)
+        r = np.concatenate([radii - 1.0, radii + 1.0], axis=1)  # (n, 2 radii)
+        pts = c[:, None, None, :] + r[:, :, None, None] * _units(SCAN_ANGLES)[None, None, :, :]
+        maps = pts.reshape(n * 2 * nr, SCAN_ANGLES, 2).astype(np.float32)
+        d = cv2.remap(f.lum, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        d -= cv2.remap(self.ref_log, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        d = d.reshape(n, 2 * nr, SCAN_ANGLES)
+        step = d[:, nr:] - d[:, :nr]  # (n, radii, angles)
+        med = np.median(step, axis=2)
+        agree = np.mean(np.sign(step) == np.sign(med)[..., None], axis=2)
         return med, agree
 
-    def _outline_lifts(self, sq: int, s: int) -> bool:
-        """Last frame: whether a solid top read as size class ``s`` on square ``sq`` is the next
-        larger size by its whole outline (``square_model.larger_outline``): the step at the
-        larger size's edge radius round its own found top, against the step at the read size's
-        edge radius round the read top, both over the whole circle, taken in the read top's
-        edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
-        if s + 1 >= len(self._solid) or not (self._solid[s] and self._solid[s + 1]):
-            return False
-        sign = float(self.last_evidence.sign[sq, s]) or 1.0
-        found = []
-        for size in (s, s + 1):
-            radii = np.round(self._edge_px(size)) + OUTLINE_RADII
-            med, agree = self.radial_steps(sq, size, radii)
-            best = int(np.argmax(med * sign))
-            found.append((float(med[best] * sign), float(agree[best])))
-        (own, _), (larger, share) = found
-        return bool(larger_outline(own, larger, share))
+    def _outline_lifts(self, squares: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """Last frame, per square of ``squares`` (bool): whether a solid top read as size class
+        ``sizes[i]`` is the next larger size by its whole outline (``square_model.larger_outline``):
+        the step at the larger size's edge radius round its own found top, against the step at
+        the read size's edge radius round the read top, both over the whole circle, taken in
+        the read top's edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
+        squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
+        out = np.zeros(len(squares), bool)
+        both = self._solid[sizes] & self._solid[np.minimum(sizes + 1, len(self._solid) - 1)] & (sizes + 1 < len(self._solid))
+        squares, sizes = squares[both], sizes[both]
+        if not len(squares):
+            return out
+        sign = np.where(self.last_evidence.sign[squares, sizes] < 0, -1.0, 1.0)[:, None]
+        edge = np.array([self._edge_px(s) for s in range(len(self._solid))])
+        steps = []
+        for size in (sizes, sizes + 1):
+            med, agree = self.radial_steps(squares, size, np.round(edge[size])[:, None] + OUTLINE_RADII)
+            best = np.argmax(med * sign, axis=1)[:, None]
+            steps.append((np.take_along_axis(med * sign, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
+        (own, _), (larger, share) = steps
+        out[both] = larger_outline(own, larger, share)
+        return out
 
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
@@ -1141,6 +1158,7 @@ class Recogniser:
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
         choice = _choices_in_play(probs, self._in_play).argmax(axis=1)
         outlined = self._outlined_tops(np.flatnonzero(choice == 0)) if self.model is not None else {}
+        up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1160,7 +1178,7 @@ class Recogniser:
                 continue
             s = a - 1
             conf = float(probs[sq, a])
-            if lifted is not None and self._one_size_up(lifted, sq, s):
+            if up[sq]:
                 # the next larger size's own rim is there, which a top of the size read
                 # cannot make (``larger_edge``, ``larger_outline``); the two sizes'
                 # probability is the reading's

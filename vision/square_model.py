@@ -258,9 +258,9 @@ def larger_edge(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
     return out
 
 
-def larger_outline(own: float, larger: float, share: float) -> bool:
-    """Whether a solid top read as one size is the next larger size, by its outline round
-    the whole circle (``Recogniser.radial_steps``): ``own`` is the median step of
+def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Where (bool, the shape of the arguments) a solid top read as one size is the next
+    larger size, by its outline round the whole circle (``Recogniser.radial_steps``): ``own`` is the median step of
     log-brightness since the empty board at the read size's edge radius round the read top,
     ``larger`` the same at the larger size's radius round the larger size's found top and
     ``share`` the share of angles that agree with it, both steps taken in the read top's edge
@@ -273,7 +273,8 @@ def larger_outline(own: float, larger: float, share: float) -> bool:
     size's step must be found (``OUTLINE_FOUND``), on most of the circle
     (``OUTLINE_SHARE``), and lead the read size's by ``OUTLINE_LEAD`` times; the read size's
     own step must show (above 0), or there is no edge of the read top to compare with."""
-    return own > 0.0 and larger >= OUTLINE_FOUND and share >= OUTLINE_SHARE and larger >= OUTLINE_LEAD * own
+    own, larger, share = (np.asarray(v, np.float64) for v in (own, larger, share))
+    return (own > 0.0) & (larger >= OUTLINE_FOUND) & (share >= OUTLINE_SHARE) & (larger >= OUTLINE_LEAD * own)
 
 
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
