@@ -930,17 +930,19 @@ class Recogniser:
         the read top's edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
         squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
         out = np.zeros(len(squares), bool)
-        both = self._solid[sizes] & self._solid[np.minimum(sizes + 1, len(self._solid) - 1)] & (sizes + 1 < len(self._solid))
+        nsz = len(self._solid)
+        both = (sizes + 1 < nsz) & self._solid[sizes] & self._solid[np.minimum(sizes + 1, nsz - 1)]
         squares, sizes = squares[both], sizes[both]
         if not len(squares):
             return out
         sign = np.where(self.last_evidence.sign[squares, sizes] < 0, -1.0, 1.0)[:, None]
-        edge = np.array([self._edge_px(s) for s in range(len(self._solid))])
+        edge = np.array([self._edge_px(s) for s in range(nsz)])
         steps = []
         for size in (sizes, sizes + 1):
             med, agree = self.radial_steps(squares, size, np.round(edge[size])[:, None] + OUTLINE_RADII)
-            best = np.argmax(med * sign, axis=1)[:, None]
-            steps.append((np.take_along_axis(med * sign, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
+            med *= sign
+            best = np.argmax(med, axis=1)[:, None]
+            steps.append((np.take_along_axis(med, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
         (own, _), (larger, share) = steps
         out[both] = larger_outline(own, larger, share)
         return out

@@ -260,8 +260,9 @@ def larger_edge(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
 
 def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np.ndarray:
     """Where (bool, the shape of the arguments) a solid top read as one size is the next
-    larger size, by its outline round the whole circle (``Recogniser.radial_steps``): ``own`` is the median step of
-    log-brightness since the empty board at the read size's edge radius round the read top,
+    larger size, by its outline round the whole circle (``Recogniser.radial_steps``): ``own``
+    is the median step of log-brightness since the empty board at the read size's edge radius
+    round the read top,
     ``larger`` the same at the larger size's radius round the larger size's found top and
     ``share`` the share of angles that agree with it, both steps taken in the read top's edge
     sign.  A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's
