@@ -27,7 +27,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,32 +36,18 @@ from vision.evaluate import COMMIT, evaluate, format_result, top_label  # noqa: 
 from vision.observation import OCCLUDED  # noqa: E402
 from vision.recognise import EMPTY_THRESHOLD  # noqa: E402
 
-SCAN_ANGLES = 48  # angles of the radial scan round a top (the whole circle)
-SCAN_FROM, SCAN_TO, SCAN_STEP = 0.5, 1.5, 0.04  # its radii: shares of the true size's outer radius
+SCAN_FROM, SCAN_TO, SCAN_STEP = 0.5, 1.5, 0.04  # radii of the radial scan: shares of the true size's outer radius
 
 
 def _radial_scan(rec, sq: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Round the top the last frame found for ``size`` on ``sq``: per radius (canvas px) the
-    median over the whole circle of the outward step of log-brightness since the empty board,
-    and the share of angles whose step has the median's sign (an edge round the whole top
-    has nearly all; an arc of shadow or a neighbour's wall only some)."""
-    f = rec._last
-    d = (f.lum - rec.ref_log).astype(np.float32)
-    k = height_scale(f.H, rec.cal.sizes[size].height_mm)
+    """Round the top the last frame found for ``size`` on ``sq``: the radii (canvas px) from
+    ``SCAN_FROM`` to ``SCAN_TO`` of the size's outer radius, and per radius the median step and
+    the share of the circle that agrees with it (``Recogniser.radial_steps``)."""
+    k = height_scale(rec._last.H, rec.cal.sizes[size].height_mm)
     r_out = rec.cal.pieces.sizes[size].outer_diameter_mm / 2 * k * rec.canvas.ppm
     radii = np.arange(SCAN_FROM, SCAN_TO + 1e-9, SCAN_STEP) * r_out
-    ang = np.linspace(0, 2 * np.pi, SCAN_ANGLES, endpoint=False)
-    u = np.stack([np.cos(ang), np.sin(ang)], axis=1)
-    c = f.hyp.centre[sq, size].astype(np.float64)
-
-    def at(r: np.ndarray) -> np.ndarray:
-        pts = (c[None, None, :] + r[:, None, None] * u[None, :, :]).astype(np.float32)
-        return cv2.remap(d, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-    step = at(radii + 1.0) - at(radii - 1.0)  # (radii, angles)
-    med = np.median(step, axis=1)
-    agree = np.mean(np.sign(step) == np.sign(med)[:, None], axis=1)
-    return radii, med, agree
+    med, agree = rec.radial_steps(np.array([sq]), np.array([size]), radii[None, :])
+    return radii, med[0], agree[0]
 
 
 def size_errors(found: list) -> callable:

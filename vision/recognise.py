@@ -77,6 +77,7 @@ from .square_model import (
     alternatives,
     calibrated_model,
     larger_edge,
+    larger_outline,
     size_bound,
     tempered,
 )
@@ -125,6 +126,11 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
+# the radial steps round a top (``radial_steps``): over the whole circle, since a rounded rim
+# fades on the far arc the edge search reads (it curves away from the camera there) and shows
+# on the near arc and the sides; each edge is read at its radius and up to 2 px either way
+SCAN_ANGLES = 48
+OUTLINE_RADII = np.arange(-2.0, 3.0)
 COLOUR_DISC = 0.55  # radius of the disc a colour is first read in, as a share of the top's edge radius
 COLOUR_DISC_WIDE = 0.8  # ... and of the second look's (a glare spot is then a minority)
 STRAY_COVER = 0.12  # with a hand over the board: share of unexplained change that hides a square
@@ -914,6 +920,71 @@ class Recogniser:
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
+    def _sizes_up(self, choice: np.ndarray, lifted: np.ndarray) -> np.ndarray:
+        """Last frame, per square (bool): whether the top the readers put at size class
+        ``choice`` - 1 (0: empty) is read one size up: the next size is in play and its own rim
+        is found, on the far arc (``lifted``, ``larger_edge``) or round the whole outline
+        (``_outline_lifts``, asked only for the squares the far arc does not lift)."""
+        nsz = len(self._solid)
+        sizes = choice - 1
+        up = np.zeros(len(choice), bool)
+        can = (sizes >= 0) & (sizes + 1 < nsz)
+        can[can] &= self._in_play[sizes[can] + 1]
+        squares = np.flatnonzero(can)
+        up[squares] = lifted[squares, sizes[squares]]
+        rest = squares[~up[squares]]
+        up[rest] = self._outline_lifts(rest, sizes[rest])
+        return up
+
+    def radial_steps(self, squares: np.ndarray, sizes: np.ndarray,
+                     radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Last frame, round where the top of size class ``sizes[i]`` on square ``squares[i]``
+        was found (its edges' best centre), at its ``radii[i]`` (canvas px; (n, radii)): the
+        median over the whole circle (``SCAN_ANGLES`` angles) of the outward step of
+        log-brightness since the empty board (from a pixel inside the radius to a pixel
+        outside), and the share of angles whose step has the median's sign, (n, radii) each.
+        An edge round the whole top has nearly all of them; an arc of shadow or a neighbour's
+        wall only some."""
+        f = self._last
+        radii = np.asarray(radii, np.float64)
+        n, nr = radii.shape
+        c = f.hyp.centre[squares, sizes].astype(np.float64)  # (n, 2)
+        r = np.concatenate([radii - 1.0, radii + 1.0], axis=1)  # (n, 2 radii)
+        pts = c[:, None, None, :] + r[:, :, None, None] * _units(SCAN_ANGLES)[None, None, :, :]
+        maps = pts.reshape(n * 2 * nr, SCAN_ANGLES, 2).astype(np.float32)
+        d = cv2.remap(f.lum, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        d -= cv2.remap(self.ref_log, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        d = d.reshape(n, 2 * nr, SCAN_ANGLES)
+        step = d[:, nr:] - d[:, :nr]  # (n, radii, angles)
+        med = np.median(step, axis=2)
+        agree = np.mean(np.sign(step) == np.sign(med)[..., None], axis=2)
+        return med, agree
+
+    def _outline_lifts(self, squares: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """Last frame, per square of ``squares`` (bool): whether a solid top read as size class
+        ``sizes[i]`` is the next larger size by its whole outline (``square_model.larger_outline``):
+        the step at the larger size's edge radius round its own found top, against the step at
+        the read size's edge radius round the read top, both over the whole circle, taken in
+        the read top's edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
+        squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
+        out = np.zeros(len(squares), bool)
+        nsz = len(self._solid)
+        both = (sizes + 1 < nsz) & self._solid[sizes] & self._solid[np.minimum(sizes + 1, nsz - 1)]
+        squares, sizes = squares[both], sizes[both]
+        if not len(squares):
+            return out
+        sign = np.where(self.last_evidence.sign[squares, sizes] < 0, -1.0, 1.0)[:, None]
+        edge = np.array([self._edge_px(s) for s in range(nsz)])
+        steps = []
+        for size in (sizes, sizes + 1):
+            med, agree = self.radial_steps(squares, size, np.round(edge[size])[:, None] + OUTLINE_RADII)
+            med *= sign
+            best = np.argmax(med, axis=1)[:, None]
+            steps.append((np.take_along_axis(med, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
+        (own, _), (larger, share) = steps
+        out[both] = larger_outline(own, larger, share)
+        return out
+
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
         the square as it did (the best correlation, over shifts of up to ``GRAIN_SHIFT`` px, of
@@ -1205,6 +1276,7 @@ class Recogniser:
         # where every size in play is solid: read, or (where it leads less) the empty doubted
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
+        up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1230,9 +1302,10 @@ class Recogniser:
                 continue
             s = a - 1
             conf = float(probs[sq, a])
-            if lifted is not None and lifted[sq, s] and self._in_play[s + 1]:
+            if up[sq]:
                 # the next larger size's own rim is there, which a top of the size read
-                # cannot make (``larger_edge``); the two sizes' probability is the reading's
+                # cannot make (``larger_edge``, ``larger_outline``); the two sizes'
+                # probability is the reading's
                 s, a = s + 1, a + 1
                 conf += float(probs[sq, a])
                 self.last_lifted.append(sq)

@@ -68,6 +68,12 @@ RING_LEAD_SIGMA = 0.2
 # ``larger_edge``
 LARGER_FOUND = 2.0
 LARGER_LEAD = 0.5
+# a solid top read one size too small where the next larger size's outline is found round
+# the whole circle: its step (log-brightness) at least OUTLINE_FOUND, on OUTLINE_SHARE of the
+# angles, and OUTLINE_LEAD times the read size's own step: see ``larger_outline``
+OUTLINE_FOUND = 0.02
+OUTLINE_SHARE = 0.65
+OUTLINE_LEAD = 1.2
 # clear cups' size probabilities are softened by this temperature: the fit's evidence (rims,
 # plugs, profiles) separates sizes less on pictures unlike those it was fitted on
 CLEAR_TEMPERATURE = 1.5
@@ -250,6 +256,26 @@ def larger_edge(ring: np.ndarray, solid: np.ndarray) -> np.ndarray:
     both = both[:-1] & both[1:]
     out[:, :-1] = both[None, :] & (ring[:, 1:] >= LARGER_FOUND) & (lr[:, 1:] - lr[:, :-1] >= LARGER_LEAD)
     return out
+
+
+def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Where (bool, the shape of the arguments) a solid top read as one size is the next
+    larger size, by its outline round the whole circle (``Recogniser.radial_steps``): ``own``
+    is the median step of log-brightness since the empty board at the read size's edge radius
+    round the read top,
+    ``larger`` the same at the larger size's radius round the larger size's found top and
+    ``share`` the share of angles that agree with it, both steps taken in the read top's edge
+    sign.  A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's
+    rim curves away from the camera there, so its far-arc ring is weak and only its flat
+    face's end, at the smaller size's radius, rings.  Round the whole circle the rim shows
+    (on the near arc and the sides it faces the camera), and the flat face's end is a soft
+    step, so a larger top steps at its own radius as much as at the smaller one's or more; a
+    smaller top steps sharply at its own edge and has only board beyond it.  So the larger
+    size's step must be found (``OUTLINE_FOUND``), on most of the circle
+    (``OUTLINE_SHARE``), and lead the read size's by ``OUTLINE_LEAD`` times; the read size's
+    own step must show (above 0), or there is no edge of the read top to compare with."""
+    own, larger, share = (np.asarray(v, np.float64) for v in (own, larger, share))
+    return (own > 0.0) & (larger >= OUTLINE_FOUND) & (share >= OUTLINE_SHARE) & (larger >= OUTLINE_LEAD * own)
 
 
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
