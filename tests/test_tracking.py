@@ -720,6 +720,36 @@ def test_a_board_whose_dark_tops_read_faintly_light_is_asked_about_not_waited_on
     asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
     assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["4a1-c1"])]
 
+
+def test_a_reply_lifted_from_the_board_under_a_faint_picture_is_no_touch_alert_later():
+    """White enters 2d1 and Black moves its 4 from b2 to a2 under one hand (b2 is seen lifted,
+    Black's cup, while it is White's turn); the board then reads faintly and the pair is put to
+    the players, who confirm it.  That lift belongs to the pair: it used to stay with the
+    tracker and be judged with White's next move, a touch-opponent alert nobody caused."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4")
+    sq = board.geo.square
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    before = board_labels(board)
+    feed(tracker, board, observe(before), clock, 10)
+    lifting = list(before)
+    lifting[sq("b2")] = None  # Black's 4 is in the hand
+    lifting[sq("d1")] = (0, 2)
+    hand = observe(lifting, occluded={sq("a2")}, hand=True)
+    for _ in range(5):
+        tracker.update(board, hand, clock.tick(), True, (sq("d1"), sq("a2"), sq("b2")))
+    after = board_labels(play(board.copy(), "2d1", "4b2-a2"))
+    events = feed(tracker, board, observe_faint(after, {sq("a1"), sq("c3"), sq("d4"), sq("a2")}), clock, 10)
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["2d1", "4b2-a2"])]
+    play(board, "2d1", "4b2-a2")  # the players confirm it
+    events = feed(tracker, board, observe(after), clock, 10)
+    after = board_labels(play(board.copy(), "3c3-b3"))
+    events += reach(tracker, board, after, [sq("c3"), sq("b3")], clock)
+    events += feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["3c3-b3"]
+    assert not [e for e in events if e.kind.startswith("touch")]
+
 def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
     """White enters a cup on c3 and Black gobbles it from the reserve before the board is seen
     still: the picture shows only Black's 3 on c3, out of turn.  The pairs that explain it

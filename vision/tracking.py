@@ -664,6 +664,11 @@ class Tracker:
         note = f" (the camera reads {', '.join(names[s] for s in faint)} only faintly)"
         # a change with no hand where it happened is a faint misread
         accounts = [c for c in _candidates(verdict) if _squares_of(c.moves) <= self._reached]
+        if accounts:
+            # the lifts seen belong to the moves put to the players, as in ``_judge``: kept,
+            # they would be judged with the next board and alarm (a reply's cup taken from
+            # the board read as the opponent touched)
+            self.lifted, self.touched_opponent = set(), set()
         if len(accounts) == 1:
             squares = tuple(sorted(_squares_of(accounts[0].moves)))
             conf = _confidence(view.confidences, squares)
