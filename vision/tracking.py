@@ -8,10 +8,12 @@ pieces for what a lift reveals.  An explanation is committed only when the pictu
 every move leaves its cup on top where it landed, every square it changes had a hand over it
 or changed in the picture since the last move, and the readings are confident; otherwise it
 waits for a person.  A still board with too many squares read too faintly to judge is never
-waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
-that is put to the players (never committed on faint readings).  When nothing else explains the
-board, two moves in which the reply gobbled the cup just put down are an account too, only ever
-proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
+waited on in silence: when its faint readings fit a continuation whose changes a hand reached
+(as read, else with the faint cups' colours in doubt, else with one cup a hand reached one size
+off), that is put to the players (never committed on faint readings), and the lifts seen go
+with that question.  When nothing else explains the board, or what does needs a move on a
+square that cannot be read, two moves in which the reply gobbled the cup just put down are an
+account too, only ever proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
 there unseen: an account that has that move first is asked about beside the one the picture
 shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
 about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
