@@ -721,6 +721,32 @@ def test_a_board_whose_dark_tops_read_faintly_light_is_asked_about_not_waited_on
     assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["4a1-c1"])]
 
 
+
+def test_a_faint_board_is_asked_about_with_the_accounts_where_hands_were():
+    """Black's 4a3 and White's 4b3 under one hand over a3 and b3; the board then reads faintly
+    and b4 (White's 4, no hand near) flickers.  "4a3, 4b4-b3" fits too, but it changes b4,
+    where no hand was: the tracker used to wait in silence for both; now it asks about the
+    account the hands allow."""
+    board = play(Board(variant("gobblet")), "4b4")
+    sq = board.geo.square
+    a1, a3, b3, b4 = (sq(n) for n in ("a1", "a3", "b3", "b4"))
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe(board_labels(board)), clock, 10)
+    after = board_labels(play(board.copy(), "4a3", "4b3"))
+    events = reach(tracker, board, after, [a3, b3], clock)
+    flicker = [observe_faint(after, {a1, a3, b3}), observe_faint(after, {a1, a3, b3, b4})]
+    for k in range(12):
+        obs = flicker[k % 2]
+        if k % 2:
+            readings = list(obs.squares)
+            readings[b4] = SquareReading(EMPTY, confidence=0.3)
+            obs = Observation(tuple(readings), True, obs.markers_seen)
+        events += tracker.update(board, obs, clock.tick())
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert asks and all(e.kind == "pending" for e in asks)
+    assert format_moves(board, asks[-1].verdict.moves) == ["4a3", "4b3"] and "only faintly" in asks[-1].text
+
 def test_a_reply_lifted_from_the_board_under_a_faint_picture_is_no_touch_alert_later():
     """White enters 2d1 and Black moves its 4 from b2 to a2 under one hand (b2 is seen lifted,
     Black's cup, while it is White's turn); the board then reads faintly and the pair is put to
