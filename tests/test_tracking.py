@@ -679,6 +679,103 @@ def test_a_faint_change_where_no_hand_was_is_not_asked_about():
     assert not [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
 
 
+
+def observe_misread(labels, misread, conf=0.95):
+    """An observation reading ``labels`` with confidence ``conf``, but each square of
+    ``misread`` (square -> (label, confidence)) as given there."""
+    obs = observe(labels, conf)
+    squares = list(obs.squares)
+    for sq, (label, c) in misread.items():
+        squares[sq] = (SquareReading(EMPTY, confidence=c) if label is None
+                       else SquareReading(CUP, label[0], label[1] - 1, c))
+    return Observation(tuple(squares), True, obs.markers_seen)
+
+
+def test_a_board_whose_dark_tops_read_faintly_light_is_asked_about_not_waited_on():
+    """A dim light: Black's tops read faintly, and as light cups (seed 7's shaded Gobblet game
+    stalled so).  Black enters a 3 on d4: the faint picture shows a light 3 there, out of turn,
+    and b2's dark 4 as light, so nothing fits and the tracker used to wait in silence for every
+    move after.  The faint cups' colours are now taken as in doubt: 3d4 is put to the players,
+    never committed.  Then White's 4 goes from a1 to c1 and c1 reads plainly as a light 3 (one
+    size off): that move is asked about too."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3")
+    sq = board.geo.square
+    a1, b2, c1, c3, d4 = (sq(n) for n in ("a1", "b2", "c1", "c3", "d4"))
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    before = board_labels(board)
+    pale = {b2: ((0, 4), 0.3), c3: ((0, 3), 0.3)}
+    feed(tracker, board, observe_misread(before, pale), clock, 10)
+    after = board_labels(play(board.copy(), "3d4"))
+    events = reach(tracker, board, before, [d4], clock)
+    events += feed(tracker, board, observe_misread(after, {**pale, d4: ((0, 3), 0.3)}), clock, 10)
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["3d4"])]
+    assert not [e for e in events if e.kind in ("illegal", "disagrees")]
+    play(board, "3d4")
+    after = board_labels(play(board.copy(), "4a1-c1"))
+    events = reach(tracker, board, board_labels(board), [a1, c1], clock)
+    misread = {**pale, d4: ((0, 3), 0.3), c1: ((0, 3), 0.95)}
+    events += feed(tracker, board, observe_misread(after, misread), clock, 10)
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["4a1-c1"])]
+
+
+
+def test_a_faint_board_is_asked_about_with_the_accounts_where_hands_were():
+    """Black's 4a3 and White's 4b3 under one hand over a3 and b3; the board then reads faintly
+    and b4 (White's 4, no hand near) flickers.  "4a3, 4b4-b3" fits too, but it changes b4,
+    where no hand was: the tracker used to wait in silence for both; now it asks about the
+    account the hands allow."""
+    board = play(Board(variant("gobblet")), "4b4")
+    sq = board.geo.square
+    a1, a3, b3, b4 = (sq(n) for n in ("a1", "a3", "b3", "b4"))
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe(board_labels(board)), clock, 10)
+    after = board_labels(play(board.copy(), "4a3", "4b3"))
+    events = reach(tracker, board, after, [a3, b3], clock)
+    flicker = [observe_faint(after, {a1, a3, b3}), observe_faint(after, {a1, a3, b3, b4})]
+    for k in range(12):
+        obs = flicker[k % 2]
+        if k % 2:
+            readings = list(obs.squares)
+            readings[b4] = SquareReading(EMPTY, confidence=0.3)
+            obs = Observation(tuple(readings), True, obs.markers_seen)
+        events += tracker.update(board, obs, clock.tick())
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert asks and all(e.kind == "pending" for e in asks)
+    assert format_moves(board, asks[-1].verdict.moves) == ["4a3", "4b3"] and "only faintly" in asks[-1].text
+
+def test_a_reply_lifted_from_the_board_under_a_faint_picture_is_no_touch_alert_later():
+    """White enters 2d1 and Black moves its 4 from b2 to a2 under one hand (b2 is seen lifted,
+    Black's cup, while it is White's turn); the board then reads faintly and the pair is put to
+    the players, who confirm it.  That lift belongs to the pair: it used to stay with the
+    tracker and be judged with White's next move, a touch-opponent alert nobody caused."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4")
+    sq = board.geo.square
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    before = board_labels(board)
+    feed(tracker, board, observe(before), clock, 10)
+    lifting = list(before)
+    lifting[sq("b2")] = None  # Black's 4 is in the hand
+    lifting[sq("d1")] = (0, 2)
+    hand = observe(lifting, occluded={sq("a2")}, hand=True)
+    for _ in range(5):
+        tracker.update(board, hand, clock.tick(), True, (sq("d1"), sq("a2"), sq("b2")))
+    after = board_labels(play(board.copy(), "2d1", "4b2-a2"))
+    events = feed(tracker, board, observe_faint(after, {sq("a1"), sq("c3"), sq("d4"), sq("a2")}), clock, 10)
+    asks = [e for e in events if e.kind in ("moves", "pending", "ambiguous")]
+    assert [(e.kind, format_moves(board, e.verdict.moves)) for e in asks] == [("pending", ["2d1", "4b2-a2"])]
+    play(board, "2d1", "4b2-a2")  # the players confirm it
+    events = feed(tracker, board, observe(after), clock, 10)
+    after = board_labels(play(board.copy(), "3c3-b3"))
+    events += reach(tracker, board, after, [sq("c3"), sq("b3")], clock)
+    events += feed(tracker, board, observe(after), clock, 10)
+    assert [e.text for e in events if e.kind == "moves"] == ["3c3-b3"]
+    assert not [e for e in events if e.kind.startswith("touch")]
+
 def test_a_reply_gobbling_the_cup_just_put_down_is_offered_not_guessed():
     """White enters a cup on c3 and Black gobbles it from the reserve before the board is seen
     still: the picture shows only Black's 3 on c3, out of turn.  The pairs that explain it
@@ -763,3 +860,29 @@ def test_a_cup_of_a_size_not_in_the_game_beside_a_move_is_asked_about_not_alerte
     reach(lone, board, before, {10}, clock)
     events = feed(lone, board, with_phantom(before), clock, 12)
     assert "pending" not in [e.kind for e in events] and "moves" not in [e.kind for e in events]
+
+
+def test_a_cup_gobbled_at_once_is_offered_beside_moves_on_squares_that_cannot_be_read():
+    """White enters a 3 on b4 and Black's 4 from c2 gobbles it at once, under one hand; d1 and
+    c3 (empty) read only with doubt.  A move onto an unread square then fits as well ("4d1,
+    4c2-b4": White's cup unseen on d1), and the players used to be asked with only such
+    accounts, never the move made: the pair in which Black covered White's new cup is as
+    unseen as they are, so it is a candidate too, and nothing is committed."""
+    board = play(Board(variant("gobblet")), "4a1", "4c2")
+    truth = ["3b4", "4c2xb4"]
+    after = board_labels(play(board.copy(), *truth))
+    b4, c2, d1, c3 = (board.geo.square(n) for n in ("b4", "c2", "d1", "c3"))
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe(board_labels(board)), clock, 8)
+    reach(tracker, board, after, {b4, c2, d1, c3}, clock, frames=3)
+    readings = list(observe(after).squares)
+    for sq in (d1, c3):
+        readings[sq] = SquareReading(EMPTY, confidence=0.4)
+    events = feed(tracker, board, Observation(tuple(readings), True, (0, 1, 2, 3)), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    accounts = asked.verdict.candidates if asked.kind == "ambiguous" else (asked.verdict,)
+    offered = [format_moves(board, c.moves) for c in accounts]
+    assert truth in offered
+    assert ["4d1", "4c2-b4"] in offered  # the unseen cup may still be on d1

@@ -8,10 +8,12 @@ pieces for what a lift reveals.  An explanation is committed only when the pictu
 every move leaves its cup on top where it landed, every square it changes had a hand over it
 or changed in the picture since the last move, and the readings are confident; otherwise it
 waits for a person.  A still board with too many squares read too faintly to judge is never
-waited on in silence: when its faint readings fit a continuation whose changes a hand reached,
-that is put to the players (never committed on faint readings).  When nothing else explains the
-board, two moves in which the reply gobbled the cup just put down are an account too, only ever
-proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
+waited on in silence: when its faint readings fit a continuation whose changes a hand reached
+(as read, else with the faint cups' colours in doubt, else with one cup a hand reached one size
+off), that is put to the players (never committed on faint readings), and the lifts seen go
+with that question.  When nothing else explains the board, or what does needs a move on a
+square that cannot be read, two moves in which the reply gobbled the cup just put down are an
+account too, only ever proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
 there unseen: an account that has that move first is asked about beside the one the picture
 shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
 about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
@@ -213,8 +215,8 @@ def explain(board: Board, view: BoardView, max_moves: int = 2, history_first: bo
         if len(diff) > 2 * length:
             continue
         found = _explaining_sequences(board, seen, diff, length)
-        if not found and length == 2:
-            found = _covering_pairs(board, seen, diff)
+        if length == 2 and (not found or _unseen_moves(found, diff)):
+            found += _covering_pairs(board, seen, diff)
         if found:
             return _decide(found)
     hidden = _hidden_mismatch(board, seen, diff, current)
@@ -322,6 +324,13 @@ def _explaining_sequences(
     return found
 
 
+def _unseen_moves(found: Sequence[tuple[tuple[Move, ...], frozenset[int]]], diff: frozenset[int]) -> bool:
+    """True when an account of ``found`` changes a square the picture shows no change on (an
+    unread one): a move of it is not seen, and a cup put down and gobbled at once is
+    no less likely an unseen move, so those accounts are offered beside it."""
+    return any(changed - diff for _, changed in found)
+
+
 def _covering_pairs(
     board: Board, seen: Sequence[Label], diff: frozenset[int]
 ) -> list[tuple[tuple[Move, ...], frozenset[int]]]:
@@ -418,8 +427,8 @@ def _illegal_physical(
     if len(diff) == 1:
         (to,) = diff
         piece = seen[to]
-        if not isinstance(piece, tuple) or not fits(piece[1], to):
-            return None
+        if not isinstance(piece, tuple) or piece[0] is None or not fits(piece[1], to):
+            return None  # a cup of doubtful colour names no player's move
         colour, size = piece
         if colour != mover:
             return IllegalPhysical(
@@ -636,28 +645,49 @@ class Tracker:
         a light that leaves every dark top in doubt), so when the faint readings fit a
         continuation whose every changed square a hand reached, it is put to the players; it
         is never committed, nor confirmed by a later picture, since faint readings are all it
-        rests on.  Anything else (the game unchanged, nothing fitting) waits silently."""
+        rests on.  When nothing fits the faint readings as read, the faint cups' colours are
+        taken as in doubt (a dark top faintly read light is the commonest faint misread), then
+        also one cup a hand reached as read one size off (``_size_misread``), and what fits
+        then is put to the players the same way.  Only accounts whose every changed
+        square a hand reached are offered.  Anything else (the game unchanged, nothing fitting)
+        waits silently."""
         events = [TrackEvent("stable", t, "the board is still", view)]
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
+        if isinstance(verdict, (HiddenMismatch, IllegalPhysical, Disagrees)):
+            blind = self._faint_colours_in_doubt(view)
+            verdict = explain(board, blind, self.config.max_moves, history_first=not self.in_sync)
+            if isinstance(verdict, (HiddenMismatch, IllegalPhysical, Disagrees)):
+                resized = self._size_misread(board, blind)
+                verdict = resized[0] if resized is not None else verdict
         if isinstance(verdict, Ambiguous):
             verdict = self._where_hands_were(verdict, view)
         names = board.geo.names
         faint = [s for s, c in enumerate(view.confidences) if c < self.config.min_confidence]
         note = f" (the camera reads {', '.join(names[s] for s in faint)} only faintly)"
-        if isinstance(verdict, Explained):
-            squares = tuple(sorted(_squares_of(verdict.moves)))
-            if any(s not in self._reached for s in squares):
-                return events  # a change with no hand where it happened: a faint misread
+        # a change with no hand where it happened is a faint misread
+        accounts = [c for c in _candidates(verdict) if _squares_of(c.moves) <= self._reached]
+        if accounts:
+            # the lifts seen belong to the moves put to the players, as in ``_judge``: kept,
+            # they would be judged with the next board and alarm (a reply's cup taken from
+            # the board read as the opponent touched)
+            self.lifted, self.touched_opponent = set(), set()
+        if len(accounts) == 1:
+            squares = tuple(sorted(_squares_of(accounts[0].moves)))
             conf = _confidence(view.confidences, squares)
-            verdict = Explained(verdict.moves, conf)
+            verdict = Explained(accounts[0].moves, conf)
             self._pending, self._pending_leans = (), False
             events.append(TrackEvent("pending", t, _moves_text(board, verdict.moves) + note, verdict, squares, conf))
-        elif isinstance(verdict, Ambiguous):
-            if any(_squares_of(c.moves) - self._reached for c in verdict.candidates):
-                return events
-            texts = " or ".join(_moves_text(board, c.moves) for c in verdict.candidates)
-            events.append(TrackEvent("ambiguous", t, f"the board fits {texts}{note}", verdict))
+        elif accounts:
+            texts = " or ".join(_moves_text(board, c.moves) for c in accounts)
+            events.append(TrackEvent("ambiguous", t, f"the board fits {texts}{note}", Ambiguous(tuple(accounts))))
         return events
+
+    def _faint_colours_in_doubt(self, view: BoardView) -> BoardView:
+        """``view`` with every cup read below ``min_confidence`` taken as a cup of its size in
+        either colour."""
+        labels = [(None, label[1]) if isinstance(label, tuple) and conf < self.config.min_confidence else label
+                  for label, conf in zip(view.labels, view.confidences)]
+        return replace(view, labels=tuple(labels))
 
     def _judge(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
         names = board.geo.names
