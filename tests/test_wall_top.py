@@ -3,24 +3,11 @@ square's middle unchanged, is found by its shaded wall beyond its near edge
 (``Recogniser._walls``; docs/geometry.md, "How sure a reading is"): read as a top, or at
 least not confidently empty."""
 
-from vision.evaluate import COMMIT, evaluate
-from vision.observation import CUP, EMPTY
+from vision.evaluate import COMMIT
+from vision.observation import EMPTY
 from vision.recognise import OUTLINED_TOP
 
-
-def _reads(seed: int, camera: int) -> dict[tuple[int, int], tuple[object, object, float]]:
-    """(frame, square) -> (truth's top, the reading's top or its state, confidence) for the two
-    frames of one camera of the shaded look's Gobblet bench, the set measured."""
-    out: dict[tuple[int, int], tuple[object, object, float]] = {}
-    frame = [0]
-
-    def observer(rec, obs, truth):
-        frame[0] += 1
-        for sq, (r, top) in enumerate(zip(obs.squares, truth.tops)):
-            out[(frame[0], sq)] = (top, r.top if r.state == CUP else r.state, r.confidence)
-
-    evaluate("gobblet", 2, seed=seed, first_camera=camera, measure=True, style="shaded", observer=observer)
-    return out
+from tests.shaded_reads import shaded_reads
 
 
 def test_white_tops_on_a_white_board_are_not_read_empty():
@@ -31,7 +18,7 @@ def test_white_tops_on_a_white_board_are_not_read_empty():
     own sizes under the commit confidence.  (The 1's leads by 2.6, under ``WALL_DOUBT``, as
     much as bare board has made: it is left.)  The empty squares stay empty, as sure as
     before."""
-    reads = _reads(7, 3)
+    reads = shaded_reads(7, 3)
     for place, top in {(2, 10): (0, 2), (1, 10): (0, 3)}.items():
         truth, got, conf = reads[place]
         assert truth == top, "the boards changed: the case this test is about is gone"
@@ -44,7 +31,7 @@ def test_white_tops_on_a_white_board_are_not_read_empty():
 def test_white_top_as_white_as_its_board_is_read():
     """Tuning seed 7's 1st camera: a light 4 on a white board, as white as it.  Main read it
     empty at 0.995 (the referee would see the cup vanish); its wall leads by 7 on the near arc."""
-    reads = _reads(7, 0)
+    reads = shaded_reads(7, 0)
     truth, got, conf = reads[(2, 12)]
     assert truth == (0, 3), "the boards changed: the case this test is about is gone"
     assert got == (0, 3) and 0.5 <= conf <= OUTLINED_TOP, (got, conf)
