@@ -43,3 +43,13 @@ def test_a_drop_seen_is_not_asked_about_for_nothing(tmp_path):
     outcomes = play_game(tmp_path, "cups-6", "daylight", 9502, 9, every_hand_frame=True)
     assert outcomes[8] == "right", outcomes
     assert "wrong" not in outcomes and "illegal" not in outcomes, outcomes
+
+
+def test_a_light_shift_where_no_hand_came_is_no_change(tmp_path):
+    """Seed 9700 cups-4 under the lamp (issue 23's held-out seed, diagnosed here), move 1:
+    South drops 1 into its cup 1.  The empty South bowl read changed by 0.27 of a bean and
+    North's heaped stock by 0.29, neither of them anywhere near the hand: "North's beans
+    moved", and the drop was alerted as illegal.  A change under ``STRAY_CHANGE`` of a bean
+    where the hand never came is the light's: d1 is committed."""
+    outcomes = play_game(tmp_path, "cups-4", "lamplight", 9700, 1, every_hand_frame=True)
+    assert outcomes == ["right"], outcomes
