@@ -53,6 +53,11 @@ def test_the_table_is_set_as_the_game_shows_go_on(served, browser):
             live.on_frame(frame)
         (alert,) = [e.text for e in journal.events if e.kind == "illegal"]
         page.wait_for_selector("#table-wait:not([hidden])")
+        # the card, the banner and the log follow the state and the journal's events, which
+        # reach the page one after the other: wait for all of them before looking
+        page.wait_for_function("(t) => document.getElementById('table-wait-reason').textContent === t && "
+                               "document.getElementById('banner-text').textContent === t && "
+                               "document.getElementById('banner').className === 'banner alert'", arg=alert)
         assert page.locator("#table-wait-reason").inner_text() == alert
         assert page.locator("#banner").get_attribute("class") == "banner alert"
         assert page.locator("#banner-text").inner_text() == alert
@@ -64,7 +69,10 @@ def test_the_table_is_set_as_the_game_shows_go_on(served, browser):
 
         button.tap()
         page.wait_for_selector("#table-wait", state="hidden")
-        page.wait_for_function("(t) => document.getElementById('banner-text').textContent === t", arg=RESYNC_TEXT)
+        page.wait_for_function("(t) => document.getElementById('banner-text').textContent === t && "
+                               "document.getElementById('banner').className === 'banner info' && "
+                               "document.querySelector('#log li') !== null && "
+                               "document.querySelector('#log li').textContent === t", arg=RESYNC_TEXT)
         assert page.locator("#banner").get_attribute("class") == "banner info"  # the red alert is gone
         assert page.locator("#log li").first.inner_text() == RESYNC_TEXT
         assert [e.kind for e in journal.events][-1] == "resync"
