@@ -64,6 +64,8 @@ def test_the_table_is_set_as_the_game_shows_go_on(served, browser):
         button = page.locator("#table-wait-resync")
         assert button.inner_text() == "The table is set as the game shows — go on"
         page.locator("#table-wait").scroll_into_view_if_needed()
+        # the banner rises in, fading from 0.3: its contrast is judged once it has risen
+        page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")
         shot(page, "phone-cups-resync", keep_as="phone-cups-resync.png")
         assert access_problems(page) == []
 
