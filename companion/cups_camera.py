@@ -238,6 +238,8 @@ class CupsReferee(CameraLoop):
     A move tapped in or taken back on the page makes it take the next still table as the
     reference again."""
 
+    takes_resync = True
+
     def __init__(self, session: GameSession, setup: CupsSetup, settle: int = SETTLE_FRAMES,
                  margin: float = MARGIN, fit_min: float = FIT_MIN) -> None:
         if not isinstance(session.board, CupsGame):

@@ -181,7 +181,7 @@ class LiveReferee:
                         self.referee = None
                         self._cannot_referee(f"the camera cannot referee {rules.name}: {e}; tap the moves in")
                         return
-                    offered = hasattr(referee, "resync")
+                    offered = referee.takes_resync
             elif referee is None or referee.session is not session or referee.calibration is not self.reading:
                 if not fam.camera_referee:  # the family says; no name is checked
                     self.referee = None
@@ -338,8 +338,8 @@ class LiveReferee:
         tracker itself, its misread squares answered as doubts), and the alert of an illegal
         change while the game waits for the table to be put right (``waiting``, or None)."""
         referee = self._current(session)
-        resync = referee is not None and hasattr(referee, "resync") and not session.over
-        return {"resync": resync, "waiting": getattr(referee, "waiting", None) if resync else None}
+        resync = referee is not None and referee.takes_resync and not session.over
+        return {"resync": resync, "waiting": referee.waiting if resync else None}
 
     def resync(self) -> None:
         """The players say the table is set as the game shows it: the referee forgets its
@@ -350,7 +350,7 @@ class LiveReferee:
         if referee is None:
             raise NoResync(self.problem or "the camera is not refereeing this game (paused, or it has not seen "
                            "the table yet): tap the moves in")
-        if not hasattr(referee, "resync"):
+        if not referee.takes_resync:
             raise NoResync("the camera finds a board of pieces as the game shows it by itself: answer the squares "
                            "it doubts, or take back and tap the moves in")
         referee.resync()

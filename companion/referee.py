@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 from pathlib import Path
 
 import cv2
@@ -87,6 +88,20 @@ class CameraLoop:
     session: GameSession
     health: Health
     _fps_window: list[float]
+    # whether the players can tell the referee that the table is set as the game shows it
+    # (``resync``): a table of containers can be put right by hand and the camera told so; a
+    # board of pieces is found by the tracker itself, its misread squares answered as doubts
+    takes_resync: ClassVar[bool] = False
+
+    @property
+    def waiting(self) -> str | None:
+        """The alert of an illegal change while the game waits for the table to be put right,
+        else None (only a referee that ``takes_resync`` waits so)."""
+        return None
+
+    def resync(self) -> None:
+        """The players say the table is set as the game shows it (only where ``takes_resync``)."""
+        raise NotImplementedError
 
     def process(self, frame: Frame) -> object:
         """Judge one frame (the referee's own)."""
