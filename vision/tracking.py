@@ -652,8 +652,9 @@ class Tracker:
     def _learn_looks(self, board: Board, faint: BoardView | None) -> None:
         """Keep, per square of the still board ``faint`` (its faint readings) read below
         ``min_confidence`` that no hand reached since the last move was put on the record, its
-        look and the game's top there: no cup came or went where no hand was, so that look is
-        how that top reads here (a dark top under a lamp read faintly as light, for as long
+        look and the game's top there, when the look is that top or its size in the other
+        colour (``_same_or_recoloured``): no cup came or went where no hand was, so that look
+        is how that top reads here (a dark top under a lamp read faintly as light, for as long
         as it stands).  Looks of squares whose top has changed since are forgotten.  Nothing
         is learnt while the board does not match the game.  What this board teaches is used
         from the next hands on (``_looks_learnt``): the same picture is not judged twice."""
@@ -664,9 +665,10 @@ class Tracker:
         if faint is None or not self.in_sync or self._resyncing:
             return
         for sq, (look, conf) in enumerate(zip(faint.labels, faint.confidences)):
-            if (conf < self.config.min_confidence and look != HIDDEN and sq not in self._reached
+            top = board.top(sq)
+            if (conf < self.config.min_confidence and _same_or_recoloured(look, top) and sq not in self._reached
                     and sq not in self.doubts):
-                self._looks_learnt[sq] = (look, board.top(sq))
+                self._looks_learnt[sq] = (look, top)
 
     def _known_looks(self, board: Board, view: BoardView) -> BoardView:
         """``view`` with each square read too faintly to count that shows the faint look it
@@ -1356,6 +1358,16 @@ def _impossible(board: Board, sq: int, seen: Label) -> bool:
     if len(stack) > 1 and seen == stack[-2]:
         return False
     return top is not None and seen[1] <= top[1]
+
+
+def _same_or_recoloured(look: Label, top: Label) -> bool:
+    """True when ``look`` is ``top``, or a cup of its size read in the other colour (or in
+    doubt): no move a hand was not seen making leaves a square looking so.  A faint look
+    of anything else (a cup where the game has none, another size) may be a cup put down
+    by a hand the camera missed, so it is not how that top looks."""
+    if look == top:
+        return look != HIDDEN
+    return isinstance(look, tuple) and isinstance(top, tuple) and look[1] == top[1]
 
 
 def _colour_only(doubt: Doubt) -> bool:
