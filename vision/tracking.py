@@ -987,7 +987,9 @@ class Tracker:
         fewer) that change a square a hand reached that cannot be read: the cup may have gone
         there.  An unreadable square no such account changes does not hold the account (an
         empty square read with doubt beside the one a cup landed on is no reason to wait)."""
-        unread = self._unread(raw, _squares_of(verdict.moves))
+        # a square read by its known faint look where a hand was may have lost its cup in a way
+        # that reads alike: the accounts that change it are offered too
+        unread = self._unread(raw, _squares_of(verdict.moves), looks=False)
         if not unread:
             return verdict
         labels = [HIDDEN if s in unread else label for s, label in enumerate(view.labels)]
@@ -1008,12 +1010,13 @@ class Tracker:
                   if changed & unread and moves[: len(verdict.moves)] != verdict.moves]
         return Ambiguous((verdict, *longer)) if longer else verdict
 
-    def _unread(self, raw: BoardView, squares: Collection[int]) -> set[int]:
+    def _unread(self, raw: BoardView, squares: Collection[int], looks: bool = True) -> set[int]:
         """The squares a hand reached, outside ``squares`` and not in doubt, that cannot be read
-        (hidden, or below ``min_confidence``)."""
+        (hidden, or below ``min_confidence``); with ``looks``, not those read by their known
+        faint look (``_known_looks``)."""
         return {s for s in self._reached if s not in self.doubts and s not in squares
                 and (raw.labels[s] == HIDDEN or (raw.confidences[s] < self.config.min_confidence
-                                                 and not self._looks_known(raw, s)))}
+                                                 and not (looks and self._looks_known(raw, s))))}
 
     def _looks_known(self, view: BoardView, square: int) -> bool:
         """True when ``square`` of the still ``view`` was read as the game's top by its known
