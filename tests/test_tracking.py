@@ -937,3 +937,26 @@ def test_a_cup_read_gone_and_one_read_a_size_off_offer_the_move_made():
                (asked[-1].verdict.candidates if asked[-1].kind == "ambiguous" else (asked[-1].verdict,))]
     assert ["4b1-c1"] in offered and ["3c1"] in offered
     assert "c1 looks like a light size 3" in asked[-1].text
+
+
+def test_a_cup_read_a_size_off_is_offered_beside_accounts_of_more_moves():
+    """Black's 4s on b2 and c3 read faintly as light 4s, a hand over b2, b3 and c3, and
+    Black's 3 entered on b3 reads as a 4 (seed 7's shaded Gobblet game).  Black has no 4 left
+    to enter, so the picture fits only two moves: a 4 from b2 or c3 to b3 and a White 4 put
+    where it left, reading as the faint look did; the players used to be asked with those
+    alone.  One move with b3's cup read a size off fits too, and is offered first."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3d1", "4c3", "2d2", "4d4", "4a4")
+    sq = board.geo.square
+    b2, b3, c3 = sq("b2"), sq("b3"), sq("c3")
+    dim = {b2: ((0, 4), 0.3), c3: ((0, 4), 0.3)}
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe_misread(board_labels(board), dim), clock, 10)
+    after = board_labels(play(board.copy(), "3b3"))
+    events = reach(tracker, board, board_labels(board), [b2, b3, c3], clock)
+    events += feed(tracker, board, observe_misread(after, {**dim, b3: ((1, 4), 0.95)}), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    offered = [format_moves(board, c.moves) for c in asked.verdict.candidates]
+    assert offered[0] == ["3b3"] and len(offered) > 1 and all(len(c) == 2 for c in offered[1:])
+    assert "b3 looks like a dark size 4" in asked.text

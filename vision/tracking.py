@@ -11,12 +11,19 @@ waits for a person.  A still board with too many squares read too faintly to jud
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached
 (as read, else with the faint cups' colours in doubt, else with one cup a hand reached one size
 off), that is put to the players (never committed on faint readings), and the lifts seen go
-with that question.  When nothing else explains the board, or what does needs a move on a
+with that question.  A square read only faintly at a still board where no hand has been since
+its top was known, looking like that top or its size in the other colour, keeps that look as
+that top's (``Tracker._learn_looks``): while it shows that look it reads as the top (where a
+hand has been since, as the top or whatever else looks alike, so a move from it is only
+proposed and the accounts changing it are offered), and it no longer makes every later board
+too faint to judge.  When nothing else explains the board, or what does needs a move on a
 square that cannot be read, two moves in which the reply gobbled the cup just put down are an
 account too, only ever proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
 there unseen: an account that has that move first is asked about beside the one the picture
 shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
-about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
+about with that move, not alarmed; and offered beside a cup read gone, or beside accounts of
+more moves, that the same picture fits (the move made must be among the candidates).  What it
+cannot explain it reports: a hidden piece that is
 not what memory says, a physical move that breaks a named rule, or plainly a board that
 disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
