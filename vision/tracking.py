@@ -622,7 +622,8 @@ class Tracker:
         stable = self._consensus([self._known_looks(board, v) for v in views])
         # a board judged only thanks to known looks, with a square a hand reached still
         # unread, is judged as faint: the move may be there (asked, never waited on)
-        faint = stable is None or (self._consensus(views) is None and bool(self._unread(stable, ())))
+        faint = stable is None or (bool(self._faint_looks) and self._consensus(views) is None
+                                   and bool(self._unread(stable, ())))
         if faint:
             stable = self._consensus(views, faint=True)
         game = (board.ply, board_labels(board))
