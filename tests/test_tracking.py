@@ -886,3 +886,77 @@ def test_a_cup_gobbled_at_once_is_offered_beside_moves_on_squares_that_cannot_be
     offered = [format_moves(board, c.moves) for c in accounts]
     assert truth in offered
     assert ["4d1", "4c2-b4"] in offered  # the unseen cup may still be on d1
+
+
+def test_tops_read_faintly_where_no_hand_was_do_not_hold_later_moves():
+    """A dim lamp: Black's tops on b2 and d4 read faintly as light and a1 faintly as itself,
+    more squares in doubt than a still board may have, for the rest of the game (held-out
+    shaded Gobblet: every later move was asked, none committed).  No hand has been there since
+    those tops were known, so their faint looks are how those tops read: White's 2 entered on
+    d1, read plainly where the hand was, is committed alone.  A hand then passes over b2: a
+    move from it, still showing its faint look, is not in the picture, so it is asked about."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3c3", "3d4")
+    sq = board.geo.square
+    a1, b2, d1, d4 = sq("a1"), sq("b2"), sq("d1"), sq("d4")
+    dim = {a1: ((0, 4), 0.3), b2: ((0, 4), 0.3), d4: ((0, 3), 0.3)}
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe_misread(board_labels(board), dim), clock, 10)
+    after = board_labels(play(board.copy(), "2d1"))
+    events = reach(tracker, board, board_labels(board), [d1], clock)
+    events += feed(tracker, board, observe_misread(after, dim), clock, 10)
+    assert [(e.kind, e.text) for e in events if e.kind in ("moves", "pending", "ambiguous")] == [("moves", "2d1")]
+    play(board, "2d1")
+    # Black's 4 goes from b2 to c2 and what it covered reads as b2's faint look did: the
+    # picture shows no change on b2, so the move is only proposed
+    after = board_labels(play(board.copy(), "4b2-c2"))
+    events = reach(tracker, board, board_labels(board), [b2, sq("c2")], clock)
+    events += feed(tracker, board, observe_misread(after, dim), clock, 10)
+    assert not [e for e in events if e.kind == "moves"]
+
+
+def test_a_cup_read_gone_and_one_read_a_size_off_offer_the_move_made():
+    """White's 4 goes from b1 to c1 and c1 reads as a light 3 (a rounded rim under the lamp):
+    b1's 4 reads gone and shows nowhere, and 'White entered a 3 on c1, b1 is misread' was the
+    one account asked about (seed 7's shaded Gobblet game: the players had to dismiss it and
+    tap the move in).  The move with c1's cup read a size off is a candidate too."""
+    board = play(Board(variant("gobblet")), "4b1", "4a4")
+    sq = board.geo.square
+    b1, c1 = sq("b1"), sq("c1")
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe(board_labels(board)), clock, 10)
+    after = list(board_labels(play(board.copy(), "4b1-c1")))
+    after[c1] = (0, 3)
+    events = reach(tracker, board, board_labels(board), [b1, c1], clock)
+    events += feed(tracker, board, observe(after), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees")]
+    asked = [e for e in events if e.kind in ("pending", "ambiguous")]
+    assert asked
+    offered = [format_moves(board, c.moves) for c in
+               (asked[-1].verdict.candidates if asked[-1].kind == "ambiguous" else (asked[-1].verdict,))]
+    assert ["4b1-c1"] in offered and ["3c1"] in offered
+    assert "c1 looks like a light size 3" in asked[-1].text
+
+
+def test_a_cup_read_a_size_off_is_offered_beside_accounts_of_more_moves():
+    """Black's 4s on b2 and c3 read faintly as light 4s, a hand over b2, b3 and c3, and
+    Black's 3 entered on b3 reads as a 4 (seed 7's shaded Gobblet game).  Black has no 4 left
+    to enter, so the picture fits only two moves: a 4 from b2 or c3 to b3 and a White 4 put
+    where it left, reading as the faint look did; the players used to be asked with those
+    alone.  One move with b3's cup read a size off fits too, and is offered first."""
+    board = play(Board(variant("gobblet")), "4a1", "4b2", "3d1", "4c3", "2d2", "4d4", "4a4")
+    sq = board.geo.square
+    b2, b3, c3 = sq("b2"), sq("b3"), sq("c3")
+    dim = {b2: ((0, 4), 0.3), c3: ((0, 4), 0.3)}
+    tracker = Tracker(SIZES_4)
+    clock = Clock()
+    feed(tracker, board, observe_misread(board_labels(board), dim), clock, 10)
+    after = board_labels(play(board.copy(), "3b3"))
+    events = reach(tracker, board, board_labels(board), [b2, b3, c3], clock)
+    events += feed(tracker, board, observe_misread(after, {**dim, b3: ((1, 4), 0.95)}), clock, 10)
+    assert not [e for e in events if e.kind in ("moves", "illegal", "disagrees")]
+    (asked,) = [e for e in events if e.kind in ("pending", "ambiguous")]
+    offered = [format_moves(board, c.moves) for c in asked.verdict.candidates]
+    assert offered[0] == ["3b3"] and len(offered) > 1 and all(len(c) == 2 for c in offered[1:])
+    assert "b3 looks like a dark size 4" in asked.text

@@ -11,12 +11,19 @@ waits for a person.  A still board with too many squares read too faintly to jud
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached
 (as read, else with the faint cups' colours in doubt, else with one cup a hand reached one size
 off), that is put to the players (never committed on faint readings), and the lifts seen go
-with that question.  When nothing else explains the board, or what does needs a move on a
+with that question.  A square read only faintly at a still board where no hand has been since
+its top was known, looking like that top or its size in the other colour, keeps that look as
+that top's (``Tracker._learn_looks``): while it shows that look it reads as the top (where a
+hand has been since, as the top or whatever else looks alike, so a move from it is only
+proposed and the accounts changing it are offered), and it no longer makes every later board
+too faint to judge.  When nothing else explains the board, or what does needs a move on a
 square that cannot be read, two moves in which the reply gobbled the cup just put down are an
 account too, only ever proposed (that cup is never seen).  A hand over a square it cannot read may have put a cup
 there unseen: an account that has that move first is asked about beside the one the picture
 shows.  A cup read one size off where a hand was, making a legal move look illegal, is asked
-about with that move, not alarmed.  What it cannot explain it reports: a hidden piece that is
+about with that move, not alarmed; and offered beside a cup read gone, or beside accounts of
+more moves, that the same picture fits (the move made must be among the candidates).  What it
+cannot explain it reports: a hidden piece that is
 not what memory says, a physical move that breaks a named rule, or plainly a board that
 disagrees.
 While a hand is seen over the board it watches for lifts (touch-move).  Deciding legality is the
@@ -540,6 +547,12 @@ class Tracker:
         # True when the pending explanation leans on a doubt's belief (a colour taken for
         # the other): only a later state that adds moves to it confirms it
         self._pending_leans = False
+        # per square read only faintly at a still board while no hand had reached it since
+        # the game's top there was known: (that faint look, that top); see ``_known_looks``
+        self._faint_looks: dict[int, tuple[Label, Label]] = {}
+        # ... those learnt at the still board being judged, used from the next hands on (the
+        # same picture is not judged again for them)
+        self._looks_learnt: dict[int, tuple[Label, Label]] = {}
 
     def expect_resync(self) -> None:
         """The board has not been seen yet (e.g. a resumed game): until a stable state matches
@@ -590,6 +603,8 @@ class Tracker:
             self._reached.update(sq for sq, r in enumerate(obs.squares) if r.state == OCCLUDED)
             self._window.clear()
             self._reported = None  # after hands, judge the board again even if it looks the same
+            self._faint_looks.update(self._looks_learnt)
+            self._looks_learnt = {}
             if not obs.hand:
                 # something moves that the picture does not show as a hand (a pale palm over
                 # pale wood can read as an empty square): no lift is judged on such frames
@@ -604,8 +619,11 @@ class Tracker:
         if t - window[0][0] < cfg.settle_s or len(window) < cfg.min_frames:
             return []
         views = [v for _, v in window]
-        stable = self._consensus(views)
-        faint = stable is None
+        stable = self._consensus([self._known_looks(board, v) for v in views])
+        # a board judged only thanks to known looks, with a square a hand reached still
+        # unread, is judged as faint: the move may be there (asked, never waited on)
+        faint = stable is None or (bool(self._faint_looks) and self._consensus(views) is None
+                                   and bool(self._unread(stable, ())))
         if faint:
             stable = self._consensus(views, faint=True)
         game = (board.ply, board_labels(board))
@@ -614,6 +632,7 @@ class Tracker:
         self._reported = stable.labels
         self._reported_game = game
         self.last_stable_time = t
+        self._learn_looks(board, stable if faint else self._consensus(views, faint=True))
         return self._judge_faint(board, stable, t) if faint else self._judge(board, stable, t)
 
     def _consensus(self, views: list[BoardView], faint: bool = False) -> BoardView | None:
@@ -637,6 +656,43 @@ class Tracker:
         if labels.count(HIDDEN) > self.config.max_doubtful:
             return None
         return BoardView(tuple(labels), tuple(confidences))
+
+    def _learn_looks(self, board: Board, faint: BoardView | None) -> None:
+        """Keep, per square of the still board ``faint`` (its faint readings) read below
+        ``min_confidence`` that no hand reached since the last move was put on the record, its
+        look and the game's top there, when the look is that top or its size in the other
+        colour (``_same_or_recoloured``): no cup came or went where no hand was, so that look
+        is how that top reads here (a dark top under a lamp read faintly as light, for as long
+        as it stands).  Looks of squares whose top has changed since are forgotten.  Nothing
+        is learnt while the board does not match the game.  What this board teaches is used
+        from the next hands on (``_looks_learnt``): the same picture is not judged twice."""
+        for sq, (_, top) in list(self._faint_looks.items()):
+            if board.top(sq) != top:
+                del self._faint_looks[sq]
+        self._looks_learnt = {}
+        if faint is None or not self.in_sync or self._resyncing:
+            return
+        for sq, (look, conf) in enumerate(zip(faint.labels, faint.confidences)):
+            top = board.top(sq)
+            if (conf < self.config.min_confidence and _same_or_recoloured(look, top) and sq not in self._reached
+                    and sq not in self.doubts):
+                self._looks_learnt[sq] = (look, top)
+
+    def _known_looks(self, board: Board, view: BoardView) -> BoardView:
+        """``view`` with each square read too faintly to count that shows the faint look it
+        had while the game's top (still the same) stood there untouched (``_learn_looks``)
+        read as that top; where a hand has reached it since, as that top or whatever else
+        looks the same (a cup may have left in a way that reads alike, as for a doubt): a
+        move from or to it is then not in the picture, only proposed.  Else a square read
+        faintly for good (a dark top under a lamp) makes every later still board too faint
+        to judge, and each later move is asked about, never committed."""
+        if not self._faint_looks or view.faint is None:
+            return view
+        labels = list(view.labels)
+        for sq, (look, top) in self._faint_looks.items():
+            if labels[sq] == HIDDEN and view.faint[sq] == look and board.top(sq) == top and sq not in self.doubts:
+                labels[sq] = frozenset((top, look)) if sq in self._reached else top
+        return replace(view, labels=tuple(labels))
 
     # ------------------------------------------------------------------ stable states
     def _judge_faint(self, board: Board, view: BoardView, t: float) -> list[TrackEvent]:
@@ -735,6 +791,9 @@ class Tracker:
                         doubt = Doubt(sq, board.top(sq), board.top(sq), view.labels[sq], gone=True)
                         self.doubts[sq] = doubt
                         events.append(TrackEvent("doubt", t, doubt_text(board, doubt), doubt, (sq,)))
+            elif isinstance(verdict, Ambiguous) and not recoloured_texts and recoloured_first is None:
+                # accounts of more moves than a cup read a size off needs are no likelier
+                verdict, misread_text = self._or_size_misread(board, view, verdict, shorter=True)
             if isinstance(verdict, (IllegalPhysical, Disagrees)):
                 found_resized = self._size_misread(board, view)
                 if found_resized is not None:
@@ -752,6 +811,9 @@ class Tracker:
         # a cup read gone that nobody has answered for still reads so: the account holds only
         # if that is a misread
         vanished = any(d.gone and not d.confirmed and raw.labels[sq] == d.seen for sq, d in self.doubts.items())
+        if vanished and isinstance(verdict, Explained) and not misread_text and not self._resyncing:
+            # the cup read gone may be the one that moved, read a size off where it landed
+            verdict, misread_text = self._or_size_misread(board, view, verdict)
         if isinstance(verdict, Explained) and not self._resyncing:
             verdict = self._or_unread(board, raw, view, verdict)
         if isinstance(verdict, Ambiguous):
@@ -933,7 +995,9 @@ class Tracker:
         fewer) that change a square a hand reached that cannot be read: the cup may have gone
         there.  An unreadable square no such account changes does not hold the account (an
         empty square read with doubt beside the one a cup landed on is no reason to wait)."""
-        unread = self._unread(raw, _squares_of(verdict.moves))
+        # a square read by its known faint look where a hand was may have lost its cup in a way
+        # that reads alike: the accounts that change it are offered too
+        unread = self._unread(raw, _squares_of(verdict.moves), looks=False)
         if not unread:
             return verdict
         labels = [HIDDEN if s in unread else label for s, label in enumerate(view.labels)]
@@ -954,11 +1018,19 @@ class Tracker:
                   if changed & unread and moves[: len(verdict.moves)] != verdict.moves]
         return Ambiguous((verdict, *longer)) if longer else verdict
 
-    def _unread(self, raw: BoardView, squares: Collection[int]) -> set[int]:
+    def _unread(self, raw: BoardView, squares: Collection[int], looks: bool = True) -> set[int]:
         """The squares a hand reached, outside ``squares`` and not in doubt, that cannot be read
-        (hidden, or below ``min_confidence``)."""
+        (hidden, or below ``min_confidence``); with ``looks``, not those read by their known
+        faint look (``_known_looks``)."""
         return {s for s in self._reached if s not in self.doubts and s not in squares
-                and (raw.labels[s] == HIDDEN or raw.confidences[s] < self.config.min_confidence)}
+                and (raw.labels[s] == HIDDEN or (raw.confidences[s] < self.config.min_confidence
+                                                 and not (looks and self._looks_known(raw, s))))}
+
+    def _looks_known(self, view: BoardView, square: int) -> bool:
+        """True when ``square`` of the still ``view`` was read as the game's top by its known
+        faint look (``_known_looks``)."""
+        known = self._faint_looks.get(square)
+        return known is not None and view.labels[square] in (known[1], frozenset(known))
 
     def _past_misreads(self, board: Board, view: BoardView, verdict: Verdict) -> tuple[Verdict, list[int]]:
         """``verdict``, or what the board shows once the squares that show what no move could
@@ -1098,6 +1170,33 @@ class Tracker:
             return None
         sq, accounts = fitting[0]
         return _one_or_ambiguous(accounts), sq
+
+    def _or_size_misread(self, board: Board, view: BoardView, verdict: Explained | Ambiguous,
+                         shorter: bool = False) -> tuple[Explained | Ambiguous, str]:
+        """``verdict``, or ``Ambiguous`` between its accounts and those of the board with one
+        cup a hand reached read one size off (``_size_misread``), and what the question then
+        adds about that square (else nothing).  With ``shorter``, only when those accounts
+        have fewer moves than every account of ``verdict``.
+
+        A cup that moved and reads a size off where it landed leaves the picture of a cup
+        read gone plus another cup entered, or of two moves made under one hand: the move
+        made must be among those the players choose from."""
+        found = self._size_misread(board, view)
+        if found is None:
+            return verdict, ""
+        resized, sq = found
+        accounts = _candidates(verdict)
+        known = {a.moves for a in accounts}
+        extra = [c for c in _candidates(resized) if c.moves not in known]
+        if not extra:
+            return verdict, ""
+        if shorter:
+            if max(len(c.moves) for c in extra) >= min(len(a.moves) for a in accounts):
+                return verdict, ""
+            merged = (*extra, *accounts)
+        else:
+            merged = (*accounts, *extra)
+        return Ambiguous(merged), f" ({board.geo.names[sq]} looks like {looks_text(view.labels[sq])})"
 
     def _foreign_sizes(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, list[int]] | None:
         """The legal accounts of the board once the squares read as a cup of a size this game
@@ -1270,6 +1369,16 @@ def _impossible(board: Board, sq: int, seen: Label) -> bool:
     if len(stack) > 1 and seen == stack[-2]:
         return False
     return top is not None and seen[1] <= top[1]
+
+
+def _same_or_recoloured(look: Label, top: Label) -> bool:
+    """True when ``look`` is ``top``, or a cup of its size read in the other colour (or in
+    doubt): no move a hand was not seen making leaves a square looking so.  A faint look
+    of anything else (a cup where the game has none, another size) may be a cup put down
+    by a hand the camera missed, so it is not how that top looks."""
+    if look == top:
+        return look != HIDDEN
+    return isinstance(look, tuple) and isinstance(top, tuple) and look[1] == top[1]
 
 
 def _colour_only(doubt: Doubt) -> bool:
