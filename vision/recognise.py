@@ -78,6 +78,7 @@ from .square_model import (
     calibrated_model,
     larger_edge,
     larger_outline,
+    larger_wall,
     size_bound,
     tempered,
 )
@@ -160,14 +161,6 @@ WALL_ARC = np.radians(60.0)
 WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
 WALL_DOUBT = 3.0
 WALL_READ = 4.0
-# the feet of a read top's size and of the next larger size (``foot_edges``): rays within
-# ``FOOT_ARC`` of the direction to the nadir, the step across ``FOOT_STEP_MM`` within
-# ``FOOT_SLACK_MM`` of each foot's circle, the chroma's change weighted ``FOOT_CHROMA``
-FOOT_ARC = np.radians(60.0)
-FOOT_RAYS = 25
-FOOT_STEP_MM = 2.0
-FOOT_SLACK_MM = 1.0
-FOOT_CHROMA = 1.5
 WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
@@ -325,7 +318,6 @@ class Recogniser:
         self.ref_g: list[np.ndarray] = []  # set once use_chroma is known
         self.ref_log = ref_ch[0]
         self.ref_white = _whiteness(*ref_ch) if cal.pieces.clear else None
-        self._ref_chroma = ref_ch[1]  # (``foot_edges``)
         self.ref_lab = cal.reference
         self.centres_mm = np.array([cal.board.square_centre(i) for i in range(cal.board.squares)])
         self.centres_px = self.canvas.to_px(self.centres_mm)  # the squares' centres on the view
@@ -994,60 +986,6 @@ class Recogniser:
         out[both] = larger_outline(own, larger, share)
         return out
 
-    def foot_edges(self, squares: np.ndarray, sizes: np.ndarray,
-                   centres: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Last frame, per square of ``squares`` read as solid size class ``sizes[i]`` with its
-        top at ``centres[i]`` (canvas px; by default where its edges found it): the edge
-        of its foot on the board, on the near arc (``FOOT_ARC`` either side of the direction to
-        the camera's nadir), at the read size's foot and at the next larger size's, (n, 2 sizes,
-        rays) each the strongest step across ``FOOT_STEP_MM`` of log-brightness and of the
-        chroma's change since the empty board (the chroma's times ``FOOT_CHROMA``) within
-        ``FOOT_SLACK_MM`` of the foot's circle, on each ray from that foot's centre.
-
-        A cup hides the board within its foot's circle whatever its rim does, and on the near
-        arc nothing else of it reaches past its foot: there its edge against the board is its
-        foot's.  The top found (at the read size's radius) puts the foot of a top of each size
-        at its own place, ``n + (c - n) / k`` (a taller cup's top lies further out from the
-        nadir ``n`` over its foot), so the two sizes' feet differ in place as well as in
-        radius.  A rounded dark rim that fades into its own wall on every arc still stands on
-        a foot of its own size."""
-        f = self._last
-        squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
-        ppm = self.canvas.ppm
-        n = f.n_px
-        offs = np.arange(-FOOT_SLACK_MM - FOOT_STEP_MM / 2, FOOT_SLACK_MM + FOOT_STEP_MM / 2 + 1e-9, 0.5) * ppm
-        lag = int(round(FOOT_STEP_MM / 0.5))
-        span = np.linspace(-FOOT_ARC, FOOT_ARC, FOOT_RAYS)
-        out = np.zeros((len(squares), 2, FOOT_RAYS))
-        h, w = f.lum.shape
-        if centres is None:
-            centres = f.hyp.centre[squares, sizes]
-        for i, (s, c) in enumerate(zip(sizes, np.asarray(centres, np.float64))):
-            feet = [(n + (c - n) / height_scale(f.H, self.cal.sizes[z].height_mm),
-                     self.cal.pieces.sizes[z].outer_diameter_mm / 2 * ppm) for z in (s, s + 1)]
-            reach = feet[1][1] + offs[-1] + 2
-            lo = np.floor(np.minimum(feet[0][0], feet[1][0]) - reach).astype(int)
-            hi = np.ceil(np.maximum(feet[0][0], feet[1][0]) + reach).astype(int) + 1
-            x0, y0 = max(lo[0], 0), max(lo[1], 0)
-            x1, y1 = min(hi[0], w), min(hi[1], h)
-            if x1 - x0 < 2 or y1 - y0 < 2:
-                continue
-            lum = f.lum[y0:y1, x0:x1] - self.ref_log[y0:y1, x0:x1]
-            _, chroma = _channels(f.view[y0:y1, x0:x1])
-            chroma = (chroma - self._ref_chroma[y0:y1, x0:x1]) * FOOT_CHROMA
-            for j, (foot, r) in enumerate(feet):
-                toward = n - foot
-                phi = float(np.arctan2(toward[1], toward[0])) if np.hypot(*toward) > 1e-6 else 0.0
-                units = np.stack([np.cos(phi + span), np.sin(phi + span)], axis=1)  # (rays, 2)
-                pts = foot[None, None, :] + (r + offs)[None, :, None] * units[:, None, :] - [x0, y0]
-                mx, my = (np.ascontiguousarray(pts[..., k], np.float32) for k in (0, 1))
-                step = 0.0
-                for plane in (lum, chroma):
-                    v = cv2.remap(plane, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                    step = step + np.abs(v[:, lag:] - v[:, :-lag])
-                out[i, j] = step.max(axis=1)
-        return out[:, 0], out[:, 1]
-
     def grain_kept(self, sq: int) -> float:
         """Last frame, square ``sq``: how much of the empty board's grain shows in the middle of
         the square as it did (the best correlation, over shifts of up to ``GRAIN_SHIFT`` px, of
@@ -1224,6 +1162,27 @@ class Recogniser:
             out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
         return out
 
+    def _walls_up(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
+        """``walls`` (``_walls``) with each top read by its wall (lead ``WALL_READ`` or more)
+        read one size up where the next larger size is solid and in play and its own wall is
+        there too (``square_model.larger_wall``, on ``_wall_leads`` of that size).  A lifted
+        top's wall is the larger size's circle, its support that size's against the read one
+        (``size_bound``: under 0.5 where the larger leads less); the squares join
+        ``last_lifted``."""
+        nsz = len(self._solid)
+        out = dict(walls)
+        for sq, wall in walls.items():
+            t = wall.size + 1
+            if wall.lead < WALL_READ or t >= nsz or not (self._solid[t] and self._in_play[t]):
+                continue
+            centres, leads = self._wall_leads(np.array([sq]), np.array([t]))
+            if not larger_wall(wall.lead, float(leads[0, 0])):
+                continue
+            support = float(size_bound(np.array([[wall.lead, leads[0, 0]]]), np.ones(2, bool))[0, 1])
+            out[sq] = _Wall(t, centres[0, 0], float(leads[0, 0]), min(wall.support, support))
+            self.last_lifted.append(sq)
+        return out
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1339,6 +1298,7 @@ class Recogniser:
         # where every size in play is solid: read, or (where it leads less) the empty doubted
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
+        walls = self._walls_up(walls)
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         for sq in range(nsq):
             a = int(choice[sq])
