@@ -38,7 +38,9 @@ looks for, but is lighter than its own shaded wall and shadow and, a little, tha
 A top the board's own colour (white on white, dark on dark wood) is found by its wall
 (``_walls``): over the near arc, where its shaded wall and the shade at its foot lie beyond
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
-top where it is plain and every size in play is solid.
+top where it is plain and every size in play is solid, one size up where the next size's own
+wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
+circle, which then leads).
 """
 
 from __future__ import annotations
