@@ -38,7 +38,9 @@ looks for, but is lighter than its own shaded wall and shadow and, a little, tha
 A top the board's own colour (white on white, dark on dark wood) is found by its wall
 (``_walls``): over the near arc, where its shaded wall and the shade at its foot lie beyond
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
-top where it is plain and every size in play is solid.
+top where it is plain and every size in play is solid, one size up where the next size's own
+wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
+circle, which then leads).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ from .square_model import (
     calibrated_model,
     larger_edge,
     larger_outline,
+    larger_wall,
     size_bound,
     tempered,
 )
@@ -1161,6 +1164,27 @@ class Recogniser:
             out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
         return out
 
+    def _walls_up(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
+        """``walls`` (``_walls``) with each top read by its wall (lead ``WALL_READ`` or more)
+        read one size up where the next larger size is solid and in play and its own wall is
+        there too (``square_model.larger_wall``, on ``_wall_leads`` of that size).  A lifted
+        top's wall is the larger size's circle, its support that size's against the read one
+        (``size_bound``: under 0.5 where the larger leads less); the squares join
+        ``last_lifted``."""
+        nsz = len(self._solid)
+        out = dict(walls)
+        for sq, wall in walls.items():
+            t = wall.size + 1
+            if wall.lead < WALL_READ or t >= nsz or not (self._solid[t] and self._in_play[t]):
+                continue
+            centres, leads = self._wall_leads(np.array([sq]), np.array([t]))
+            if not larger_wall(wall.lead, float(leads[0, 0])):
+                continue
+            support = float(size_bound(np.array([[wall.lead, leads[0, 0]]]), np.ones(2, bool))[0, 1])
+            out[sq] = _Wall(t, centres[0, 0], float(leads[0, 0]), min(wall.support, support))
+            self.last_lifted.append(sq)
+        return out
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1276,6 +1300,7 @@ class Recogniser:
         # where every size in play is solid: read, or (where it leads less) the empty doubted
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
+        walls = self._walls_up(walls)
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         for sq in range(nsq):
             a = int(choice[sq])

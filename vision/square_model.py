@@ -74,6 +74,12 @@ LARGER_LEAD = 0.5
 OUTLINE_FOUND = 0.02
 OUTLINE_SHARE = 0.65
 OUTLINE_LEAD = 1.2
+# a solid top read by its wall (``Recogniser._walls``: the model reads the square empty) is the
+# next larger size where that size's wall is found too (at least LARGER_WALL_FOUND ring units,
+# the lead that reads a wall) and leads at least LARGER_WALL_SHARE of the read size's: see
+# ``larger_wall``
+LARGER_WALL_FOUND = 4.0
+LARGER_WALL_SHARE = 0.7
 # clear cups' size probabilities are softened by this temperature: the fit's evidence (rims,
 # plugs, profiles) separates sizes less on pictures unlike those it was fitted on
 CLEAR_TEMPERATURE = 1.5
@@ -276,6 +282,21 @@ def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np
     own step must show (above 0), or there is no edge of the read top to compare with."""
     own, larger, share = (np.asarray(v, np.float64) for v in (own, larger, share))
     return (own > 0.0) & (larger >= OUTLINE_FOUND) & (share >= OUTLINE_SHARE) & (larger >= OUTLINE_LEAD * own)
+
+
+def larger_wall(own: float | np.ndarray, larger: float | np.ndarray) -> np.ndarray:
+    """Where (bool) a solid top read by its wall at one size is the next larger size: ``own``
+    is the read size's wall lead (``Recogniser._wall_leads``, ring units), ``larger`` the
+    next larger size's round its own best centre.  A top the board's colour shows no edge on
+    its far arc; on the near arc its circle is lighter inside than out, where its own shaded
+    wall lies beyond its edge.  A larger top makes such a circle at its own radius and at the
+    smaller size's too (its flat face, lit, ends about there, inside its darker rounded rim),
+    so a strong smaller circle is no sign of a smaller top; a smaller top has only board, or
+    its shadow, at the larger radius, which a circle there crosses (no wall all along it).  So
+    the larger size's circle must be found as a wall is (``LARGER_WALL_FOUND``) and lead
+    nearly as much as the read size's (``LARGER_WALL_SHARE`` of it)."""
+    own, larger = np.asarray(own, np.float64), np.asarray(larger, np.float64)
+    return (larger >= LARGER_WALL_FOUND) & (larger >= LARGER_WALL_SHARE * own)
 
 
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
