@@ -1054,15 +1054,42 @@ class Recogniser:
         pts, r = self._top_candidates(squares, s)
         return self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
 
-    def _top_candidates(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, float]:
-        """Last frame: the whole-pixel centres (n, m, 2) on the coarse grid within the reach of
-        a size-``s`` top on each of ``squares``, and that size's outer radius (canvas px)."""
+    def _top_candidates(self, squares: np.ndarray, s: int, every_px: bool = False) -> tuple[np.ndarray, float]:
+        """Last frame: the whole-pixel centres (n, m, 2) on the coarse grid (``every_px``: on
+        every pixel) within the reach of a size-``s`` top on each of ``squares``, and that
+        size's outer radius (canvas px)."""
         f = self._last
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
         base = np.rint(f.n_px + (self.centres_px[squares] - f.n_px) * k).astype(np.int64)
-        return base[:, None, :] + _coarse_offsets(reach)[None, :, :], r
+        offsets = _pixel_offsets(reach) if every_px else _coarse_offsets(reach)
+        return base[:, None, :] + offsets[None, :, :], r
+
+    def _light_top_beside(self, sq: int, s: int) -> tuple[np.ndarray, float] | None:
+        """Last frame, square ``sq``, a solid top of size class ``s`` read dark: where its
+        edges may have been found on a light top's own shaded wall and shadow instead, the
+        light top (its centre, canvas px, and colour margin), else None.
+
+        A tall narrow cup (Storer's smallest, twice as tall as it is wide) seen from a low
+        camera shows a wall as long as its top is wide: the wall, shaded, and the shade at its
+        foot make a dark disc of the top's size right beside the top, with a stronger edge than
+        a light top's on a light board.  The light top itself is lighter than all round it (its
+        wall on the near side, the board on the far side): a circle of the size's outer radius
+        within the reach of its top leads by ``OUTLINE_SURE`` (``_lighter_outline``, searched on
+        every pixel: a small top's outline is a pixel wide, which the coarse grid steps over),
+        it reads light, and it is no darker than the light player's colour can look by shading.
+        Beside a dark top lies bare board or its shadow, which make no such outline."""
+        pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
+        centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
+        if leads[0] < OUTLINE_SURE:
+            return None
+        f = self._last
+        edge = self._edge_px(s)
+        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s)
+        if colour != 0 or self._disc_change(centres[0], COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
+            return None
+        return centres[0], margin
 
     def _best_circles(self, pts: np.ndarray, r: float, coarse_units: np.ndarray,
                       units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1312,6 +1339,15 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
+            beside = self._light_top_beside(sq, s) if (
+                colour == 1 and self._solid[s] and self.model is not None) else None
+            if beside is not None:
+                # the dark disc read is a light top's own wall (``_light_top_beside``): read the
+                # top light, as one found by its lighter outline is, under the referee's commit
+                centre, cmargin = beside
+                colour = 0
+                cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
+                conf = min(conf, OUTLINED_TOP)
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
@@ -1338,6 +1374,12 @@ def _coarse_offsets(reach: float) -> np.ndarray:
     """Whole-pixel offsets (n, 2) on the coarse grid of the edge search (``COARSE_STEP_PX``)
     within ``reach`` pixels: where a top's centre is first looked for."""
     return disc_offsets(_coarse_grid(reach), reach).astype(np.int64)
+
+
+def _pixel_offsets(reach: float) -> np.ndarray:
+    """Whole-pixel offsets (n, 2) on every pixel within ``reach`` pixels."""
+    half = int(reach)
+    return disc_offsets(np.arange(-half, half + 1, dtype=np.float64), reach).astype(np.int64)
 
 
 def _coarse_grid(reach: float) -> np.ndarray:
