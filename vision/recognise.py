@@ -1067,19 +1067,22 @@ class Recogniser:
         return base[:, None, :] + offsets[None, :, :], r
 
     def _light_top_beside(self, sq: int, s: int) -> tuple[np.ndarray, float] | None:
-        """Last frame, square ``sq``, a solid top of size class ``s`` read dark: where its
-        edges may have been found on a light top's own shaded wall and shadow instead, the
-        light top (its centre, canvas px, and colour margin), else None.
+        """Last frame, square ``sq``, a top of size class ``s`` read dark: where its edges may
+        have been found on a light top's own shaded wall and shadow instead, the light top (its
+        centre, canvas px, and colour margin), else None.
 
-        A tall narrow cup (Storer's smallest, twice as tall as it is wide) seen from a low
-        camera shows a wall as long as its top is wide: the wall, shaded, and the shade at its
-        foot make a dark disc of the top's size right beside the top, with a stronger edge than
-        a light top's on a light board.  The light top itself is lighter than all round it (its
-        wall on the near side, the board on the far side): a circle of the size's outer radius
-        within the reach of its top leads by ``OUTLINE_SURE`` (``_lighter_outline``, searched on
-        every pixel: a small top's outline is a pixel wide, which the coarse grid steps over),
-        it reads light, and it is no darker than the light player's colour can look by shading.
-        Beside a dark top lies bare board or its shadow, which make no such outline."""
+        A tall narrow cup (Storer's smallest, solid and twice as tall as it is wide) seen from
+        a low camera shows a wall as long as its top is wide: the wall, shaded, and the shade at
+        its foot make a dark disc of the top's size right beside the top, with a stronger edge
+        than a light top's on a light board; a clear cup's pale plug, as white as its rim, shows
+        no rim to place it, and its edges can lock onto its shadow seen through its wall.  The
+        light top itself is lighter than all round it (its wall on the near side, the board on
+        the far side): a circle of the size's outer radius within the reach of its top leads by
+        ``OUTLINE_SURE`` (``_lighter_outline``, searched on every pixel: a small top's outline
+        is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
+        than the light player's colour can look by shading.  Beside a dark top lies bare board
+        or its shadow, which make no such outline; a dark plug's white rim makes one round the
+        plug, which reads dark."""
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
         if leads[0] < OUTLINE_SURE:
@@ -1339,8 +1342,7 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
-            beside = self._light_top_beside(sq, s) if (
-                colour == 1 and self._solid[s] and self.model is not None) else None
+            beside = self._light_top_beside(sq, s) if colour == 1 and self.model is not None else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
                 # top light, as one found by its lighter outline is, under the referee's commit
