@@ -126,6 +126,9 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
+# clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
+# round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
+SIZE_DOUBT = 0.7
 # the radial steps round a top (``radial_steps``): over the whole circle, since a rounded rim
 # fades on the far arc the edge search reads (it curves away from the camera there) and shows
 # on the near arc and the sides; each edge is read at its radius and up to 2 px either way
@@ -920,6 +923,17 @@ class Recogniser:
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
+    def _larger_rim(self, sq: int, s: int) -> bool:
+        """Last frame, square ``sq`` read as a clear cup of size class ``s``: whether a larger
+        clear size's white rim was found round the square (its lead at least ``RIM_SURE`` and
+        above the read size's).  The top cup is the largest of its stack, and a cup of the read
+        size makes no rim wider than its own: a light plug on light wood shows no edge, and its
+        cup can be read a size too small, by the square model or by the size check's crop of
+        the smaller size inside it."""
+        rim = self._last.rim_score[sq]
+        larger = np.arange(len(rim)) > s
+        return bool(np.any(larger & ~self._solid & (rim >= RIM_SURE) & (rim > rim[s])))
+
     def _sizes_up(self, choice: np.ndarray, lifted: np.ndarray) -> np.ndarray:
         """Last frame, per square (bool): whether the top the readers put at size class
         ``choice`` - 1 (0: empty) is read one size up: the next size is in play and its own rim
@@ -1353,6 +1367,8 @@ class Recogniser:
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
+                    if self._larger_rim(sq, s):
+                        conf = min(conf, SIZE_DOUBT)
                 conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
