@@ -2,7 +2,7 @@
 found round it (``Recogniser._larger_rim``; docs/geometry.md, "How a square is read")."""
 
 from vision.evaluate import COMMIT, evaluate
-from vision.observation import CUP
+from vision.observation import CUP, EMPTY
 
 
 def _storer_reads(seed: int, camera: int) -> list[tuple[tuple[int, int] | None, object, float]]:
@@ -12,7 +12,8 @@ def _storer_reads(seed: int, camera: int) -> list[tuple[tuple[int, int] | None, 
 
     def observer(rec, obs, truth):
         for r, top in zip(obs.squares, truth.tops):
-            out.append((top, r.top if r.state == CUP else r.state, r.confidence))
+            got = r.top if r.state == CUP else (None if r.state == EMPTY else r.state)
+            out.append((top, got, r.confidence))
 
     evaluate("storer-clear", 2, seed=seed, first_camera=camera, measure=True, style="shaded", observer=observer)
     return out
