@@ -1356,7 +1356,10 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
-            beside = self._light_top_beside(sq, s) if colour == 1 and self.model is not None else None
+            # (a clear top its own white rim placed is where it is: not looked at again)
+            beside = self._light_top_beside(sq, s) if (
+                colour == 1 and self.model is not None
+                and (self._solid[s] or self._last.rim_score[sq, s] < RIM_SURE)) else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
                 # top light, as one found by its lighter outline is, under the referee's commit
