@@ -126,6 +126,10 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
+# a solid size at least this many times as tall as its top is wide shows, seen from a low
+# camera, a wall as long as its top is wide, which can pass for a dark top (``_light_top_beside``):
+# Storer's smallest (2), not Gobblet's nor Jr.'s (1.2-1.25)
+TALL_TOP = 1.5
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
@@ -381,6 +385,7 @@ class Recogniser:
         # a second reader of every square, combined with the model's (``square_net.py``)
         self.square_net = (default_net() if square_net == "default" else square_net) if self.model is not None else None
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
+        self._tall = np.array([size.height_mm >= TALL_TOP * size.top_diameter_mm for size in cal.pieces.sizes])
         if in_play is not None and len(in_play) != len(cal.pieces.sizes):
             raise ValueError(f"in_play names {len(in_play)} size classes; the set has {len(cal.pieces.sizes)}")
         self._in_play = np.ones(len(cal.pieces.sizes), bool) if in_play is None else np.array(in_play, bool)
@@ -1356,10 +1361,11 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
-            # (a clear top its own white rim placed is where it is: not looked at again)
+            # (only a tall narrow solid top, whose wall can pass for it, or a clear top its own
+            # white rim did not place: elsewhere the search would cost time for nothing)
             beside = self._light_top_beside(sq, s) if (
                 colour == 1 and self.model is not None
-                and (self._solid[s] or self._last.rim_score[sq, s] < RIM_SURE)) else None
+                and (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE)) else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
                 # top light, as one found by its lighter outline is, under the referee's commit
