@@ -130,6 +130,10 @@ OUTLINED_TOP = 0.7
 # camera, a wall as long as its top is wide, which can pass for a dark top (``_light_top_beside``):
 # Storer's smallest (2), not Gobblet's nor Jr.'s (1.2-1.25)
 TALL_TOP = 1.5
+# the lead (ring units) of the lighter outline beside such a top that reads it light: twice
+# ``OUTLINE_SURE``, as it overrides a colour read (on tuning seed 5 bare, grainless board beside
+# a dark 1 led by 1.04; the light tops' own outlines led by 3.0-7.3)
+BESIDE_SURE = 2.0
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
@@ -1097,14 +1101,14 @@ class Recogniser:
         no rim to place it, and its edges can lock onto its shadow seen through its wall.  The
         light top itself is lighter than all round it (its wall on the near side, the board on
         the far side): a circle of the size's outer radius within the reach of its top leads by
-        ``OUTLINE_SURE`` (``_lighter_outline``, searched on every pixel: a small top's outline
+        ``BESIDE_SURE`` (``_lighter_outline``, searched on every pixel: a small top's outline
         is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
         than the light player's colour can look by shading.  Beside a dark top lies bare board
-        or its shadow, which make no such outline; a dark plug's white rim makes one round the
-        plug, which reads dark."""
+        or its shadow, which make no such outline (bare board only a faint one, by chance); a
+        dark plug's white rim makes one round the plug, which reads dark."""
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
-        if leads[0] < OUTLINE_SURE:
+        if leads[0] < BESIDE_SURE:
             return None
         f = self._last
         edge = self._edge_px(s)
@@ -1372,12 +1376,13 @@ class Recogniser:
                 centre, cmargin = beside
                 colour = 0
                 cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
-                conf = min(conf, OUTLINED_TOP)
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
                     if self._larger_rim(sq, s):
                         conf = min(conf, SIZE_DOUBT)
+                if beside is not None:
+                    conf = min(conf, OUTLINED_TOP)
                 conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
