@@ -38,7 +38,12 @@ looks for, but is lighter than its own shaded wall and shadow and, a little, tha
 A top the board's own colour (white on white, dark on dark wood) is found by its wall
 (``_walls``): over the near arc, where its shaded wall and the shade at its foot lie beyond
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
-top where it is plain and every size in play is solid.
+top where it is plain and every size in play is solid.  A top read dark whose edges may have
+been found on a light top's own shaded wall (Storer's tall smallest cup from a low camera, or a
+pale plug no rim placed) is read light, under the commit, where a lighter outline of its size
+beside it reads light (``_light_top_beside``); and a clear cup read where a larger clear size's
+white rim was found is read under the commit (``_larger_rim``): the top cup is the largest of
+its stack.
 """
 
 from __future__ import annotations
