@@ -40,7 +40,12 @@ A top the board's own colour (white on white, dark on dark wood) is found by its
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
 top where it is plain and every size in play is solid, one size up where the next size's own
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
-circle, which then leads).
+circle, which then leads).  A top read dark whose edges may have been found on a light top's
+own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
+is read light, under the commit, where a lighter outline of its size
+beside it reads light (``_light_top_beside``); and a clear cup read where a larger clear size's
+white rim was found is read under the commit (``_larger_rim``): the top cup is the largest of
+its stack.
 """
 
 from __future__ import annotations
@@ -129,6 +134,17 @@ OUTLINE_SURE = 1.0  # lead, in ring units (EMPTY_THRESHOLD), of an outline that 
 # reading the square empty: under the referee's commit (0.8), as where the square net and the
 # model each read another thing (its ``disagree_cap``)
 OUTLINED_TOP = 0.7
+# a solid size at least this many times as tall as its top is wide shows, seen from a low
+# camera, a wall as long as its top is wide, which can pass for a dark top (``_light_top_beside``):
+# Storer's smallest (2), not Gobblet's nor Jr.'s (1.2-1.25)
+TALL_TOP = 1.5
+# the lead (ring units) of the lighter outline beside such a top that reads it light: twice
+# ``OUTLINE_SURE``, as it overrides a colour read (on tuning seed 5 bare, grainless board beside
+# a dark 1 led by 1.04; the light tops' own outlines led by 3.0-7.3)
+BESIDE_SURE = 2.0
+# clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
+# round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
+SIZE_DOUBT = 0.7
 # the radial steps round a top (``radial_steps``): over the whole circle, since a rounded rim
 # fades on the far arc the edge search reads (it curves away from the camera there) and shows
 # on the near arc and the sides; each edge is read at its radius and up to 2 px either way
@@ -381,6 +397,7 @@ class Recogniser:
         # a second reader of every square, combined with the model's (``square_net.py``)
         self.square_net = (default_net() if square_net == "default" else square_net) if self.model is not None else None
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
+        self._tall = np.array([size.height_mm >= TALL_TOP * size.top_diameter_mm for size in cal.pieces.sizes])
         if in_play is not None and len(in_play) != len(cal.pieces.sizes):
             raise ValueError(f"in_play names {len(in_play)} size classes; the set has {len(cal.pieces.sizes)}")
         self._in_play = np.ones(len(cal.pieces.sizes), bool) if in_play is None else np.array(in_play, bool)
@@ -923,6 +940,17 @@ class Recogniser:
                          BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
 
+    def _larger_rim(self, sq: int, s: int) -> bool:
+        """Last frame, square ``sq`` read as a clear cup of size class ``s``: whether a larger
+        clear size's white rim was found round the square (its lead at least ``RIM_SURE`` and
+        above the read size's).  The top cup is the largest of its stack, and a cup of the read
+        size makes no rim wider than its own: a light plug on light wood shows no edge, and its
+        cup can be read a size too small, by the square model or by the size check's crop of
+        the smaller size inside it."""
+        rim = self._last.rim_score[sq]
+        larger = np.arange(len(rim)) > s
+        return bool(np.any(larger & ~self._solid & (rim >= RIM_SURE) & (rim > rim[s])))
+
     def _sizes_up(self, choice: np.ndarray, lifted: np.ndarray) -> np.ndarray:
         """Last frame, per square (bool): whether the top the readers put at size class
         ``choice`` - 1 (0: empty) is read one size up: the next size is in play and its own rim
@@ -1057,15 +1085,45 @@ class Recogniser:
         pts, r = self._top_candidates(squares, s)
         return self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
 
-    def _top_candidates(self, squares: np.ndarray, s: int) -> tuple[np.ndarray, float]:
-        """Last frame: the whole-pixel centres (n, m, 2) on the coarse grid within the reach of
-        a size-``s`` top on each of ``squares``, and that size's outer radius (canvas px)."""
+    def _top_candidates(self, squares: np.ndarray, s: int, every_px: bool = False) -> tuple[np.ndarray, float]:
+        """Last frame: the whole-pixel centres (n, m, 2) on the coarse grid (``every_px``: on
+        every pixel) within the reach of a size-``s`` top on each of ``squares``, and that
+        size's outer radius (canvas px)."""
         f = self._last
         k = height_scale(f.H, self.cal.sizes[s].height_mm)
         r = self.edges_mm[s][-1] * k * self.canvas.ppm
         reach = self.offsets_mm[s] * k * self.canvas.ppm
         base = np.rint(f.n_px + (self.centres_px[squares] - f.n_px) * k).astype(np.int64)
-        return base[:, None, :] + _coarse_offsets(reach)[None, :, :], r
+        offsets = _pixel_offsets(reach) if every_px else _coarse_offsets(reach)
+        return base[:, None, :] + offsets[None, :, :], r
+
+    def _light_top_beside(self, sq: int, s: int) -> tuple[np.ndarray, float] | None:
+        """Last frame, square ``sq``, a top of size class ``s`` read dark: where its edges may
+        have been found on a light top's own shaded wall and shadow instead, the light top (its
+        centre, canvas px, and colour margin), else None.
+
+        A tall narrow cup (Storer's smallest, solid and twice as tall as it is wide) seen from
+        a low camera shows a wall as long as its top is wide: the wall, shaded, and the shade at
+        its foot make a dark disc of the top's size right beside the top, with a stronger edge
+        than a light top's on a light board; a clear cup's pale plug, as white as its rim, shows
+        no rim to place it, and its edges can lock onto its shadow seen through its wall.  The
+        light top itself is lighter than all round it (its wall on the near side, the board on
+        the far side): a circle of the size's outer radius within the reach of its top leads by
+        ``BESIDE_SURE`` (``_lighter_outline``, searched on every pixel: a small top's outline
+        is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
+        than the light player's colour can look by shading.  Beside a dark top lies bare board
+        or its shadow, which make no such outline (bare board only a faint one, by chance); a
+        dark plug's white rim makes one round the plug, which reads dark."""
+        pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
+        centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
+        if leads[0] < BESIDE_SURE:
+            return None
+        f = self._last
+        edge = self._edge_px(s)
+        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s)
+        if colour != 0 or self._disc_change(centres[0], COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
+            return None
+        return centres[0], margin
 
     def _best_circles(self, pts: np.ndarray, r: float, coarse_units: np.ndarray,
                       units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1337,9 +1395,24 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
+            # (only a tall narrow solid top, whose wall can pass for it, or a clear top its own
+            # white rim did not place: elsewhere the search would cost time for nothing)
+            beside = self._light_top_beside(sq, s) if (
+                colour == 1 and self.model is not None
+                and (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE)) else None
+            if beside is not None:
+                # the dark disc read is a light top's own wall (``_light_top_beside``): read the
+                # top light, as one found by its lighter outline is, under the referee's commit
+                centre, cmargin = beside
+                colour = 0
+                cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
+                    if self._larger_rim(sq, s):
+                        conf = min(conf, SIZE_DOUBT)
+                if beside is not None:
+                    conf = min(conf, OUTLINED_TOP)
                 conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
@@ -1363,6 +1436,12 @@ def _coarse_offsets(reach: float) -> np.ndarray:
     """Whole-pixel offsets (n, 2) on the coarse grid of the edge search (``COARSE_STEP_PX``)
     within ``reach`` pixels: where a top's centre is first looked for."""
     return disc_offsets(_coarse_grid(reach), reach).astype(np.int64)
+
+
+def _pixel_offsets(reach: float) -> np.ndarray:
+    """Whole-pixel offsets (n, 2) on every pixel within ``reach`` pixels."""
+    half = int(reach)
+    return disc_offsets(np.arange(-half, half + 1, dtype=np.float64), reach).astype(np.int64)
 
 
 def _coarse_grid(reach: float) -> np.ndarray:
