@@ -56,6 +56,9 @@ TEXTURE_SHARE = 0.25
 # light's change holds the board's texture negated), seen over at least this many pixels
 TEXTURE_HIDDEN = 0.4
 TEXTURE_MIN_PX = 40
+# a region that is not all shade but lets the board's texture show through (its regression
+# above minus this) is a change of light, not a surface laid on the board
+TEXTURE_KEPT = 0.2
 # shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
 SHADE_DEPTH = 1.0
 # ... with each channel within this of the mean darkening (log; room for a cast between the
@@ -255,14 +258,28 @@ class HandDetector:
                 texture.append(_texture(brightness()))
             return texture[0]
 
-        if shade is not None and keep_c.any():
-            n = len(keep_c)
-            shade_mask = shade() > 0
+        n = len(keep_c)
+        shade_mask: np.ndarray | None = None
+        own_solid = np.zeros(n)  # per region, mm2 of solid change of its own colour (no shade)
+        if shade is not None:
+            reach = self._reaching(labels, n) & ~keep_c
+            if keep_c.any() or reach.any():
+                shade_mask = shade() > 0
+                own_solid = self._solid_mm2(labels, raw & ~shade_mask, n)
+                # an arm beside the board: little of it over the board, but solid beside it
+                keep_c |= reach & (own_solid >= MIN_INSIDE_MM2)
+        if shade_mask is not None and keep_c.any():
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
             if shadows.any() and brightness is not None:
                 shadows &= ~self.texture_hidden(labels, texture_now(), n)[0]
             keep_c &= ~shadows
+            if keep_c.any() and brightness is not None:
+                # a change of light (shadows of several lamps, deeper than one, or tinted by
+                # a fill light warmer than the lamp) lets the board's texture show through
+                # it; a hand or sleeve hides it, or is solid of its own colour beside it
+                kept = self.texture_kept(np.where(raw, labels, 0), texture_now(), n)
+                keep_c &= ~(kept & (own_solid < MIN_INSIDE_MM2))
             if keep_c.any() and len(cups):
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
                 if cast.any():
@@ -297,6 +314,40 @@ class HandDetector:
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
 
+    def texture_kept(self, labels: np.ndarray, texture: np.ndarray, n: int) -> np.ndarray:
+        """Per region of ``labels`` (``n`` of them): whether the board's texture shows through
+        it as through a change of light (``texture_hidden``'s regression above
+        ``-TEXTURE_KEPT``), seen over enough of that texture to tell."""
+        along, power, seen = self._texture_regression(labels, texture, n)
+        return seen & (along > -TEXTURE_KEPT * power)
+
+    def _texture_regression(self, labels: np.ndarray, texture: np.ndarray,
+                            n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per region: the departure's texture projected on the empty board's where that is
+        strongest, that texture's power, and whether enough of it lies in the region."""
+        at = self.ref_texture != 0
+        ref = self.ref_texture[at]
+        lab = labels[at]
+        along = np.bincount(lab, texture[at] * ref, minlength=n)
+        power = np.bincount(lab, ref * ref, minlength=n)
+        return along, power, np.bincount(lab, minlength=n) >= TEXTURE_MIN_PX
+
+    def _reaching(self, labels: np.ndarray, n: int) -> np.ndarray:
+        """Per region of ``labels``: whether it reaches the view's edge and is as large as a
+        hand's part over the board (anywhere in the view)."""
+        b = BORDER_PX + 1
+        rim = np.concatenate([labels[:b].ravel(), labels[-b:].ravel(), labels[:, :b].ravel(), labels[:, -b:].ravel()])
+        out = np.bincount(rim, minlength=n) > 0
+        out &= np.bincount(labels.ravel(), minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+        out[0] = False
+        return out
+
+    def _solid_mm2(self, labels: np.ndarray, own: np.ndarray, n: int) -> np.ndarray:
+        """Per region of ``labels``: the area (mm2) of ``own`` (bool: change that is no shade)
+        solid over a finger's width in it."""
+        solid = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, self.solid_kernel) > 0
+        return np.bincount(labels[solid], minlength=n) * self.mm2_per_px
+
     def texture_hidden(self, labels: np.ndarray, texture: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
         and whether it covers enough of that texture to tell.
@@ -306,13 +357,7 @@ class HandDetector:
         and grain darkened with it; over a surface laid on the board it is that surface less
         the board, the board's texture negated.  The regression of the departure's texture on
         the empty board's, where that is strongest, is 0 for a shadow and -1 for a plain cover."""
-        at = self.ref_texture != 0
-        ref = self.ref_texture[at]
-        now = texture[at]
-        lab = labels[at]
-        along = np.bincount(lab, now * ref, minlength=n)
-        power = np.bincount(lab, ref * ref, minlength=n)
-        seen = np.bincount(lab, minlength=n) >= TEXTURE_MIN_PX
+        along, power, seen = self._texture_regression(labels, texture, n)
         return seen & (along < -TEXTURE_HIDDEN * power), seen
 
     def cast_shadows(self, changed: np.ndarray, explained: np.ndarray | None, shade: np.ndarray,
