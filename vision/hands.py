@@ -18,7 +18,11 @@ cooler than a lamp: it may turn bluer as it darkens, within what the two lights'
 and is still shade.  Under a low lamp the cups' own shadows reach the view's edge and, joined
 to the cups' sides, look like an arm: a region that only the read cups' cast shadows
 (``HandDetector.cast_shadows``) joined to the edge is no hand, unless it holds an arm's or a
-hand's own solid change.
+hand's own solid change.  Shadows are not always shade by colour (where two lamps' shadows
+cross the board is darker than one can make it; a fill warmer than the lamp turns it redder):
+a region through which the board's texture still shows is a change of light, no arm
+(``HandDetector.texture_kept``), unless it holds an arm's solid change of its own colour.  An
+arm lying beside the board, with little of it over the board, is found by that solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
@@ -56,9 +60,9 @@ TEXTURE_SHARE = 0.25
 # light's change holds the board's texture negated), seen over at least this many pixels
 TEXTURE_HIDDEN = 0.4
 TEXTURE_MIN_PX = 40
-# a region that is not all shade but lets the board's texture show through (its regression
-# above minus this) is a change of light, not a surface laid on the board
-TEXTURE_KEPT = 0.2
+# a region that is not all shade but lets the board's texture show through where it is no
+# shade (its regression above minus this) is a change of light, not a surface laid on it
+TEXTURE_KEPT = 0.25
 # shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
 SHADE_DEPTH = 1.0
 # ... with each channel within this of the mean darkening (log; room for a cast between the
@@ -277,8 +281,10 @@ class HandDetector:
             if keep_c.any() and brightness is not None:
                 # a change of light (shadows of several lamps, deeper than one, or tinted by
                 # a fill light warmer than the lamp) lets the board's texture show through
-                # it; a hand or sleeve hides it, or is solid of its own colour beside it
-                kept = self.texture_kept(np.where(raw, labels, 0), texture_now(), n)
+                # where it is no shade by colour; a hand or sleeve hides it there, or is solid
+                # of its own colour beside the board (a pale hand's region over the board may
+                # be mostly its own shadow, which is judged as shade)
+                kept = self.texture_kept(np.where(raw & ~shade_mask, labels, 0), texture_now(), n)
                 keep_c &= ~(kept & (own_solid < MIN_INSIDE_MM2))
             if keep_c.any() and len(cups):
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
