@@ -349,10 +349,18 @@ class HandDetector:
         return out
 
     def _solid_mm2(self, labels: np.ndarray, own: np.ndarray, n: int) -> np.ndarray:
-        """Per region of ``labels``: the area (mm2) of ``own`` (bool: change that is no shade)
-        solid over a finger's width in it."""
-        solid = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, self.solid_kernel) > 0
-        return np.bincount(labels[solid], minlength=n) * self.mm2_per_px
+        """Per region of ``labels``: the area (mm2) of the largest piece of ``own`` (bool:
+        change that is no shade) solid over a finger's width in it.  An arm is one piece; a
+        checked cloth the board moved on changes in many small blocks."""
+        solid = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, self.solid_kernel)
+        k, pieces, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+        out = np.zeros(n)
+        if k > 1:
+            # each piece lies in one region (it is changed, and the regions hold all change)
+            region = np.zeros(k, np.int64)
+            region[pieces.ravel()] = labels.ravel()
+            np.maximum.at(out, region[1:], stats[1:, cv2.CC_STAT_AREA] * self.mm2_per_px)
+        return out
 
     def texture_hidden(self, labels: np.ndarray, texture: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
