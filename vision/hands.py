@@ -269,9 +269,9 @@ class HandDetector:
             reach = self._reaching(labels, n) & ~keep_c
             if keep_c.any() or reach.any():
                 shade_mask = shade() > 0
-                own_solid = self._solid_mm2(labels, raw & ~shade_mask, n)
+                own_solid, arm_piece = self._solid_mm2(labels, raw & ~shade_mask, n)
                 # an arm beside the board: little of it over the board, but solid beside it
-                keep_c |= reach & (own_solid >= MIN_INSIDE_MM2)
+                keep_c |= reach & (arm_piece >= MIN_INSIDE_MM2)
         if shade_mask is not None and keep_c.any():
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
@@ -348,19 +348,20 @@ class HandDetector:
         out[0] = False
         return out
 
-    def _solid_mm2(self, labels: np.ndarray, own: np.ndarray, n: int) -> np.ndarray:
-        """Per region of ``labels``: the area (mm2) of the largest piece of ``own`` (bool:
-        change that is no shade) solid over a finger's width in it.  An arm is one piece; a
-        checked cloth the board moved on changes in many small blocks."""
+    def _solid_mm2(self, labels: np.ndarray, own: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per region of ``labels``: the area (mm2) of ``own`` (bool: change that is no shade)
+        solid over a finger's width in it, all of it and its largest piece.  A hand's fingers
+        are apart, but an arm is one piece; a checked cloth the board was moved on changes in
+        many small blocks."""
         solid = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, self.solid_kernel)
         k, pieces, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
-        out = np.zeros(n)
+        largest = np.zeros(n)
         if k > 1:
             # each piece lies in one region (it is changed, and the regions hold all change)
             region = np.zeros(k, np.int64)
             region[pieces.ravel()] = labels.ravel()
-            np.maximum.at(out, region[1:], stats[1:, cv2.CC_STAT_AREA] * self.mm2_per_px)
-        return out
+            np.maximum.at(largest, region[1:], stats[1:, cv2.CC_STAT_AREA] * self.mm2_per_px)
+        return np.bincount(labels[solid > 0], minlength=n) * self.mm2_per_px, largest
 
     def texture_hidden(self, labels: np.ndarray, texture: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
