@@ -60,6 +60,10 @@ TEXTURE_SHARE = 0.25
 # light's change holds the board's texture negated), seen over at least this many pixels
 TEXTURE_HIDDEN = 0.4
 TEXTURE_MIN_PX = 40
+# an arm beside the board, little of it over the board, is solid change of its own colour in
+# one piece of at least this much (a forearm some 60 mm wide seen over 25 mm; a checked cloth
+# the board was moved on changes in blocks of a few hundred mm2 each)
+ARM_PIECE_MM2 = 1500.0
 # a region that is not all shade but lets the board's texture show through where it is no
 # shade (its regression above minus this) is a change of light, not a surface laid on it
 TEXTURE_KEPT = 0.25
@@ -271,7 +275,7 @@ class HandDetector:
                 shade_mask = shade() > 0
                 own_solid, arm_piece = self._solid_mm2(labels, raw & ~shade_mask, n)
                 # an arm beside the board: little of it over the board, but solid beside it
-                keep_c |= reach & (arm_piece >= MIN_INSIDE_MM2)
+                keep_c |= reach & (arm_piece >= ARM_PIECE_MM2)
         if shade_mask is not None and keep_c.any():
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
