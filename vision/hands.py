@@ -252,7 +252,10 @@ class HandDetector:
         the cups cast (``cups``: each read cup's base centre, radius and height on the small view; see
         ``cast_shadows``) and regions that are nearly all shade (``shade()``: ``Change.shade``)
         unless they hide the board's texture (``brightness()``: ``Change.brightness``; see
-        ``texture_hidden``)."""
+        ``texture_hidden``), and regions through which that texture shows where they are no
+        shade (``texture_kept``) unless solid of their own colour.  A region reaching the
+        view's edge with a solid piece of an arm (``ARM_PIECE_MM2``) is a candidate however
+        little of it lies over the board."""
         if explained is not None:
             changed = changed & (explained == 0)
         raw = changed > 0
