@@ -18,7 +18,11 @@ cooler than a lamp: it may turn bluer as it darkens, within what the two lights'
 and is still shade.  Under a low lamp the cups' own shadows reach the view's edge and, joined
 to the cups' sides, look like an arm: a region that only the read cups' cast shadows
 (``HandDetector.cast_shadows``) joined to the edge is no hand, unless it holds an arm's or a
-hand's own solid change.
+hand's own solid change.  Shadows are not always shade by colour (where two lamps' shadows
+cross the board is darker than one can make it; a fill warmer than the lamp turns it redder):
+a region through which the board's texture still shows is a change of light, no arm
+(``HandDetector.texture_kept``), unless it holds an arm's solid change of its own colour.  An
+arm lying beside the board, with little of it over the board, is found by that solid change.
 
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
@@ -56,6 +60,13 @@ TEXTURE_SHARE = 0.25
 # light's change holds the board's texture negated), seen over at least this many pixels
 TEXTURE_HIDDEN = 0.4
 TEXTURE_MIN_PX = 40
+# an arm beside the board, little of it over the board, is solid change of its own colour in
+# one piece of at least this much (a forearm some 60 mm wide seen over 25 mm; a checked cloth
+# the board was moved on changes in blocks of a few hundred mm2 each)
+ARM_PIECE_MM2 = 1500.0
+# a region that is not all shade but lets the board's texture show through where it is no
+# shade (its regression above minus this) is a change of light, not a surface laid on it
+TEXTURE_KEPT = 0.25
 # shade: darker by at most this much (log; a shadow under a lamp with little ambient light) ...
 SHADE_DEPTH = 1.0
 # ... with each channel within this of the mean darkening (log; room for a cast between the
@@ -241,7 +252,10 @@ class HandDetector:
         the cups cast (``cups``: each read cup's base centre, radius and height on the small view; see
         ``cast_shadows``) and regions that are nearly all shade (``shade()``: ``Change.shade``)
         unless they hide the board's texture (``brightness()``: ``Change.brightness``; see
-        ``texture_hidden``)."""
+        ``texture_hidden``), and regions through which that texture shows where they are no
+        shade (``texture_kept``) unless solid of their own colour.  A region reaching the
+        view's edge with a solid piece of an arm (``ARM_PIECE_MM2``) is a candidate however
+        little of it lies over the board."""
         if explained is not None:
             changed = changed & (explained == 0)
         raw = changed > 0
@@ -255,14 +269,30 @@ class HandDetector:
                 texture.append(_texture(brightness()))
             return texture[0]
 
-        if shade is not None and keep_c.any():
-            n = len(keep_c)
-            shade_mask = shade() > 0
+        n = len(keep_c)
+        shade_mask: np.ndarray | None = None
+        own_solid = np.zeros(n)  # per region, mm2 of solid change of its own colour (no shade)
+        if shade is not None:
+            reach = self._reaching(labels, n) & ~keep_c
+            if keep_c.any() or reach.any():
+                shade_mask = shade() > 0
+                own_solid, arm_piece = self._solid_mm2(labels, raw & ~shade_mask, n)
+                # an arm beside the board: little of it over the board, but solid beside it
+                keep_c |= reach & (arm_piece >= ARM_PIECE_MM2)
+        if shade_mask is not None and keep_c.any():
             shaded = np.bincount(labels[raw & shade_mask], minlength=n)
             shadows = keep_c & (shaded >= SHADE_SHARE * np.bincount(labels[raw], minlength=n))
             if shadows.any() and brightness is not None:
                 shadows &= ~self.texture_hidden(labels, texture_now(), n)[0]
             keep_c &= ~shadows
+            if keep_c.any() and brightness is not None:
+                # a change of light (shadows of several lamps, deeper than one, or tinted by
+                # a fill light warmer than the lamp) lets the board's texture show through
+                # where it is no shade by colour; a hand or sleeve hides it there, or is solid
+                # of its own colour beside the board (a pale hand's region over the board may
+                # be mostly its own shadow, which is judged as shade)
+                kept = self.texture_kept(np.where(raw & ~shade_mask, labels, 0), texture_now(), n)
+                keep_c &= ~(kept & (own_solid < MIN_INSIDE_MM2))
             if keep_c.any() and len(cups):
                 cast = self.cast_shadows(raw, explained, shade_mask, cups)
                 if cast.any():
@@ -297,6 +327,49 @@ class HandDetector:
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
 
+    def texture_kept(self, labels: np.ndarray, texture: np.ndarray, n: int) -> np.ndarray:
+        """Per region of ``labels`` (``n`` of them): whether the board's texture shows through
+        it as through a change of light (``texture_hidden``'s regression above
+        ``-TEXTURE_KEPT``), seen over enough of that texture to tell."""
+        along, power, seen = self._texture_regression(labels, texture, n)
+        return seen & (along > -TEXTURE_KEPT * power)
+
+    def _texture_regression(self, labels: np.ndarray, texture: np.ndarray,
+                            n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per region: the departure's texture projected on the empty board's where that is
+        strongest, that texture's power, and whether enough of it lies in the region."""
+        at = self.ref_texture != 0
+        ref = self.ref_texture[at]
+        lab = labels[at]
+        along = np.bincount(lab, texture[at] * ref, minlength=n)
+        power = np.bincount(lab, ref * ref, minlength=n)
+        return along, power, np.bincount(lab, minlength=n) >= TEXTURE_MIN_PX
+
+    def _reaching(self, labels: np.ndarray, n: int) -> np.ndarray:
+        """Per region of ``labels``: whether it reaches the view's edge and is as large as a
+        hand's part over the board (anywhere in the view)."""
+        b = BORDER_PX + 1
+        rim = np.concatenate([labels[:b].ravel(), labels[-b:].ravel(), labels[:, :b].ravel(), labels[:, -b:].ravel()])
+        out = np.bincount(rim, minlength=n) > 0
+        out &= np.bincount(labels.ravel(), minlength=n) * self.mm2_per_px >= MIN_INSIDE_MM2
+        out[0] = False
+        return out
+
+    def _solid_mm2(self, labels: np.ndarray, own: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per region of ``labels``: the area (mm2) of ``own`` (bool: change that is no shade)
+        solid over a finger's width in it, all of it and its largest piece.  A hand's fingers
+        are apart, but an arm is one piece; a checked cloth the board was moved on changes in
+        many small blocks."""
+        solid = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, self.solid_kernel)
+        k, pieces, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+        largest = np.zeros(n)
+        if k > 1:
+            # each piece lies in one region (it is changed, and the regions hold all change)
+            region = np.zeros(k, np.int64)
+            region[pieces.ravel()] = labels.ravel()
+            np.maximum.at(largest, region[1:], stats[1:, cv2.CC_STAT_AREA] * self.mm2_per_px)
+        return np.bincount(labels[solid > 0], minlength=n) * self.mm2_per_px, largest
+
     def texture_hidden(self, labels: np.ndarray, texture: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Per region of ``labels`` (``n`` of them): whether it hides the board's texture,
         and whether it covers enough of that texture to tell.
@@ -306,13 +379,7 @@ class HandDetector:
         and grain darkened with it; over a surface laid on the board it is that surface less
         the board, the board's texture negated.  The regression of the departure's texture on
         the empty board's, where that is strongest, is 0 for a shadow and -1 for a plain cover."""
-        at = self.ref_texture != 0
-        ref = self.ref_texture[at]
-        now = texture[at]
-        lab = labels[at]
-        along = np.bincount(lab, now * ref, minlength=n)
-        power = np.bincount(lab, ref * ref, minlength=n)
-        seen = np.bincount(lab, minlength=n) >= TEXTURE_MIN_PX
+        along, power, seen = self._texture_regression(labels, texture, n)
         return seen & (along < -TEXTURE_HIDDEN * power), seen
 
     def cast_shadows(self, changed: np.ndarray, explained: np.ndarray | None, shade: np.ndarray,
