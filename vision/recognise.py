@@ -42,10 +42,9 @@ top where it is plain and every size in play is solid, one size up where the nex
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
 circle, which then leads).  A top read dark whose edges may have been found on a light top's
 own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
-is read light, under the commit, where a lighter outline of its size
-beside it reads light (``_light_top_beside``); and a clear cup read where a larger clear size's
-white rim was found is read under the commit (``_larger_rim``): the top cup is the largest of
-its stack.
+is read light, under the commit, where a lighter outline of its size beside it reads light
+(``_light_top_beside``); and a clear cup read where a larger clear size's white rim was found
+is read under the commit (``_larger_rim``): the top cup is the largest of its stack.
 """
 
 from __future__ import annotations
@@ -1113,7 +1112,11 @@ class Recogniser:
         is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
         than the light player's colour can look by shading.  Beside a dark top lies bare board
         or its shadow, which make no such outline (bare board only a faint one, by chance); a
-        dark plug's white rim makes one round the plug, which reads dark."""
+        dark plug's white rim makes one round the plug, which reads dark.  Only a tall narrow
+        solid top, whose wall can pass for it, or a clear top its own white rim did not place,
+        is looked at: elsewhere the search would cost time for nothing."""
+        if not (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE):
+            return None
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
         if leads[0] < BESIDE_SURE:
@@ -1395,11 +1398,7 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
-            # (only a tall narrow solid top, whose wall can pass for it, or a clear top its own
-            # white rim did not place: elsewhere the search would cost time for nothing)
-            beside = self._light_top_beside(sq, s) if (
-                colour == 1 and self.model is not None
-                and (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE)) else None
+            beside = self._light_top_beside(sq, s) if colour == 1 and self.model is not None else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
                 # top light, as one found by its lighter outline is, under the referee's commit
