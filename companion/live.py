@@ -1,5 +1,6 @@
-"""The live referee inside the web app: the camera thread's frames go to a ``Referee`` on the
-hub's current game (a new game gets a new referee).  With the demo camera, a new game starts
+"""The live referee inside the web app: the camera thread's frames go to a referee of the
+hub's current game (a ``Referee`` for a board of pieces, or a family's own ``CameraLoop``, Cups'
+``CupsReferee``; a new game gets a new referee).  With the demo camera, a new game starts
 each time the scripted game starts again, so the demo runs for as long as the server does.
 
 The web app reaches the referee only through this object: the detection waiting for a person
@@ -38,7 +39,7 @@ from vision.adapt import read_through
 from vision.frames_folder import FramesWriter
 from vision.tracking import looks_text
 
-from .referee import Referee, doubt_json, piece_text
+from .referee import CameraLoop, Referee, doubt_json, piece_text
 from .session import GameSession, SessionError
 from .table_adapt import TableLearner
 from .web.hub import GameHub, move_json
@@ -105,7 +106,7 @@ class LiveReferee:
                         else None)
         self._ended: GameSession | None = None  # the last game handed to the learner as ended
         self.camera: Any = None  # the PreviewCamera, to show board-found and last-stable
-        self.referee: Referee | None = None
+        self.referee: CameraLoop | None = None  # Gobblet's Referee, or a family's own (Cups)
         self.problem: str | None = None  # why the camera cannot referee the current game
         self._lock = threading.Lock()  # swapping the referee or its calibration
 
@@ -182,7 +183,8 @@ class LiveReferee:
                         self._cannot_referee(f"the camera cannot referee {rules.name}: {e}; tap the moves in")
                         return
                     offered = referee.takes_resync
-            elif referee is None or referee.session is not session or referee.calibration is not self.reading:
+            elif (not isinstance(referee, Referee) or referee.session is not session
+                  or referee.calibration is not self.reading):
                 if not fam.camera_referee:  # the family says; no name is checked
                     self.referee = None
                     self._cannot_referee(f"the camera does not referee {rules.name} yet: tap the moves in")
@@ -260,7 +262,7 @@ class LiveReferee:
         return bool(self.cycle_frames) and index % self.cycle_frames == 0
 
     # ------------------------------------------------------------------ people
-    def _current(self, session: GameSession | None = None) -> Referee | None:
+    def _current(self, session: GameSession | None = None) -> CameraLoop | None:
         referee = self.referee
         session = session or self.hub.session
         if referee is None or session is None or referee.session is not session:
@@ -298,15 +300,12 @@ class LiveReferee:
         }
 
     @staticmethod
-    def _doubts_json(referee: Referee, session: GameSession) -> list[dict[str, Any]]:
+    def _doubts_json(referee: CameraLoop, session: GameSession) -> list[dict[str, Any]]:
         """The squares the players are asked about: what the game says there, what the camera
         sees, the question, and whether they already said the game is wrong there."""
         board = session.board
         out = []
-        tracker = getattr(referee, "tracker", None)  # only a referee of squares has doubts
-        if tracker is None:
-            return out
-        for doubt in tracker.open_doubts(board):
+        for doubt in referee.open_doubts():
             name = board.geo.names[doubt.square]
             out.append({
                 **doubt_json(board, doubt),
@@ -323,6 +322,8 @@ class LiveReferee:
         referee = self._current()
         if referee is None:
             raise NoDoubt("the camera is not refereeing this game")
+        if not referee.asks_doubts:
+            raise NoDoubt("the camera asks about no square in doubt in this game")
         names = referee.session.board.geo.names
         if square not in names:
             raise NoDoubt(f"there is no square {square!r} on this board")

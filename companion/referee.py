@@ -87,11 +87,16 @@ class CameraLoop:
 
     session: GameSession
     health: Health
+    pending: Pending | None  # the detection waiting for a person to confirm or dismiss it
+    last_observation: object  # what the preview overlay draws of the last frame (or None)
     _fps_window: list[float]
     # whether the players can tell the referee that the table is set as the game shows it
     # (``resync``): a table of containers can be put right by hand and the camera told so; a
     # board of pieces is found by the tracker itself, its misread squares answered as doubts
     takes_resync: ClassVar[bool] = False
+    # whether the referee asks the players about single squares it doubts (a board of pieces:
+    # a misread square is answered, the game goes on); a table of containers is resynced instead
+    asks_doubts: ClassVar[bool] = False
 
     @property
     def waiting(self) -> str | None:
@@ -101,6 +106,22 @@ class CameraLoop:
 
     def resync(self) -> None:
         """The players say the table is set as the game shows it (only where ``takes_resync``)."""
+        raise NotImplementedError
+
+    def open_doubts(self) -> list[Doubt]:
+        """The squares the players are asked about now (only a referee that ``asks_doubts``)."""
+        return []
+
+    def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
+        """The players' answer about a doubted square (only where ``asks_doubts``)."""
+        raise NotImplementedError
+
+    def confirm(self, index: int = 0) -> None:
+        """Play candidate ``index`` of the pending detection."""
+        raise NotImplementedError
+
+    def dismiss(self) -> None:
+        """Forget the pending detection."""
         raise NotImplementedError
 
     def process(self, frame: Frame) -> object:
@@ -151,6 +172,8 @@ class Referee(CameraLoop):
     ``cupboard vision-eval --frames`` measures and ``cupboard adapt`` learns from.
     With ``learn`` (the default) the recogniser learns from every committed position
     during the game (``vision.adapt.PlayLearner``)."""
+
+    asks_doubts: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -237,7 +260,7 @@ class Referee(CameraLoop):
                 session.play(move, source="camera", notes=notes)
             self._keep_frame()
             if self.learner is not None and not session.over:
-                doubted = [d.square for d in self.tracker.open_doubts(session.board)]
+                doubted = [d.square for d in self.open_doubts()]
                 self.learner.learn(self._tops(), skip=doubted)
             return
         if event.kind == "lifted":
@@ -344,6 +367,10 @@ class Referee(CameraLoop):
         with self.session.lock:
             self.pending = None
 
+    def open_doubts(self) -> list[Doubt]:
+        """The squares in doubt the players are asked about in the current position."""
+        return self.tracker.open_doubts(self.session.board)
+
     def answer_doubt(self, square: int, game_is_right: bool) -> Doubt:
         """The players' answer about a doubted square: the game is right there (the camera's
         reading of it is then just how that cup looks under this light), or it is not (the
@@ -354,7 +381,7 @@ class Referee(CameraLoop):
             names = board.geo.names
             if not 0 <= square < board.rules.squares:
                 raise SessionError(f"there is no square {square} on this board")
-            if not any(d.square == square for d in self.tracker.open_doubts(board)):
+            if not any(d.square == square for d in self.open_doubts()):
                 raise SessionError(f"{names[square]} is not in doubt")
             doubt = self.tracker.answer_doubt(square, game_is_right)
             name, game, seen = names[square], looks_text(doubt.belief), looks_text(doubt.seen)

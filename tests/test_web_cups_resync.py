@@ -121,6 +121,23 @@ def test_a_move_tapped_in_ends_the_wait_in_the_state(illegal, tmp_path):
         hub.close()
 
 
+def test_a_cups_table_has_no_squares_in_doubt(illegal, tmp_path):
+    """A Cups referee asks no square in doubt (that is a board of pieces' question): an
+    answer about one gets a 409 that says so, not a server error, and changes nothing."""
+    s = illegal
+    app, hub, live = served(tmp_path, s.setup)
+    client = app.test_client()
+    try:
+        live.on_frame(s.frames[0])
+        assert client.get("/api/state").get_json()["pending"] is None
+        seen = len(hub.session.journal.events)
+        r = client.post("/api/camera/doubt", json={"square": "d1", "game_is_right": True}, headers=AUTH)
+        assert r.status_code == 409 and r.get_json()["error"] == "the camera asks about no square in doubt in this game"
+        assert len(hub.session.journal.events) == seen
+    finally:
+        hub.close()
+
+
 def test_without_a_camera_referee_or_a_game(illegal, tmp_path):
     app = create_app(CompanionConfig(tmp_path / "plain", token=TOKEN, default_variant="cups"))
     try:
