@@ -129,6 +129,7 @@ def main() -> int:
                 print(f"  table {table}: adapted={full.adapted} (kept-apart squares {100 * full.before:.2f} -> "
                       f"{100 * full.after:.2f} %)" + (f"; edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)}, "
                                                      f"colours {'measured' if t.colour.source == 'adapted' else 'kept'}"
+                                                     f"{', per square' if t.square_colours else ''}"
                                                      if t else ""), flush=True)
                 for k in kinds:
                     print(_line(k, results[k]))
