@@ -10,7 +10,8 @@ set file's radius while a rounded top shows it further in, and a colour misread,
 players' colours measured on the layout's picture were not those the table's light shows on
 most tops (a dark plug mirroring the lamp there measured grey).  Both are values the
 recogniser reads from the calibration, so ``adapt`` measures them on the frames' labelled tops
-(``measure_edges``, ``measure_colours``), then trains the weights for the folder's cup
+(``measure_edges``, ``measure_colours``; and where a lamp mirrors in the tops of a few squares
+only, the players' colours square by square, ``measure_square_colours``), then trains the weights for the folder's cup
 material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
 kept apart: the adaptation is kept only if the whole readings of those are at least as good
