@@ -48,6 +48,7 @@ from .square_fit import PARAMS, train_choice
 from .square_model import (MaterialModel, ModelFileError, SquareModel, alternatives, calibrated_model, model_json,
                            parse_model)
 from .tops import body_colour, peak_scale, with_edge_scales
+from .tracking import TrackerConfig
 
 log = logging.getLogger(__name__)
 
@@ -384,10 +385,13 @@ def measure_square_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.
     tops' colours better than ``cal``'s own: a lamp mirrored in the glossy tops of a few squares
     makes the dark player's tops look grey there and plainly dark elsewhere, which no one pair
     of colours reads (on a tuning table of the held-out look the adapted storer-clear read dark
-    plugs on two squares light at 0.9-0.99).  Checked left out: measured on the frames past the
-    first ``COLOUR_FRAMES`` and tried on those first ones, kept (then measured on every frame)
-    only when they read fewer of the tops' colours wrong there than ``cal``'s colours do; else
-    None.  ``tops``: the frames' ``top_bodies`` through ``cal`` when read already."""
+    plugs on two squares light at 0.9-0.99).  Where a square is so lit that both players' tops
+    look alike there (white, on a Jr. tuning table), its two colours come close and its colour
+    readings doubtful (``Recogniser._refs``), which is the truth.  Checked left out: measured on
+    the frames past the first ``COLOUR_FRAMES`` and tried on those first ones
+    (``colour_misreads``), kept (then measured on every frame) only when they read fewer of the
+    tops' colours wrong there than ``cal``'s colours do, or no more and fewer of them wrong at
+    the referee's commit confidence; else None.  ``tops``: the frames' ``top_bodies`` through ``cal`` when read already."""
     if tops is None:
         tops = top_bodies(cal, labelled_frames)
     squares = cal.board.squares
@@ -395,10 +399,34 @@ def measure_square_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.
     if len(labelled_frames) <= COLOUR_FRAMES:
         return None
     trial = square_colours(cal.colour, squares, tops[COLOUR_FRAMES:])
-    before = colour_errors(cal, check)
-    if not before or colour_errors(dataclasses.replace(cal, square_colours=trial), check) >= before:
+    wrong, sure = colour_misreads(cal, check)
+    if not wrong:
+        return None
+    wrong_sq, sure_sq = colour_misreads(dataclasses.replace(cal, square_colours=trial), check)
+    if not (wrong_sq < wrong or (wrong_sq == wrong and sure_sq < sure)):
         return None
     return square_colours(cal.colour, squares, tops)
+
+
+def colour_misreads(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[int, int]:
+    """How many labelled tops of ``labelled_frames`` ``cal``'s recogniser reads in the wrong
+    colour, each taken at its true size, as a reading's colour is read (``sure_colour_of``), and
+    how many of those with a colour confidence (``MaterialModel.colour_confidence``) at or
+    above the referee's commit."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    model = calibrated_model(cal).for_material(rec.material)
+    commit = TrackerConfig.commit_confidence
+    wrong = sure = 0
+    for image, item in labelled_frames:
+        if not rec.recognise(image).board_found:
+            continue
+        for sq, top in enumerate(item.tops):
+            if top is not None and not item.hidden[sq]:
+                colour, margin = rec.sure_colour_of(sq, top[1])
+                if colour != top[0]:
+                    wrong += 1
+                    sure += model.colour_confidence(margin) >= commit
+    return wrong, sure
 
 
 def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
