@@ -42,6 +42,27 @@ def test_a_table_whose_lamp_mirrors_in_some_squares_tops_is_read_by_each_squares
     assert sum(full.table.square_colours[4][1]) > 1.5 * sum(full.table.colour.dark_bgr)
 
 
+def test_a_square_lit_white_reads_doubtful_not_confidently_wrong():
+    """Jr., ``bench/adapt.py``'s tuning table 0: one square (b3) is lit so that both players'
+    tops look white there, and the adapted recogniser, with the table's one pair of colours,
+    read its light tops dark at 0.75-0.89.  Square colours that read no more of the tops'
+    colours wrong there and fewer at the commit confidence are kept: that square's two colours
+    come close, and its readings become doubtful rather than confidently wrong."""
+    with tempfile.TemporaryDirectory() as tmp:
+        learn, test = _table(Path(tmp), "gobblet-jr", 4_000_037, 30, 10)
+        full = adapt(learn, load_model())
+        assert full.adapted and full.table is not None and full.table.square_colours is not None
+        table_only = evaluate_folder(test, full.model, replace(full.calibration, square_colours=None))
+        squares = evaluate_folder(test, full.model, full.calibration)
+    print(table_only.confidently_wrong, squares.confidently_wrong, table_only.square_accuracy, squares.square_accuracy)
+    assert table_only.confidently_wrong >= 2
+    assert squares.confidently_wrong == 0
+    assert squares.square_accuracy >= table_only.square_accuracy
+    light, dark = (np.array(c) for c in full.table.square_colours[7])  # b3
+    assert np.abs(np.log(light / dark)).max() < 0.5 * np.abs(np.log(np.array(full.table.colour.light_bgr)
+                                                                     / np.array(full.table.colour.dark_bgr))).max()
+
+
 def test_square_colours_read_back_apply_and_older_files_have_none(tmp_path):
     folder, table = _tiny_table(tmp_path)
     cal = open_folder(folder)[0]
