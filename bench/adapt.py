@@ -11,7 +11,7 @@ table through the shipped calibration and model and through the adapted ones (an
 measured).  Per table and over all tables: squares and whole boards read right, readings
 wrong at or above the referee's commit confidence, median milliseconds per frame.
 
-Tables 0-9 are for tuning; 10 on are held out (``--first-table 10``), to be read once.
+Tables 0-29 are for tuning; 30 on are held out (``--first-table 30``), to be read once.
 ``--keep DIR`` keeps the rendered folders there and reuses them.
 
     python bench/adapt.py [--sets gobblet,gobblet-jr,storer-clear] [--tables 3] [--style shaded]
@@ -98,7 +98,7 @@ def main() -> int:
     ap.add_argument("--sets", default="gobblet,gobblet-jr,storer-clear")
     ap.add_argument("--tables", type=int, default=3)
     ap.add_argument("--first-table", type=int, default=0,
-                    help="index of the first table (tables 0-9 are for tuning; 10 on are held out)")
+                    help="index of the first table (tables 0-29 are for tuning; 30 on are held out)")
     ap.add_argument("--keep", metavar="DIR", help="keep the frames folders there (and reuse those it holds)")
     ap.add_argument("--style", default="shaded", choices=("polygon", "shaded"))
     ap.add_argument("--adapt-frames", type=int, default=30, help="frames per table to adapt on (a few games' worth)")
@@ -129,6 +129,7 @@ def main() -> int:
                 print(f"  table {table}: adapted={full.adapted} (kept-apart squares {100 * full.before:.2f} -> "
                       f"{100 * full.after:.2f} %)" + (f"; edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)}, "
                                                      f"colours {'measured' if t.colour.source == 'adapted' else 'kept'}"
+                                                     f"{', per square' if t.square_colours else ''}"
                                                      if t else ""), flush=True)
                 for k in kinds:
                     print(_line(k, results[k]))

@@ -85,6 +85,11 @@ class Calibration:
     # the square model trained further on the user's own set where it was measured
     # (``vision.set_measure``), as the JSON object of a square model file; vision checks it
     square_model: dict[str, Any] | None = None
+    # per square (a1 first), the light and dark players' colours (BGR, under the empty board's
+    # light, as ``colour``'s) as adapting measured them on that square's labelled tops
+    # (``vision.adapt``: a lamp mirrored in the tops of some squares only); None: ``colour``'s
+    # on every square.  Kept in an adaptation file, never in the calibration file
+    square_colours: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] | None = None
 
     @property
     def camera_height_mm(self) -> float:

@@ -10,7 +10,8 @@ set file's radius while a rounded top shows it further in, and a colour misread,
 players' colours measured on the layout's picture were not those the table's light shows on
 most tops (a dark plug mirroring the lamp there measured grey).  Both are values the
 recogniser reads from the calibration, so ``adapt`` measures them on the frames' labelled tops
-(``measure_edges``, ``measure_colours``), then trains the weights for the folder's cup
+(``measure_edges``, ``measure_colours``; and where a lamp mirrors in the tops of a few squares
+only, the players' colours square by square, ``measure_square_colours``), then trains the weights for the folder's cup
 material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
 kept apart: the adaptation is kept only if the whole readings of those are at least as good
@@ -47,8 +48,12 @@ from .square_fit import PARAMS, train_choice
 from .square_model import (MaterialModel, ModelFileError, SquareModel, alternatives, calibrated_model, model_json,
                            parse_model)
 from .tops import body_colour, peak_scale, with_edge_scales
+from .tracking import TrackerConfig
 
 log = logging.getLogger(__name__)
+
+# per square, the light and dark players' BGR (``Calibration.square_colours``)
+SquareColours = tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...]
 
 STEPS = 300
 PULL = 0.02  # l2 towards the weights adapted from
@@ -62,6 +67,7 @@ EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
 EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
 COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
 COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
+SQUARE_PRIOR = 1.0  # tops of a square worth as much as the table's colours, where a square's own are measured
 KEPT_PICTURES = max(EDGE_FRAMES, COLOUR_FRAMES)  # pictures of a folder kept once read (``_Pictures``)
 
 
@@ -80,8 +86,9 @@ class TableAdaptation:
     """What adapting learnt about one table, beyond the calibration it was adapted from
     (``calibration_id``, ``calibration_id(cal)``): per size class where its top's edge shows
     (``SizeClass.edge_scale``, measured on every labelled top of the frames rather than on the
-    layout's two cups), the players' colours as this light shows them on every labelled top,
-    and the square model's weights for the set's ``material`` trained on the frames' squares.
+    layout's two cups), the players' colours as this light shows them on every labelled top
+    (and on each square, ``square_colours``, where a lamp mirrored in some squares' tops made
+    that read better), and the square model's weights for the set's ``material`` trained on the frames' squares.
     ``adapted_calibration`` puts them in the calibration; ``save_adaptation`` writes them as a
     versioned file and ``load_adaptation`` checks one."""
 
@@ -92,6 +99,7 @@ class TableAdaptation:
     weights: MaterialModel
     note: str = ""
     frames: int = 0  # the labelled frames it was adapted from (learnt on and kept apart); 0: not known
+    square_colours: SquareColours | None = None  # the players' colours square by square, where measured
 
 
 @dataclass(frozen=True)
@@ -208,7 +216,7 @@ def calibration_id(cal: Calibration) -> str:
 
 def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration:
     """``cal`` reading as ``table`` learnt: its size classes' edge scales, the players' colours
-    and its square model's weights replaced (what the recogniser reads them from).  A
+    (and per square, where measured) and its square model's weights replaced (what the recogniser reads them from).  A
     ``CalibrationError`` when ``table`` was learnt through another calibration or set."""
     if table.calibration_id != calibration_id(cal):
         raise CalibrationError("the adaptation was made through another calibration (the camera or the board "
@@ -217,8 +225,11 @@ def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration
         raise CalibrationError(f"the adaptation has {len(table.edge_scales)} size classes, the calibration "
                                f"{len(cal.sizes)}")
     own = SquareModel({table.material: table.weights}, table.note)
+    if table.square_colours is not None and len(table.square_colours) != cal.board.squares:
+        raise CalibrationError(f"the adaptation has colours for {len(table.square_colours)} squares, the board "
+                               f"{cal.board.squares}")
     return dataclasses.replace(with_edge_scales(cal, table.edge_scales), colour=table.colour,
-                               square_model=model_json(own))
+                               square_model=model_json(own), square_colours=table.square_colours)
 
 
 def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[float, ...]:
@@ -257,7 +268,40 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     return tuple(out)
 
 
-def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> ColourModel:
+@dataclass(frozen=True)
+class TopBody:
+    """One labelled top's own colour on a frame (``top_bodies``): its square, its player
+    (0 light, 1 dark) and its body's BGR brought to the light of the calibration's empty board."""
+
+    square: int
+    colour: int
+    bgr: np.ndarray
+
+
+def top_bodies(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> list[list[TopBody]]:
+    """Per frame of ``labelled_frames``, each labelled top's own colour (``body_colour`` of its
+    pixels, read where ``cal``'s recogniser found a top of its size) times the board's colour
+    at calibration over its colour in that frame, as the recogniser compares them; a frame
+    whose board was not found has none."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    ref_board = np.asarray(cal.colour.board_bgr, np.float64)
+    out: list[list[TopBody]] = []
+    for image, item in labelled_frames:
+        out.append([])
+        if not rec.recognise(image).board_found:
+            continue
+        for sq, top in enumerate(item.tops):
+            if top is None or item.hidden[sq]:
+                continue
+            pixels, board_now = rec.top_pixels(sq, top[1])
+            body = body_colour(pixels) if len(pixels) else None
+            if body is not None:
+                out[-1].append(TopBody(sq, top[0], body * ref_board / np.maximum(board_now, 1.0)))
+    return out
+
+
+def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
+                    tops: list[list[TopBody]] | None = None) -> ColourModel:
     """The players' colours as this table's light shows them, from every labelled top of
     ``labelled_frames``: each top's own colour (``body_colour``) brought to the light of the
     calibration's empty board (times the board's colour then over its colour in that frame, as
@@ -273,20 +317,14 @@ def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
     calibration's colours stay unless measured ones read the tops better.
     (The medians of the half most like the other player's, the grey tops, were tried too on a
     tuning table whose dark plugs mirror the lamp: they read three times as many tops wrong.)  A player
-    with fewer than ``COLOUR_TOPS`` tops keeps the calibration's colour."""
-    rec = Recogniser(cal, model=None, size_check=None)
-    ref_board = np.asarray(cal.colour.board_bgr, np.float64)
+    with fewer than ``COLOUR_TOPS`` tops keeps the calibration's colour.  ``tops``: the
+    frames' ``top_bodies`` when they were read already."""
+    if tops is None:
+        tops = top_bodies(cal, labelled_frames)
     bodies: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
-    for image, item in labelled_frames:
-        if not rec.recognise(image).board_found:
-            continue
-        for sq, top in enumerate(item.tops):
-            if top is None or item.hidden[sq]:
-                continue
-            pixels, board_now = rec.top_pixels(sq, top[1])
-            body = body_colour(pixels) if len(pixels) else None
-            if body is not None:
-                bodies[top[0]].append(body * ref_board / np.maximum(board_now, 1.0))
+    for frame in tops:
+        for top in frame:
+            bodies[top.colour].append(top.bgr)
     if min(len(b) for b in bodies) < COLOUR_TOPS:
         return cal.colour
     stacks = [np.stack(b) for b in bodies]
@@ -317,6 +355,78 @@ def colour_errors(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
             if top is not None and not item.hidden[sq]:
                 wrong += rec.colour_of(sq, top[1])[0] != top[0]
     return wrong
+
+
+def square_colours(colour: ColourModel, squares: int, tops: Sequence[Sequence[TopBody]]) -> SquareColours:
+    """Per square, the players' colours ``tops`` show there (``Calibration.square_colours``):
+    per player the geometric median of the square's tops' colours, shrunk towards ``colour``'s
+    as n / (n + ``SQUARE_PRIOR``) for n tops (none: ``colour``'s), so a square seen with one or
+    two tops moves little and one seen with a dozen stands on its own."""
+    logs = [[[] for _ in range(squares)] for _ in (0, 1)]
+    for frame in tops:
+        for top in frame:
+            logs[top.colour][top.square].append(np.log(np.maximum(top.bgr, 1.0)))
+    out = []
+    for sq in range(squares):
+        pair = []
+        for c, ref in enumerate((colour.light_bgr, colour.dark_bgr)):
+            base = np.log(np.maximum(np.asarray(ref, np.float64), 1.0))
+            seen = logs[c][sq]
+            w = len(seen) / (len(seen) + SQUARE_PRIOR)
+            here = np.median(seen, axis=0) if seen else base
+            pair.append(tuple(float(v) for v in np.exp(base + w * (here - base))))
+        out.append((pair[0], pair[1]))
+    return tuple(out)
+
+
+def measure_square_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
+                           tops: list[list[TopBody]] | None = None) -> SquareColours | None:
+    """The players' colours square by square (``square_colours``) where they read the labelled
+    tops' colours better than ``cal``'s own: a lamp mirrored in the glossy tops of a few squares
+    makes the dark player's tops look grey there and plainly dark elsewhere, which no one pair
+    of colours reads (on a tuning table of the held-out look the adapted storer-clear read dark
+    plugs on two squares light at 0.9-0.99).  Where a square is so lit that both players' tops
+    look alike there (white, on a Jr. tuning table), its two colours come close and its colour
+    readings doubtful (``Recogniser._refs``), which is the truth.  Checked left out: measured on
+    the frames past the first ``COLOUR_FRAMES`` and tried on those first ones
+    (``colour_misreads``), kept (then measured on every frame) only when they read fewer of the
+    tops' colours wrong there than ``cal``'s colours do, or no more and fewer of them wrong at
+    the referee's commit confidence; else None.  ``tops``: the frames' ``top_bodies`` through ``cal`` when read already."""
+    if tops is None:
+        tops = top_bodies(cal, labelled_frames)
+    squares = cal.board.squares
+    check = labelled_frames[:COLOUR_FRAMES]
+    if len(labelled_frames) <= COLOUR_FRAMES:
+        return None
+    trial = square_colours(cal.colour, squares, tops[COLOUR_FRAMES:])
+    wrong, sure = colour_misreads(cal, check)
+    if not wrong:
+        return None
+    wrong_sq, sure_sq = colour_misreads(dataclasses.replace(cal, square_colours=trial), check)
+    if not (wrong_sq < wrong or (wrong_sq == wrong and sure_sq < sure)):
+        return None
+    return square_colours(cal.colour, squares, tops)
+
+
+def colour_misreads(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[int, int]:
+    """How many labelled tops of ``labelled_frames`` ``cal``'s recogniser reads in the wrong
+    colour, each taken at its true size, as a reading's colour is read (``sure_colour_of``), and
+    how many of those with a colour confidence (``MaterialModel.colour_confidence``) at or
+    above the referee's commit."""
+    rec = Recogniser(cal, model=None, size_check=None)
+    model = calibrated_model(cal).for_material(rec.material)
+    commit = TrackerConfig.commit_confidence
+    wrong = sure = 0
+    for image, item in labelled_frames:
+        if not rec.recognise(image).board_found:
+            continue
+        for sq, top in enumerate(item.tops):
+            if top is not None and not item.hidden[sq]:
+                colour, margin = rec.sure_colour_of(sq, top[1])
+                if colour != top[0]:
+                    wrong += 1
+                    sure += model.colour_confidence(margin) >= commit
+    return wrong, sure
 
 
 def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
@@ -356,14 +466,16 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     start_model = calibrated_model(cal, base)
     material = "clear" if cal.pieces.clear else "opaque"
     measured = with_edge_scales(cal, measure_edges(cal, train))
-    measured = dataclasses.replace(measured, colour=measure_colours(measured, train))
+    tops = top_bodies(measured, train)
+    measured = dataclasses.replace(measured, colour=measure_colours(measured, train, tops))
+    measured = dataclasses.replace(measured, square_colours=measure_square_colours(measured, train, tops))
     rec = Recogniser(measured, model=None, size_check=None)
     parts = [sq for sq in (labelled(rec, image, item.tops) for image, item in train) if sq is not None]
     if not parts:
         raise FramesFolderError(f"{folder}: the board was found in none of the frames to adapt on")
     tuned = fine_tune(start_model.for_material(material), _merge(parts), steps, pull)
     learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
-                             measured.colour, tuned, frames=len(usable))
+                             measured.colour, tuned, frames=len(usable), square_colours=measured.square_colours)
     after_cal = adapted_calibration(cal, learnt)
     before = reading_accuracy(cal, check, start_model)
     after = reading_accuracy(after_cal, check, SquareModel({**base.materials, material: tuned}))
@@ -471,6 +583,8 @@ def adaptation_json(table: TableAdaptation) -> dict[str, object]:
             "calibration": table.calibration_id, "material": table.material, "frames": int(table.frames),
             "edge_scales": [round(float(f), 4) for f in table.edge_scales],
             "colour_model": dataclasses.asdict(table.colour),
+            **({"square_colours": [[[round(v, 2) for v in bgr] for bgr in pair] for pair in table.square_colours]}
+               if table.square_colours is not None else {}),
             "square_model": model_json(SquareModel({table.material: table.weights}, table.note))}
 
 
@@ -507,13 +621,20 @@ def parse_adaptation(data: object, where: str) -> TableAdaptation:
         raise AdaptationFileError(f"{where}: 'colour_model' must be an object")
     colour = ColourModel(*(_bgr(cm.get(k), f"{where}: colour_model.{k}") for k in ("board_bgr", "light_bgr", "dark_bgr")),
                          str(cm.get("source", "adapted")))
+    squares = data.get("square_colours")  # optional: files written before it was measured have none
+    if squares is not None:
+        if not isinstance(squares, list) or not squares or not all(isinstance(p, list) and len(p) == 2 for p in squares):
+            raise AdaptationFileError(f"{where}: 'square_colours' must list, per square, the light and the dark "
+                                      "player's colour")
+        squares = tuple((_bgr(p[0], f"{where}: square_colours[{i}][0]"), _bgr(p[1], f"{where}: square_colours[{i}][1]"))
+                        for i, p in enumerate(squares))
     try:
         model = parse_model(data.get("square_model"), f"{where}: square_model")
         weights = model.for_material(material)
     except (ModelFileError, KeyError) as e:
         raise AdaptationFileError(str(e).strip('"')) from None
     return TableAdaptation(ident, material, tuple(float(f) for f in scales), colour, weights, str(data.get("note", "")),
-                           frames)
+                           frames, squares)
 
 
 def load_adaptation(path: str | Path) -> TableAdaptation:

@@ -422,6 +422,7 @@ class Recogniser:
         # the light player's log-brightness against the board's (``_channels``' measure)
         self._light_lum = float(np.log((np.sum(cm.light_bgr) + LUM_OFFSET) / (np.sum(board) + LUM_OFFSET)))
         self._players_apart = float(colour_distance(self.colour_refs[:1], self.colour_refs[1], LUM_SIGMA, TINT_SIGMA)[0])
+        self._square_refs = _square_refs(cal, board)
         # the empty board's grain (``grain_kept``), and per square the disc it is compared in
         self._ref_grain = _grain(self.ref_log)
         self._grain_r = GRAIN_DISC * cal.board.square_mm * cal.canvas.ppm
@@ -753,18 +754,31 @@ class Recogniser:
         return PLUG_SHEEN_SIGMA, PLUG_SHEEN_DOUBT, PLUG_GAMMA
 
     def _colour(self, view: np.ndarray, centre: np.ndarray, radius: float, board_now: np.ndarray, s: int,
-                share: float = COLOUR_DISC) -> tuple[int, float]:
+                share: float = COLOUR_DISC, sq: int | None = None) -> tuple[int, float]:
         """(colour, margin) of the disc of ``radius`` x ``share`` round ``centre`` on ``view``,
         a top of size class ``s`` (whose sheen is taken off as ``_sheen`` says):
         each pixel votes by its colour distances and the median vote decides (a glare spot on
         a dark plug or a grain streak covers well under half of the disc; ``colour_vote``).
-        The margin is the vote as a share of the players' distance."""
+        The margin is the vote as a share of the players' distance.  ``sq``: the square the top
+        stands on, whose own players' colours it is compared with (``_refs``)."""
         sigma, _, gamma = self._sheen(s)
+        refs, coolest, apart = self._refs(sq)
         vote = colour_vote(view, float(centre[0]), float(centre[1]), max(1.5, radius * share), board_now,
-                           self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, sigma, gamma)
+                           refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, sigma, gamma)
         if np.isnan(vote):
             return 0, 0.0
-        return (0 if vote >= 0 else 1), abs(vote) / (self._players_apart + 1e-6)
+        return (0 if vote >= 0 else 1), abs(vote) / (apart + 1e-6)
+
+    def _refs(self, sq: int | None) -> tuple[np.ndarray, float, float]:
+        """The players' colours a top on square ``sq`` is compared with: (log-BGR against the
+        board, (2, 3); the cooler one's log(R/B); the distance a margin is a share of).  The
+        calibration's, or the square's own where adapting measured them
+        (``Calibration.square_colours``).  The distance is the calibration's players' either
+        way: where a lamp mirrored in the tops brings the players' colours close on a square,
+        what tells them apart there is small, and so is the margin (the confidence)."""
+        if sq is None or self._square_refs is None:
+            return self.colour_refs, self._coolest_player, self._players_apart
+        return self._square_refs[0][sq], float(self._square_refs[1][sq]), self._players_apart
 
     def size_crops(self, squares: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
         """Clear sets: for the last frame's ``squares``, a crop per size class around that
@@ -883,13 +897,13 @@ class Recogniser:
         f = self._last
         radius = self._edge_px(s)
         centre = self._top_centre(sq, s)
-        colour, margin = self._colour(f.view, centre, radius, f.board_now, s)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s, sq=sq)
         if margin >= COLOUR_SURE:
             return colour, margin, (centre, radius, COLOUR_DISC)
         outline, lead = self._lighter_outline(sq, s)
         if lead >= OUTLINE_SURE:
             centre = outline
-        colour, margin = self._colour(f.view, centre, radius, f.board_now, s, COLOUR_DISC_WIDE)
+        colour, margin = self._colour(f.view, centre, radius, f.board_now, s, COLOUR_DISC_WIDE, sq)
         return colour, margin, (centre, radius, COLOUR_DISC_WIDE)
 
     def sure_colour_of(self, sq: int, s: int) -> tuple[int, float]:
@@ -913,10 +927,11 @@ class Recogniser:
         # the light player's lead past such a sheen, as the margin is; a plug's is the least of
         # it in light and in display values (which of them a camera's curve is nearer varies)
         kept = np.nan
+        refs, coolest, apart = self._refs(sq)
         for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
             vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
-                               self.colour_refs, self._coolest_player - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
-            kept = np.fmin(kept, vote / (self._players_apart + 1e-6))
+                               refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
+            kept = np.fmin(kept, vote / (apart + 1e-6))
         if np.isnan(kept):
             return colour, margin
         sure = max(0.0, min(margin, float(kept)))
@@ -935,9 +950,10 @@ class Recogniser:
         f = self._last
         radius = self._edge_px(s)
         cx, cy = self._top_centre(sq, s)
+        refs, _, apart = self._refs(sq)
         vote = ring_vote(f.view, float(cx), float(cy), BODY_RING[0] * radius, BODY_RING[1] * radius, BODY_RAYS,
-                         BODY_STEPS, f.board_now, self.colour_refs, LUM_SIGMA, TINT_SIGMA)
-        return 0.0 if np.isnan(vote) else float(vote) / (self._players_apart + 1e-6)
+                         BODY_STEPS, f.board_now, refs, LUM_SIGMA, TINT_SIGMA)
+        return 0.0 if np.isnan(vote) else float(vote) / (apart + 1e-6)
 
     def _larger_rim(self, sq: int, s: int) -> bool:
         """Last frame, square ``sq`` read as a clear cup of size class ``s``: whether a larger
@@ -1123,7 +1139,7 @@ class Recogniser:
             return None
         f = self._last
         edge = self._edge_px(s)
-        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s)
+        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s, sq=sq)
         if colour != 0 or self._disc_change(centres[0], COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
             return None
         return centres[0], margin
@@ -1376,7 +1392,7 @@ class Recogniser:
             if wall is not None and wall.lead >= WALL_READ:
                 s = wall.size
                 cups.append(self._explain(explained, wall.centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
-                colour, cmargin = self._colour(view, wall.centre, self._edge_px(s), board_now, s, COLOUR_DISC_WIDE)
+                colour, cmargin = self._colour(view, wall.centre, self._edge_px(s), board_now, s, COLOUR_DISC_WIDE, sq)
                 conf = min(OUTLINED_TOP, wall.support) * self.model.colour_confidence(cmargin)
                 readings.append(SquareReading(CUP, colour, s, confidence=conf))
                 continue
@@ -1480,6 +1496,20 @@ def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarr
     xi = np.clip(np.rint(centres[..., None, 0] + px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(centres[..., None, 1] + py).astype(np.int32), 0, h - 1)
     return yi * w + xi
+
+
+def _square_refs(cal: Calibration, board: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per square, the players' colours adapting measured on it (``Calibration.square_colours``)
+    as ``Recogniser._refs`` gives them: (log-BGR against the board ``board``, (squares, 2, 3);
+    the cooler one's log(R/B) per square).  None without them."""
+    if cal.square_colours is None:
+        return None
+    bgr = np.asarray(cal.square_colours, np.float64)
+    if bgr.shape != (cal.board.squares, 2, 3):
+        raise ValueError(f"square_colours must hold two BGR colours for each of the board's {cal.board.squares} "
+                         f"squares, got shape {bgr.shape}")
+    refs = np.log(np.maximum(bgr, 1.0) / np.maximum(board, 1.0))
+    return refs, (refs[:, :, 2] - refs[:, :, 0]).min(axis=1)
 
 
 def _choices_in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:

@@ -134,7 +134,8 @@ def cmd_vision_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
-    """Adapt recognition to a frames folder (edge radii, players' colours, square model); write
+    """Adapt recognition to a frames folder (edge radii, players' colours on the table and square
+    by square, square model); write
     the adaptation only if it reads the frames kept apart at least as well.  By default from
     and into the data folder: ``DATA/frames`` in, ``DATA/adaptation.json`` out, which serve and
     watch read through while it belongs to the calibration they referee with."""
@@ -172,6 +173,9 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     t = result.table
     print(f"edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)} of the set file's; players' colours "
           f"(BGR) light {', '.join(f'{v:.0f}' for v in t.colour.light_bgr)}, dark {', '.join(f'{v:.0f}' for v in t.colour.dark_bgr)}")
+    if t.square_colours is not None:
+        print("the players' colours also square by square: they read the labelled tops' colours better than the "
+              "table's alone (a lamp mirrored in the tops of some squares)")
     print(f"adaptation written to {out}; measure it with: cupboard vision-eval --frames {folder} --adapted {out}")
     if out.resolve() == (data_dir / ADAPTATION_FILE).resolve():
         print("cupboard serve and watch read through it from their next start, while they referee with the "
