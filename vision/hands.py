@@ -91,6 +91,12 @@ ARM_HALF_MM = 45.0
 # ... and a palm too pale to tell from the wood reaches at most this far from it (a hand's
 # width)
 PALM_MM = 80.0
+# what covers a square hides the board's texture; a shadow of any tint (a hand's, an arm's, the
+# cups' under lamps of several colours) lets it show.  It is judged over windows this wide (a
+# finger and a half, holding some twenty pixels of the board's strongest texture) ...
+COVER_WINDOW_MM = 24.0
+# ... where at least this share of the window is that texture
+COVER_TEXTURE_SHARE = 0.1
 
 # A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
 # over the stretch from just beyond the cup's base to this many of its radii from the base's
@@ -211,6 +217,12 @@ class HandDetector:
         self.solid_kernel = _round_kernel(SOLID_MM / self.mm_per_px / 2)
         self.arm_kernel = _round_kernel(ARM_HALF_MM / self.mm_per_px)
         self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
+        side = max(3, int(round(COVER_WINDOW_MM / self.mm_per_px)) | 1)
+        self.cover_window = (side, side)
+        at = (self.ref_texture != 0).astype(np.float32)
+        self.texture_power = cv2.boxFilter(self.ref_texture * self.ref_texture, -1, self.cover_window)
+        # where a window holds enough of the board's strongest texture to tell
+        self.texture_told = cv2.boxFilter(at, -1, self.cover_window) >= COVER_TEXTURE_SHARE
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -497,6 +509,17 @@ class HandDetector:
         keep_c[0] = False
         return labels, keep_c
 
+    def texture_shows(self, change: Change) -> np.ndarray:
+        """Pixels (uint8 0/1, small view) through which the board's texture shows, as through
+        a change of light: the departure's texture (``Change.brightness``) regressed on the
+        empty board's, over a window round each pixel (``COVER_WINDOW_MM``), above
+        ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
+        ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
+        are left out, so a hand beside the board or over a plain part of it still covers."""
+        texture = _texture(change.brightness())
+        along = cv2.boxFilter(texture * self.ref_texture, -1, self.cover_window)
+        return (self.texture_told & (along > -TEXTURE_HIDDEN * self.texture_power)).astype(np.uint8)
+
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
                  shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Of the hand's region ``hand`` (the small mask of ``HandFinding``), the part solid
@@ -509,12 +532,14 @@ class HandDetector:
         change that is solid over a finger's width and joins a solid part of the region that
         no cup read explains (cups misread under the hand are part of what it covers).  Near
         it (a palm's width), unexplained change may be a palm too pale to see whole: the
-        caller hides a square where much of that lies.  ``shade`` (``Change.cool_shade``):
-        the hand's shadow falls on squares it does not cover, which stay readable."""
+        caller hides a square where much of that lies.  ``shade`` (``Change.cool_shade``, and
+        ``texture_shows``): the hand's shadow, and the cups' shadows it joined, fall on squares
+        it does not cover, which stay readable."""
         kernel = self.solid_kernel
         if shade is not None:
             changed = changed & (shade == 0)
             unexplained = unexplained & (shade == 0)
+            hand = hand * (shade == 0)
         solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         seed = cv2.morphologyEx((unexplained > 0).astype(np.uint8) & (hand > 0), cv2.MORPH_OPEN, kernel)
         n, labels = cv2.connectedComponents(solid, connectivity=8)
