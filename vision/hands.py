@@ -208,10 +208,8 @@ class HandDetector:
         self.fit_idx = np.flatnonzero(seen.ravel())[::7]
         self.fit_basis = self.basis[self.fit_idx]
         texture = _texture(self.ref_log.mean(axis=2).astype(np.float32))
-        strong = np.abs(texture) > np.percentile(np.abs(texture[area]), 100 * (1 - TEXTURE_SHARE)) if area.any() \
-            else np.zeros_like(area)
         # where the empty board's texture is strongest, and that texture (0 elsewhere)
-        self.ref_texture = np.where(strong & area, texture, 0.0).astype(np.float32)
+        self.ref_texture = np.where(_strongest(texture, area), texture, 0.0).astype(np.float32)
         self.mm_per_px = 1.0 / (ppm * SCALE)
         self.mm2_per_px = self.mm_per_px ** 2
         self.solid_kernel = _round_kernel(SOLID_MM / self.mm_per_px / 2)
@@ -219,8 +217,12 @@ class HandDetector:
         self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
         side = max(3, int(round(COVER_WINDOW_MM / self.mm_per_px)) | 1)
         self.cover_window = (side, side)
-        at = (self.ref_texture != 0).astype(np.float32)
-        self.texture_power = cv2.boxFilter(self.ref_texture * self.ref_texture, -1, self.cover_window)
+        # the strongest texture of everything the view shows (a hand's shadow on the table
+        # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
+        beside = seen & ~area
+        self.cover_texture = self.ref_texture + np.where(_strongest(texture, beside), texture, 0.0).astype(np.float32)
+        at = (self.cover_texture != 0).astype(np.float32)
+        self.texture_power = cv2.boxFilter(self.cover_texture * self.cover_texture, -1, self.cover_window)
         # where a window holds enough of the board's strongest texture to tell
         self.texture_told = cv2.boxFilter(at, -1, self.cover_window) >= COVER_TEXTURE_SHARE
 
@@ -510,14 +512,15 @@ class HandDetector:
         return labels, keep_c
 
     def texture_shows(self, change: Change) -> np.ndarray:
-        """Pixels (uint8 0/1, small view) through which the board's texture shows, as through
-        a change of light: the departure's texture (``Change.brightness``) regressed on the
-        empty board's, over a window round each pixel (``COVER_WINDOW_MM``), above
+        """Pixels (uint8 0/1, small view) through which the texture of the board (or of the
+        table beside it) shows, as through a change of light: the departure's texture
+        (``Change.brightness``) regressed on the empty view's strongest, over a window round
+        each pixel (``COVER_WINDOW_MM``), above
         ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
         ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
-        are left out, so a hand beside the board or over a plain part of it still covers."""
+        are left out, so a hand over a plain part of the view still covers."""
         texture = _texture(change.brightness())
-        along = cv2.boxFilter(texture * self.ref_texture, -1, self.cover_window)
+        along = cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window)
         return (self.texture_told & (along > -TEXTURE_HIDDEN * self.texture_power)).astype(np.uint8)
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
@@ -576,6 +579,14 @@ def _fill_strip(mask: np.ndarray, b: np.ndarray, length: np.ndarray, half: np.nd
 def _texture(lum: np.ndarray) -> np.ndarray:
     """The fine texture of a log-brightness image: less its blur by ``TEXTURE_SIGMA``."""
     return lum - cv2.GaussianBlur(lum, (0, 0), TEXTURE_SIGMA)
+
+
+def _strongest(texture: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Pixels (bool) of ``where`` whose ``texture`` is among its strongest
+    (``TEXTURE_SHARE`` of them)."""
+    if not where.any():
+        return np.zeros_like(where)
+    return where & (np.abs(texture) > np.percentile(np.abs(texture[where]), 100 * (1 - TEXTURE_SHARE)))
 
 
 def _round_kernel(radius_px: float) -> np.ndarray:
