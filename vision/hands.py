@@ -27,8 +27,11 @@ arm lying beside the board, with little of it over the board, is found by that s
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
-picture changes all over the board.  Everything is done on a quarter-size copy of the board
-view.
+picture changes all over the board, and nowhere the texture of the board (or of the table beside
+it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``): the
+hand's and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give
+them, darken the squares but hide nothing.  Everything is done on a quarter-size copy of the
+board view.
 """
 
 from __future__ import annotations
