@@ -209,13 +209,16 @@ def test_the_cups_shadows_over_much_of_the_board_are_no_hand(seed, first):
 
 def test_a_hand_among_the_cups_long_shadows_is_still_seen():
     """Seed 43 camera 6's frames with a hand reaching in among those shadows: the hand is
-    seen and every square it hides is said occluded (none read wrong under it)."""
+    seen and every square it hides is said occluded or read right (none read wrong under
+    it; a fingertip over the edge of one light cup in the first frame, whose shadow no
+    longer counts as covering, leaves it read right, as the bench counts it)."""
     camera, rec = _shaded_camera(43, 6, 1)
     for image, truth in camera.frames:
         assert any(truth.occluded)
         obs = rec.recognise(image)
         assert obs.hand
-        assert all(r.state == OCCLUDED for r, hidden in zip(obs.squares, truth.occluded) if hidden)
+        assert all(r.state == OCCLUDED or r.top == top
+                   for r, hidden, top in zip(obs.squares, truth.occluded, truth.tops) if hidden)
 
 
 # -- the shaded look: two lamps' shadows, and an arm beside the board ---------------------------
@@ -250,3 +253,33 @@ def test_an_arm_beside_the_board_is_seen(first, frame):
     obs = rec.recognise(image)
     assert obs.hand
     assert all(r.state == OCCLUDED for r, hidden in zip(obs.squares, truth.occluded) if hidden)
+
+
+# -- the shaded look: what a hand found covers (issue 19) ----------------------------------------
+
+
+def test_the_cloth_and_cups_a_false_hand_joined_hide_no_square():
+    """Seed 97 camera 3, second frame: no hand; a checked cloth changed beside the board and
+    the tall light cups' unexplained sides joined it to the view's edge, and 8 squares were
+    said occluded.  The board's and the cloth's texture show through all of it but the cups,
+    which no covering part reaches: no square is said occluded."""
+    camera, rec = _shaded_camera(97, 3, 0)
+    image, truth = camera.frames[1]
+    assert not any(truth.occluded)
+    obs = rec.recognise(image)
+    assert not any(r.state == OCCLUDED for r in obs.squares)
+
+
+def test_a_hands_shadow_over_the_board_hides_nothing_the_hand_does_not():
+    """Seed 97 camera 4, first frame: a hand over the near corner (3 squares hidden) casts a
+    wide grey shadow over most of the board, no shade by colour under that table's lamps;
+    9 squares the shadow only darkened were said occluded.  The board's lines show through
+    the shadow: every hidden square is said occluded, and at most one more."""
+    camera, rec = _shaded_camera(97, 4, 1)
+    image, truth = camera.frames[0]
+    assert any(truth.occluded)
+    obs = rec.recognise(image)
+    assert obs.hand
+    said = [r.state == OCCLUDED for r in obs.squares]
+    assert all(s for s, hidden in zip(said, truth.occluded) if hidden)
+    assert sum(s and not hidden for s, hidden in zip(said, truth.occluded)) <= 1

@@ -27,8 +27,11 @@ arm lying beside the board, with little of it over the board, is found by that s
 Which squares a hand hides (``HandDetector.covering``): only where it covers, i.e. change solid
 over a finger's width joined to the hand, and what lies within half an arm's width of that
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
-picture changes all over the board.  Everything is done on a quarter-size copy of the board
-view.
+picture changes all over the board, and nowhere the texture of the board (or of the table beside
+it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``): the
+hand's and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give
+them, darken the squares but hide nothing.  Everything is done on a quarter-size copy of the
+board view.
 """
 
 from __future__ import annotations
@@ -91,6 +94,12 @@ ARM_HALF_MM = 45.0
 # ... and a palm too pale to tell from the wood reaches at most this far from it (a hand's
 # width)
 PALM_MM = 80.0
+# what covers a square hides the board's texture; a shadow of any tint (a hand's, an arm's, the
+# cups' under lamps of several colours) lets it show.  It is judged over windows this wide (a
+# finger and a half, holding some twenty pixels of the board's strongest texture) ...
+COVER_WINDOW_MM = 24.0
+# ... where at least this share of the window is that texture
+COVER_TEXTURE_SHARE = 0.1
 
 # A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
 # over the stretch from just beyond the cup's base to this many of its radii from the base's
@@ -202,15 +211,23 @@ class HandDetector:
         self.fit_idx = np.flatnonzero(seen.ravel())[::7]
         self.fit_basis = self.basis[self.fit_idx]
         texture = _texture(self.ref_log.mean(axis=2).astype(np.float32))
-        strong = np.abs(texture) > np.percentile(np.abs(texture[area]), 100 * (1 - TEXTURE_SHARE)) if area.any() \
-            else np.zeros_like(area)
         # where the empty board's texture is strongest, and that texture (0 elsewhere)
-        self.ref_texture = np.where(strong & area, texture, 0.0).astype(np.float32)
+        self.ref_texture = np.where(_strongest(texture, area), texture, 0.0).astype(np.float32)
         self.mm_per_px = 1.0 / (ppm * SCALE)
         self.mm2_per_px = self.mm_per_px ** 2
         self.solid_kernel = _round_kernel(SOLID_MM / self.mm_per_px / 2)
         self.arm_kernel = _round_kernel(ARM_HALF_MM / self.mm_per_px)
         self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
+        side = max(3, int(round(COVER_WINDOW_MM / self.mm_per_px)) | 1)
+        self.cover_window = (side, side)
+        # the strongest texture of everything the view shows (a hand's shadow on the table
+        # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
+        beside = seen & ~area
+        self.cover_texture = self.ref_texture + np.where(_strongest(texture, beside), texture, 0.0).astype(np.float32)
+        at = (self.cover_texture != 0).astype(np.float32)
+        self.texture_power = cv2.boxFilter(self.cover_texture * self.cover_texture, -1, self.cover_window)
+        # where a window holds enough of the board's strongest texture to tell
+        self.texture_told = cv2.boxFilter(at, -1, self.cover_window) >= COVER_TEXTURE_SHARE
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -497,6 +514,18 @@ class HandDetector:
         keep_c[0] = False
         return labels, keep_c
 
+    def texture_shows(self, change: Change) -> np.ndarray:
+        """Pixels (uint8 0/1, small view) through which the texture of the board (or of the
+        table beside it) shows, as through a change of light: the departure's texture
+        (``Change.brightness``) regressed on the empty view's strongest, over a window round
+        each pixel (``COVER_WINDOW_MM``), above
+        ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
+        ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
+        are left out, so a hand over a plain part of the view still covers."""
+        texture = _texture(change.brightness())
+        along = cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window)
+        return (self.texture_told & (along > -TEXTURE_HIDDEN * self.texture_power)).astype(np.uint8)
+
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
                  shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Of the hand's region ``hand`` (the small mask of ``HandFinding``), the part solid
@@ -509,12 +538,14 @@ class HandDetector:
         change that is solid over a finger's width and joins a solid part of the region that
         no cup read explains (cups misread under the hand are part of what it covers).  Near
         it (a palm's width), unexplained change may be a palm too pale to see whole: the
-        caller hides a square where much of that lies.  ``shade`` (``Change.cool_shade``):
-        the hand's shadow falls on squares it does not cover, which stay readable."""
+        caller hides a square where much of that lies.  ``shade`` (``Change.cool_shade``, and
+        ``texture_shows``): the hand's shadow, and the cups' shadows it joined, fall on squares
+        it does not cover, which stay readable."""
         kernel = self.solid_kernel
         if shade is not None:
             changed = changed & (shade == 0)
             unexplained = unexplained & (shade == 0)
+            hand = hand * (shade == 0)
         solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         seed = cv2.morphologyEx((unexplained > 0).astype(np.uint8) & (hand > 0), cv2.MORPH_OPEN, kernel)
         n, labels = cv2.connectedComponents(solid, connectivity=8)
@@ -551,6 +582,14 @@ def _fill_strip(mask: np.ndarray, b: np.ndarray, length: np.ndarray, half: np.nd
 def _texture(lum: np.ndarray) -> np.ndarray:
     """The fine texture of a log-brightness image: less its blur by ``TEXTURE_SIGMA``."""
     return lum - cv2.GaussianBlur(lum, (0, 0), TEXTURE_SIGMA)
+
+
+def _strongest(texture: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Pixels (bool) of ``where`` whose ``texture`` is among its strongest
+    (``TEXTURE_SHARE`` of them)."""
+    if not where.any():
+        return np.zeros_like(where)
+    return where & (np.abs(texture) > np.percentile(np.abs(texture[where]), 100 * (1 - TEXTURE_SHARE)))
 
 
 def _round_kernel(radius_px: float) -> np.ndarray:

@@ -1435,7 +1435,8 @@ class Recogniser:
             # what hides a square is the solid part of the hand; near it, change the cups read
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
             # squares rather than risk a wrong label
-            core, palm = self.hands.covering(changed, changed & (explained == 0), finding.small, change.cool_shade())
+            light = change.cool_shade() | self.hands.texture_shows(change)
+            core, palm = self.hands.covering(changed, changed & (explained == 0), finding.small, light)
             cover = self._coverage(core)
             stray = self._coverage(palm)
             readings = [SquareReading(OCCLUDED, confidence=1.0)
