@@ -995,7 +995,8 @@ class Recogniser:
         ``sizes[i]`` is the next larger size by its whole outline (``square_model.larger_outline``):
         the step at the larger size's edge radius round its own found top, against the step at
         the read size's edge radius round the read top, both over the whole circle, taken in
-        the read top's edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
+        the sign of the read top's own whole-circle step (``_strongest_sign``; the strongest of
+        ``OUTLINE_RADII`` round each radius)."""
         squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
         out = np.zeros(len(squares), bool)
         nsz = len(self._solid)
@@ -1003,11 +1004,13 @@ class Recogniser:
         squares, sizes = squares[both], sizes[both]
         if not len(squares):
             return out
-        sign = np.where(self.last_evidence.sign[squares, sizes] < 0, -1.0, 1.0)[:, None]
         edge = np.array([self._edge_px(s) for s in range(nsz)])
         steps = []
+        sign = None
         for size in (sizes, sizes + 1):
             med, agree = self.radial_steps(squares, size, np.round(edge[size])[:, None] + OUTLINE_RADII)
+            if sign is None:
+                sign = _strongest_sign(med)[:, None]
             med *= sign
             best = np.argmax(med, axis=1)[:, None]
             steps.append((np.take_along_axis(med, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
@@ -1480,6 +1483,17 @@ def _sample_at(centres: np.ndarray, offsets: np.ndarray, far_dir: tuple[np.ndarr
     xi = np.clip(np.rint(centres[..., None, 0] + px).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(centres[..., None, 1] + py).astype(np.int32), 0, h - 1)
     return yi * w + xi
+
+
+def _strongest_sign(steps: np.ndarray) -> np.ndarray:
+    """Per row of ``steps`` (n, radii; ``Recogniser.radial_steps``' medians round a top), the
+    sign of its strongest step (1 where all are 0): the sign of the top's own edge round the
+    whole circle.  The far arc's ring, which gives the edge sign the square model reads, can
+    have the other sign (on tuning seed 97 three dark tops rang upwards on the far arc while
+    their whole circle stepped down by 0.04-0.73), and a step taken in the wrong sign is near
+    0, which a weak step at the larger radius outdoes."""
+    strongest = np.take_along_axis(steps, np.abs(steps).argmax(axis=1)[:, None], axis=1)[:, 0]
+    return np.where(strongest < 0, -1.0, 1.0)
 
 
 def _choices_in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:
