@@ -87,6 +87,7 @@ from .square_model import (
     larger_wall,
     size_bound,
     tempered,
+    wall_leads_up,
 )
 
 N_ANG = 24
@@ -185,6 +186,11 @@ WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share
 # size in 16 of the 18 squares where they and the readers differed (the readers in 1); from one
 # ring unit up the readers were right as often as the walls, or more
 FAINT_RING = 1.0
+# a solid top its edges put at a size with a ring of ``FAINT_RING`` up to this is read one size up
+# where the next size's wall leads (``_wall_lifts``).  On tuning seeds 97, 7, 13 and 101 such
+# tops were one size down (9, 5 of them at 0.8 or more) with rings of 1.0-6.5; the one right
+# reading whose next size's wall led had a ring of 16
+WALL_UP_RING = 8.0
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -1289,6 +1295,35 @@ class Recogniser:
             out[sq] = w
         return out
 
+    def _wall_lifts(self, sizes: np.ndarray, ring: np.ndarray) -> dict[int, _Wall]:
+        """Last frame, where every size in play is solid: of the squares the readers put at
+        size class ``sizes[sq]`` (-1: none) with an edge ring (``ring``, ring units, (squares,
+        sizes)) from ``FAINT_RING`` to under ``WALL_UP_RING``, those whose next larger size is
+        in play and has the wall that reads a top one size up against its edges
+        (``square_model.wall_leads_up`` on ``_wall_leads`` of the two sizes), each as the
+        larger size's ``_Wall`` (its support that size's against the read one, ``size_bound``).
+
+        A larger top's flat face ends about at the smaller size's circle, where it rings on
+        the far arc and makes a wall too; its own rounded rim, curving away on the far arc,
+        rings less.  A smaller top has only board or its shadow at the larger circle, and no
+        wall there."""
+        sizes = np.asarray(sizes, np.intp)
+        nsz = len(self._solid)
+        if not (self._solid | ~self._in_play).all():
+            return {}
+        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
+        rows = rows[self._in_play[sizes[rows] + 1]]
+        r = ring[rows, sizes[rows]]
+        out = {}
+        for sq in rows[(r >= FAINT_RING) & (r < WALL_UP_RING)]:
+            s = int(sizes[sq])
+            centres, leads = self._wall_leads(np.array([sq]), np.array([s, s + 1]))
+            if not wall_leads_up(leads[0, 0], leads[0, 1]):
+                continue
+            support = float(size_bound(leads, np.ones(2, bool))[0, 1])
+            out[int(sq)] = _Wall(s + 1, centres[0, 1], float(leads[0, 1]), support)
+        return out
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1407,8 +1442,13 @@ class Recogniser:
         walls = self._walls_up(walls)
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         # a solid top the edge search did not find at the size read, whose wall reads another
-        faint = self._faint_walls(np.where(choice > 0, choice - 1 + up, -1),
-                                  hyp.score / EMPTY_THRESHOLD) if self.model is not None else {}
+        # (``_faint_walls``), or found by its edges a size down where the next size's wall leads
+        # (``_wall_lifts``; not after the edges lifted it)
+        read = np.where(choice > 0, choice - 1 + up, -1)
+        faint, wall_up = {}, {}
+        if self.model is not None:
+            faint = self._faint_walls(read, hyp.score / EMPTY_THRESHOLD)
+            wall_up = self._wall_lifts(np.where(up, -1, read), hyp.score / EMPTY_THRESHOLD)
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1441,7 +1481,9 @@ class Recogniser:
                 s, a = s + 1, a + 1
                 conf += float(probs[sq, a])
                 self.last_lifted.append(sq)
-            by_wall = faint.get(sq)
+            by_wall = faint.get(sq, wall_up.get(sq))
+            if sq in wall_up:
+                self.last_lifted.append(sq)
             if by_wall is not None:
                 # its wall's size, as a top read by its wall is (``_faint_walls``): the ring
                 # found nothing at either size, so it bounds nothing

@@ -299,6 +299,19 @@ def larger_wall(own: float | np.ndarray, larger: float | np.ndarray) -> np.ndarr
     return (larger >= LARGER_WALL_FOUND) & (larger >= LARGER_WALL_SHARE * own)
 
 
+def wall_leads_up(own: float | np.ndarray, larger: float | np.ndarray) -> np.ndarray:
+    """Where (bool) a solid top its edges put at one size is the next larger size by its
+    walls (``Recogniser._wall_lifts``): ``own`` is the read size's wall lead
+    (``Recogniser._wall_leads``, ring units), ``larger`` the next larger size's.  A larger
+    top makes a wall at the smaller size's circle too (``larger_wall``), and its flat face's
+    end rings there on the far arc, so the edges can put it a size down; a smaller top has only
+    board or its shadow at the larger circle.  Against the edges' reading, the larger size's
+    wall must be found as a wall is (``LARGER_WALL_FOUND``) and lead the read size's (not only
+    nearly match it, as ``larger_wall`` asks of a top read by its wall alone)."""
+    own, larger = np.asarray(own, np.float64), np.asarray(larger, np.float64)
+    return (larger >= LARGER_WALL_FOUND) & (larger >= own)
+
+
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
     """``probs`` (..., alternatives) softened: each to the power 1 / ``temperature``, summing to
     one again (the softmax of the utilities divided by the temperature)."""
