@@ -40,8 +40,10 @@ A top the board's own colour (white on white, dark on dark wood) is found by its
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
 top where it is plain and every size in play is solid, one size up where the next size's own
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
-circle, which then leads).  A top read dark whose edges may have been found on a light top's
-own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
+circle, which then leads).  Where every size is solid, a top the readers put at a size whose
+edges were not found (``_faint_walls``) is read at its wall's size, and one whose edges put it
+a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
+read dark whose edges may have been found on a light top's own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
 is read light, under the commit, where a lighter outline of its size beside it reads light
 (``_light_top_beside``); and a clear cup read where a larger clear size's white rim was found
 is read under the commit (``_larger_rim``): the top cup is the largest of its stack.
