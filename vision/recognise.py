@@ -77,6 +77,7 @@ from .kernels import (block_means, channel_medians_at, colour_distance, colour_v
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
+    LARGER_WALL_FOUND,
     N_POLAR,
     N_POLAR_RADII,
     SquareEvidence,
@@ -1319,11 +1320,15 @@ class Recogniser:
         out = {}
         for sq in rows[(r >= FAINT_RING) & (r < WALL_UP_RING)]:
             s = int(sizes[sq])
-            centres, leads = self._wall_leads(np.array([sq]), np.array([s, s + 1]))
-            if not wall_leads_up(leads[0, 0], leads[0, 1]):
+            # the larger size's wall first: where it is not found the read size's is not needed
+            centres, larger = self._wall_leads(np.array([sq]), np.array([s + 1]))
+            if larger[0, 0] < LARGER_WALL_FOUND:
                 continue
-            support = float(size_bound(leads, np.ones(2, bool))[0, 1])
-            out[int(sq)] = _Wall(s + 1, centres[0, 1], float(leads[0, 1]), support)
+            own = self._wall_leads(np.array([sq]), np.array([s]))[1]
+            if not wall_leads_up(own[0, 0], larger[0, 0]):
+                continue
+            support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
+            out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
         return out
 
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
