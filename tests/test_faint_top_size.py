@@ -48,19 +48,22 @@ def test_dark_tops_are_not_lifted_on_a_step_of_the_wrong_sign():
         assert reading.state == CUP and reading.top == top and not lifted, (frame, i, reading)
 
 
-def test_faint_light_tops_are_read_at_their_walls_size():
+def test_faint_light_tops_are_read_at_their_walls_size_or_doubted():
     """Seed 97's 2nd camera: main read a light 1 (1st frame, c1) as a 3 at 0.47 and a light 2
     (2nd frame, c1) as a 1 at 0.90, confidently wrong: the edge search found neither (rings
     under 0.4 ring units at every size), and the square model sized them by its other
     measures.  Their walls beyond their near edges lead at their own sizes (19.5 and 19.3
-    ring units): they are read at those sizes, under the referee's commit, as a top read by
-    its wall is."""
+    ring units).  The unsure reading is read at its wall's size, under the referee's commit,
+    as a top read by its wall is; the sure one keeps the readers' size, doubted
+    (``READERS_SURE``: on seed 11 right 4s read at 0.95-0.99 had a smaller size's wall
+    leading)."""
     got = _readings(1, (2,))
-    for frame, top in ((0, (0, 0)), (1, (0, 1))):
-        truth, reading, _ = got[frame][0]
-        assert truth == top, "the boards changed: the case this test is about is gone"
-        assert reading.state == CUP and reading.top == top, (frame, reading)
-        assert reading.confidence < 0.8, (frame, reading.confidence)
+    truth, reading, _ = got[0][0]
+    assert truth == (0, 0), "the boards changed: the case this test is about is gone"
+    assert reading.state == CUP and reading.top == (0, 0) and reading.confidence < 0.8, reading
+    truth, reading, _ = got[1][0]
+    assert truth == (0, 1), "the boards changed: the case this test is about is gone"
+    assert reading.state == CUP and reading.top == (0, 0) and reading.confidence < 0.8, reading
 
 
 def test_a_larger_wall_must_be_found_and_lead_to_overrule_the_edges():

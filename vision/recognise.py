@@ -194,6 +194,11 @@ FAINT_RING = 1.0
 # tops were one size down (9, 5 of them at 0.8 or more) with rings of 1.0-6.5; the one right
 # reading whose next size's wall led had a ring of 16
 WALL_UP_RING = 8.0
+# a top the readers are this sure of (the referee's commit) keeps its size where its faint edges'
+# wall reads another (``_faint_walls``), and is only doubted (``OUTLINED_TOP``): on tuning seed 11
+# two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
+# at 0.90-0.99 (seeds 97, 11)
+READERS_SURE = 0.8
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -1491,6 +1496,10 @@ class Recogniser:
             by_wall = faint.get(sq, wall_up.get(sq))
             if sq in wall_up:
                 self.last_lifted.append(sq)
+            if sq in faint and min(conf, float(bound[sq, s])) >= READERS_SURE:
+                # sure readers against a faint top's wall: the readers' size, doubted
+                by_wall = None
+                conf = min(conf, OUTLINED_TOP)
             if by_wall is not None:
                 # its wall's size, as a top read by its wall is (``_faint_walls``): the ring
                 # found nothing at either size, so it bounds nothing
