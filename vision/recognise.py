@@ -40,8 +40,10 @@ A top the board's own colour (white on white, dark on dark wood) is found by its
 its edge, its outline is lighter inside than out; that doubts the empty reading, or reads the
 top where it is plain and every size in play is solid, one size up where the next size's own
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
-circle, which then leads).  A top read dark whose edges may have been found on a light top's
-own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
+circle, which then leads).  Where every size is solid, a top the readers put at a size whose
+edges were not found (``_faint_walls``) is read at its wall's size, and one whose edges put it
+a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
+read dark whose edges may have been found on a light top's own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
 is read light, under the commit, where a lighter outline of its size beside it reads light
 (``_light_top_beside``); and a clear cup read where a larger clear size's white rim was found
 is read under the commit (``_larger_rim``): the top cup is the largest of its stack.
@@ -75,6 +77,7 @@ from .kernels import (block_means, channel_medians_at, colour_distance, colour_v
 from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
+    LARGER_WALL_FOUND,
     N_POLAR,
     N_POLAR_RADII,
     SquareEvidence,
@@ -87,6 +90,7 @@ from .square_model import (
     larger_wall,
     size_bound,
     tempered,
+    wall_leads_up,
 )
 
 N_ANG = 24
@@ -179,6 +183,22 @@ WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
 WALL_DOUBT = 3.0
 WALL_READ = 4.0
 WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
+# a solid top the readers put at a size whose edge ring is under this (ring units: the edge search
+# found no top of that size) is read at the size its wall reads (``_faint_walls``), where that
+# differs.  On tuning seeds 97 and 7 (Gobblet, the shaded look) such tops' walls read the right
+# size in 16 of the 18 squares where they and the readers differed (the readers in 1); from one
+# ring unit up the readers were right as often as the walls, or more
+FAINT_RING = 1.0
+# a solid top its edges put at a size with a ring of ``FAINT_RING`` up to this is read one size up
+# where the next size's wall leads (``_wall_lifts``).  On tuning seeds 97, 7, 13 and 101 such
+# tops were one size down (9, 5 of them at 0.8 or more) with rings of 1.0-6.5; the one right
+# reading whose next size's wall led had a ring of 16
+WALL_UP_RING = 8.0
+# a top the readers are this sure of (the referee's commit) keeps its size where its faint edges'
+# wall reads another (``_faint_walls``), and is only doubted (``OUTLINED_TOP``): on tuning seed 11
+# two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
+# at 0.90-0.99 (seeds 97, 11)
+READERS_SURE = 0.8
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -1011,7 +1031,8 @@ class Recogniser:
         ``sizes[i]`` is the next larger size by its whole outline (``square_model.larger_outline``):
         the step at the larger size's edge radius round its own found top, against the step at
         the read size's edge radius round the read top, both over the whole circle, taken in
-        the read top's edge sign (the strongest of ``OUTLINE_RADII`` round each radius)."""
+        the sign of the read top's own whole-circle step (``_strongest_sign``; the strongest of
+        ``OUTLINE_RADII`` round each radius)."""
         squares, sizes = np.asarray(squares, np.intp), np.asarray(sizes, np.intp)
         out = np.zeros(len(squares), bool)
         nsz = len(self._solid)
@@ -1019,11 +1040,13 @@ class Recogniser:
         squares, sizes = squares[both], sizes[both]
         if not len(squares):
             return out
-        sign = np.where(self.last_evidence.sign[squares, sizes] < 0, -1.0, 1.0)[:, None]
         edge = np.array([self._edge_px(s) for s in range(nsz)])
         steps = []
+        sign = None
         for size in (sizes, sizes + 1):
             med, agree = self.radial_steps(squares, size, np.round(edge[size])[:, None] + OUTLINE_RADII)
+            if sign is None:
+                sign = _strongest_sign(med)[:, None]
             med *= sign
             best = np.argmax(med, axis=1)[:, None]
             steps.append((np.take_along_axis(med, best, 1)[:, 0], np.take_along_axis(agree, best, 1)[:, 0]))
@@ -1248,6 +1271,12 @@ class Recogniser:
         top's wall is the larger size's circle, its support that size's against the read one
         (``size_bound``: under 0.5 where the larger leads less); the squares join
         ``last_lifted``."""
+        out = self._lift_walls(walls)
+        self.last_lifted += [sq for sq in walls if out[sq] is not walls[sq]]
+        return out
+
+    def _lift_walls(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
+        """``_walls_up``'s reading, without noting the lifted squares."""
         nsz = len(self._solid)
         out = dict(walls)
         for sq, wall in walls.items():
@@ -1259,7 +1288,68 @@ class Recogniser:
                 continue
             support = float(size_bound(np.array([[wall.lead, leads[0, 0]]]), np.ones(2, bool))[0, 1])
             out[sq] = _Wall(t, centres[0, 0], float(leads[0, 0]), min(wall.support, support))
-            self.last_lifted.append(sq)
+        return out
+
+    def _faint_walls(self, sizes: np.ndarray, ring: np.ndarray) -> dict[int, _Wall]:
+        """Last frame, where every size in play is solid: of the squares the readers put at
+        size class ``sizes[sq]`` (-1: empty), those whose edge ring at that size (``ring``,
+        ring units, (squares, sizes)) is under ``FAINT_RING`` and whose wall reads
+        (``_walls``, lead ``WALL_READ`` or more, ``_lift_walls``) another size, each as its
+        ``_Wall``.
+
+        Under one ring unit the edge search found no top of the size read: the square model
+        put the top there by its other measures, which tell a faint top from the board better
+        than one size from the next.  A top the board's colour shows its wall beyond its near
+        edge at its own size (``_walls``), however faint its edges.  A larger top makes a wall
+        at a smaller size's circle too, but a smaller top none at a larger one: a size read
+        larger than the wall's is kept where its own wall is there too (``larger_wall``)."""
+        sizes = np.asarray(sizes, np.intp)
+        if not (self._solid | ~self._in_play).all():
+            return {}
+        rows = np.flatnonzero(sizes >= 0)
+        rows = rows[ring[rows, sizes[rows]] < FAINT_RING]
+        walls = {sq: w for sq, w in self._walls(rows).items() if w.lead >= WALL_READ}
+        out = {}
+        for sq, w in self._lift_walls(walls).items():
+            s = int(sizes[sq])
+            if w.size == s:
+                continue
+            if s > w.size and larger_wall(walls[sq].lead, float(self._wall_leads(np.array([sq]), np.array([s]))[1][0, 0])):
+                continue
+            out[sq] = w
+        return out
+
+    def _wall_lifts(self, sizes: np.ndarray, ring: np.ndarray) -> dict[int, _Wall]:
+        """Last frame, where every size in play is solid: of the squares the readers put at
+        size class ``sizes[sq]`` (-1: none) with an edge ring (``ring``, ring units, (squares,
+        sizes)) from ``FAINT_RING`` to under ``WALL_UP_RING``, those whose next larger size is
+        in play and has the wall that reads a top one size up against its edges
+        (``square_model.wall_leads_up`` on ``_wall_leads`` of the two sizes), each as the
+        larger size's ``_Wall`` (its support that size's against the read one, ``size_bound``).
+
+        A larger top's flat face ends about at the smaller size's circle, where it rings on
+        the far arc and makes a wall too; its own rounded rim, curving away on the far arc,
+        rings less.  A smaller top has only board or its shadow at the larger circle, and no
+        wall there."""
+        sizes = np.asarray(sizes, np.intp)
+        nsz = len(self._solid)
+        if not (self._solid | ~self._in_play).all():
+            return {}
+        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
+        rows = rows[self._in_play[sizes[rows] + 1]]
+        r = ring[rows, sizes[rows]]
+        out = {}
+        for sq in rows[(r >= FAINT_RING) & (r < WALL_UP_RING)]:
+            s = int(sizes[sq])
+            # the larger size's wall first: where it is not found the read size's is not needed
+            centres, larger = self._wall_leads(np.array([sq]), np.array([s + 1]))
+            if larger[0, 0] < LARGER_WALL_FOUND:
+                continue
+            own = self._wall_leads(np.array([sq]), np.array([s]))[1]
+            if not wall_leads_up(own[0, 0], larger[0, 0]):
+                continue
+            support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
+            out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
         return out
 
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
@@ -1379,6 +1469,14 @@ class Recogniser:
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
         walls = self._walls_up(walls)
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
+        # a solid top the edge search did not find at the size read, whose wall reads another
+        # (``_faint_walls``), or found by its edges a size down where the next size's wall leads
+        # (``_wall_lifts``; not after the edges lifted it)
+        read = np.where(choice > 0, choice - 1 + up, -1)
+        faint, wall_up = {}, {}
+        if self.model is not None:
+            faint = self._faint_walls(read, hyp.score / EMPTY_THRESHOLD)
+            wall_up = self._wall_lifts(np.where(up, -1, read), hyp.score / EMPTY_THRESHOLD)
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1411,6 +1509,18 @@ class Recogniser:
                 s, a = s + 1, a + 1
                 conf += float(probs[sq, a])
                 self.last_lifted.append(sq)
+            by_wall = faint.get(sq, wall_up.get(sq))
+            if sq in wall_up:
+                self.last_lifted.append(sq)
+            if sq in faint and min(conf, float(bound[sq, s])) >= READERS_SURE:
+                # sure readers against a faint top's wall: the readers' size, doubted
+                by_wall = None
+                conf = min(conf, OUTLINED_TOP)
+            if by_wall is not None:
+                # its wall's size, as a top read by its wall is (``_faint_walls``): the ring
+                # found nothing at either size, so it bounds nothing
+                s, a = by_wall.size, by_wall.size + 1
+                conf = min(OUTLINED_TOP, by_wall.support)
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
@@ -1428,7 +1538,9 @@ class Recogniser:
                         conf = min(conf, SIZE_DOUBT)
                 if beside is not None:
                     conf = min(conf, OUTLINED_TOP)
-                conf = min(conf, float(bound[sq, s])) * self.model.colour_confidence(cmargin)
+                if by_wall is None:
+                    conf = min(conf, float(bound[sq, s]))
+                conf *= self.model.colour_confidence(cmargin)
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
         if finding.small is not None:
@@ -1511,6 +1623,17 @@ def _square_refs(cal: Calibration, board: np.ndarray) -> tuple[np.ndarray, np.nd
                          f"squares, got shape {bgr.shape}")
     refs = np.log(np.maximum(bgr, 1.0) / np.maximum(board, 1.0))
     return refs, (refs[:, :, 2] - refs[:, :, 0]).min(axis=1)
+
+
+def _strongest_sign(steps: np.ndarray) -> np.ndarray:
+    """Per row of ``steps`` (n, radii; ``Recogniser.radial_steps``' medians round a top), the
+    sign of its strongest step (1 where all are 0): the sign of the top's own edge round the
+    whole circle.  The far arc's ring, which gives the edge sign the square model reads, can
+    have the other sign (on tuning seed 97 three dark tops rang upwards on the far arc while
+    their whole circle stepped down by 0.04-0.73), and a step taken in the wrong sign is near
+    0, which a weak step at the larger radius outdoes."""
+    strongest = np.take_along_axis(steps, np.abs(steps).argmax(axis=1)[:, None], axis=1)[:, 0]
+    return np.where(strongest < 0, -1.0, 1.0)
 
 
 def _choices_in_play(probs: np.ndarray, in_play: np.ndarray) -> np.ndarray:

@@ -270,8 +270,8 @@ def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np
     is the median step of log-brightness since the empty board at the read size's edge radius
     round the read top,
     ``larger`` the same at the larger size's radius round the larger size's found top and
-    ``share`` the share of angles that agree with it, both steps taken in the read top's edge
-    sign.  A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's
+    ``share`` the share of angles that agree with it, both steps taken in the sign of the read
+    top's own strongest whole-circle step (``recognise._strongest_sign``).  A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's
     rim curves away from the camera there, so its far-arc ring is weak and only its flat
     face's end, at the smaller size's radius, rings.  Round the whole circle the rim shows
     (on the near arc and the sides it faces the camera), and the flat face's end is a soft
@@ -297,6 +297,19 @@ def larger_wall(own: float | np.ndarray, larger: float | np.ndarray) -> np.ndarr
     nearly as much as the read size's (``LARGER_WALL_SHARE`` of it)."""
     own, larger = np.asarray(own, np.float64), np.asarray(larger, np.float64)
     return (larger >= LARGER_WALL_FOUND) & (larger >= LARGER_WALL_SHARE * own)
+
+
+def wall_leads_up(own: float | np.ndarray, larger: float | np.ndarray) -> np.ndarray:
+    """Where (bool) a solid top its edges put at one size is the next larger size by its
+    walls (``Recogniser._wall_lifts``): ``own`` is the read size's wall lead
+    (``Recogniser._wall_leads``, ring units), ``larger`` the next larger size's.  A larger
+    top makes a wall at the smaller size's circle too (``larger_wall``), and its flat face's
+    end rings there on the far arc, so the edges can put it a size down; a smaller top has only
+    board or its shadow at the larger circle.  Against the edges' reading, the larger size's
+    wall must be found as a wall is (``LARGER_WALL_FOUND``) and lead the read size's (not only
+    nearly match it, as ``larger_wall`` asks of a top read by its wall alone)."""
+    own, larger = np.asarray(own, np.float64), np.asarray(larger, np.float64)
+    return (larger >= LARGER_WALL_FOUND) & (larger >= own)
 
 
 def tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
