@@ -231,9 +231,12 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             # grey added to a light top leaves it light: its tops' median is its colour.  A clear
             # cup's plug is read as it is: on shaded seeds 5 and 7 taking the sheen off Storer's
             # dark plugs cost 1.1-1.4 % of squares (plugs a shade brighter than the darkest then
-            # read light), where it gained nothing
+            # read light), where it gained nothing.  A clear set's light tops read off their cups
+            # (on their shadow or wall) are left out (``_light_looking``)
             tops = [b for b, _ in own]
-            players.append(np.median(np.stack(_own_looking(cal, colour, tops) if pieces.clear else tops), axis=0))
+            if pieces.clear and colour == 0:
+                tops = _light_looking(cal, tops)
+            players.append(np.median(np.stack(tops), axis=0))
             continue
         ref, greys = player_colour([b for b, _ in own])
         players.append(ref)
@@ -342,19 +345,22 @@ def _swapped(cal: Calibration, light: np.ndarray, dark: np.ndarray) -> bool:
     return crossed < 0.7 * as_laid
 
 
-def _own_looking(cal: Calibration, colour: int, bodies: list[np.ndarray]) -> list[np.ndarray]:
-    """Of one player's top colours (``bodies``, BGR as under the calibration's light), those
-    nearer that player's set-file colour than the other's under this light (``_nominal_logs``,
-    ``_apart``); all of them where none is.
+def _light_looking(cal: Calibration, bodies: list[np.ndarray]) -> list[np.ndarray]:
+    """Of the light player's top colours (``bodies``, BGR as under the calibration's light),
+    those nearer the set file's light colour than its dark one under this light
+    (``_nominal_logs``, ``_apart``); all of them where none is.
 
-    On a clear set a top can be read off its cup: a light plug whose white rim barely shows on
-    pale wood is placed by its edges, which can lock onto its shadow seen through the clear
-    wall (on tuning seed 97 three of five light plugs read near black, and the light player's
-    colour with them), and a dark plug facing the lamp looks grey all over (the file's light
-    colour is then the nearer).  Such a top says nothing of its player's colour; the others do."""
+    On a clear set a light top can be read off its cup: a light plug whose white rim barely
+    shows on pale wood, or the tall solid smallest cup, is placed by its edges, which can lock
+    onto its shadow seen through the clear wall or onto its own shaded wall (on tuning seed 97
+    camera 0 three of the five light tops read near black, and the light player's colour with
+    them: its light tops were then read dark in play).  Such a top says nothing of its player's
+    colour; the others do.  Only the light player's tops are judged so: shade and shadow only
+    darken, and a dark plug facing the lamp looks grey, on most tables nearer the file's light
+    colour than its dark one (seed 97 cameras 3-5, 9, 10), which is how it looks in play too."""
     nominal = _nominal_logs(cal)
-    keep = [b for b in bodies if _apart(np.log(np.maximum(b, 1.0)), nominal[colour])
-            < _apart(np.log(np.maximum(b, 1.0)), nominal[1 - colour])]
+    keep = [b for b in bodies if _apart(np.log(np.maximum(b, 1.0)), nominal[0])
+            < _apart(np.log(np.maximum(b, 1.0)), nominal[1])]
     return keep or bodies
 
 
