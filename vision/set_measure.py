@@ -12,7 +12,9 @@ pieces rather than to the piece set file's numbers or to what rendered boards lo
   to measure its size by: clear sizes keep the file's numbers;
 * the players' colours (``ColourModel``, source ``set``) from every cup's top, each read where
   the top is not mirroring the lamp: the brightest part of a top is left out, so a glossy dark
-  top's sheen does not make the dark player look grey;
+  top's sheen does not make the dark player look grey, and on a clear set a light top read off
+  its cup (on its shadow or its own shaded wall) does not make the light player look dark
+  (``_light_looking``);
 * the square model's weights, trained further on the picture's squares, whose every top is
   known (``vision.adapt.learn_from_frame``; kept in ``Calibration.square_model``): a light
   cup as pale as the wood, whose edge the rendered boards never made so faint, then reads as
