@@ -1225,6 +1225,18 @@ class Recogniser:
             out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
         return out
 
+    def _clear_set_walls(self, squares: list[int]) -> set[int]:
+        """Last frame, a clear set: of ``squares`` (read empty), those where the solid size's
+        wall shows beyond its near edge and the board's grain does not show inside its circle
+        (``_walls``), whose empty reading is doubted, never read as a top.
+
+        A light top on a pale board (a light 1, or a clear cup's light plug on near-white wood)
+        barely changes the square and shows no edge on its far arc, and the model reads it empty
+        with confidence; its shaded wall and its foot's shade still lie beyond its near edge.  A
+        clear cup's wall seen through there can lead for the solid size as well (so the top is
+        not read from it), which the doubt allows: either way the square is not empty."""
+        return set(self._walls(np.asarray(squares, np.intp)))
+
     def _walls_up(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
         """``walls`` (``_walls``) with each top read by its wall (lead ``WALL_READ`` or more)
         read one size up where the next larger size is solid and in play and its own wall is
@@ -1362,6 +1374,8 @@ class Recogniser:
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
         walls = self._walls_up(walls)
+        seen_through = self._clear_set_walls([sq for sq in empties if sq not in outlined]) if (
+            self.model is not None and not walls and self.cal.pieces.clear) else set()
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         for sq in range(nsq):
             a = int(choice[sq])
@@ -1382,7 +1396,8 @@ class Recogniser:
                 continue
             if a == 0:
                 conf = float(probs[sq, 0])
-                if self.model is not None and (wall is not None or self._empty_doubted(sq, centre_change[sq])):
+                if self.model is not None and (wall is not None or sq in seen_through
+                                               or self._empty_doubted(sq, centre_change[sq])):
                     conf = min(conf, EMPTY_DOUBT)
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue
