@@ -178,6 +178,10 @@ WALL_ARC = np.radians(60.0)
 WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
 WALL_DOUBT = 3.0
 WALL_READ = 4.0
+# clear sets: the solid size's wall lead (ring units) that doubts an empty reading (``_clear_set_walls``):
+# on tuning seeds 13 and 101 bare board where the grain hardly showed led by up to 3.8, light
+# tops read empty on pale boards by 5.4-14.5
+CLEAR_WALL_DOUBT = 5.0
 WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
@@ -1234,8 +1238,10 @@ class Recogniser:
         barely changes the square and shows no edge on its far arc, and the model reads it empty
         with confidence; its shaded wall and its foot's shade still lie beyond its near edge.  A
         clear cup's wall seen through there can lead for the solid size as well (so the top is
-        not read from it), which the doubt allows: either way the square is not empty."""
-        return set(self._walls(np.asarray(squares, np.intp)))
+        not read from it), which the doubt allows: either way the square is not empty.  Only a
+        lead of ``CLEAR_WALL_DOUBT``: on boards whose grain hardly shows, bare board can lead by
+        less."""
+        return {sq for sq, wall in self._walls(np.asarray(squares, np.intp)).items() if wall.lead >= CLEAR_WALL_DOUBT}
 
     def _walls_up(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
         """``walls`` (``_walls``) with each top read by its wall (lead ``WALL_READ`` or more)
