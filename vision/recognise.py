@@ -182,6 +182,10 @@ WALL_ARC = np.radians(60.0)
 WALL_COARSE_ANGLES, WALL_ANGLES = 32, 48
 WALL_DOUBT = 3.0
 WALL_READ = 4.0
+# clear sets: the solid size's wall lead (ring units) that doubts an empty reading (``_clear_set_walls``):
+# on tuning seeds 13 and 101 bare board where the grain hardly showed led by up to 3.8, light
+# tops read empty on pale boards by 5.4-14.5
+CLEAR_WALL_DOUBT = 5.0
 WALL_GRAIN_DISC = 0.8  # radius of the disc the grain is compared in, as a share of the circle's
 # a solid top the readers put at a size whose edge ring is under this (ring units: the edge search
 # found no top of that size) is read at the size its wall reads (``_faint_walls``), where that
@@ -1264,6 +1268,20 @@ class Recogniser:
             out[int(sq)] = _Wall(s, centres[i, j], float(leads[i, j]), float(bound[i, s]))
         return out
 
+    def _clear_set_walls(self, squares: list[int]) -> set[int]:
+        """Last frame, a clear set: of ``squares`` (read empty), those where the solid size's
+        wall shows beyond its near edge and the board's grain does not show inside its circle
+        (``_walls``), whose empty reading is doubted, never read as a top.
+
+        A light top on a pale board (a light 1, or a clear cup's light plug on near-white wood)
+        barely changes the square and shows no edge on its far arc, and the model reads it empty
+        with confidence; its shaded wall and its foot's shade still lie beyond its near edge.  A
+        clear cup's wall seen through there can lead for the solid size as well (so the top is
+        not read from it), which the doubt allows: either way the square is not empty.  Only a
+        lead of ``CLEAR_WALL_DOUBT``: on boards whose grain hardly shows, bare board can lead by
+        less."""
+        return {sq for sq, wall in self._walls(np.asarray(squares, np.intp)).items() if wall.lead >= CLEAR_WALL_DOUBT}
+
     def _walls_up(self, walls: dict[int, _Wall]) -> dict[int, _Wall]:
         """``walls`` (``_walls``) with each top read by its wall (lead ``WALL_READ`` or more)
         read one size up where the next larger size is solid and in play and its own wall is
@@ -1468,6 +1486,8 @@ class Recogniser:
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and (self._solid | ~self._in_play).all()) else {}
         walls = self._walls_up(walls)
+        seen_through = self._clear_set_walls([sq for sq in empties if sq not in outlined]) if (
+            self.model is not None and not walls and self.cal.pieces.clear) else set()
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         # a solid top the edge search did not find at the size read, whose wall reads another
         # (``_faint_walls``), or found by its edges a size down where the next size's wall leads
@@ -1496,7 +1516,8 @@ class Recogniser:
                 continue
             if a == 0:
                 conf = float(probs[sq, 0])
-                if self.model is not None and (wall is not None or self._empty_doubted(sq, centre_change[sq])):
+                if self.model is not None and (wall is not None or sq in seen_through
+                                               or self._empty_doubted(sq, centre_change[sq])):
                     conf = min(conf, EMPTY_DOUBT)
                 readings.append(SquareReading(EMPTY, confidence=conf))
                 continue

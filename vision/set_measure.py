@@ -12,7 +12,9 @@ pieces rather than to the piece set file's numbers or to what rendered boards lo
   to measure its size by: clear sizes keep the file's numbers;
 * the players' colours (``ColourModel``, source ``set``) from every cup's top, each read where
   the top is not mirroring the lamp: the brightest part of a top is left out, so a glossy dark
-  top's sheen does not make the dark player look grey;
+  top's sheen does not make the dark player look grey, and on a clear set a light top read off
+  its cup (on its shadow or its own shaded wall) does not make the light player look dark
+  (``_light_looking``);
 * the square model's weights, trained further on the picture's squares, whose every top is
   known (``vision.adapt.learn_from_frame``; kept in ``Calibration.square_model``): a light
   cup as pale as the wood, whose edge the rendered boards never made so faint, then reads as
@@ -231,8 +233,12 @@ def measure_set(cal: Calibration, frame: np.ndarray) -> SetMeasurement:
             # grey added to a light top leaves it light: its tops' median is its colour.  A clear
             # cup's plug is read as it is: on shaded seeds 5 and 7 taking the sheen off Storer's
             # dark plugs cost 1.1-1.4 % of squares (plugs a shade brighter than the darkest then
-            # read light), where it gained nothing
-            players.append(np.median(np.stack([b for b, _ in own]), axis=0))
+            # read light), where it gained nothing.  A clear set's light tops read off their cups
+            # (on their shadow or wall) are left out (``_light_looking``)
+            tops = [b for b, _ in own]
+            if pieces.clear and colour == 0:
+                tops = _light_looking(cal, tops)
+            players.append(np.median(np.stack(tops), axis=0))
             continue
         ref, greys = player_colour([b for b, _ in own])
         players.append(ref)
@@ -316,22 +322,48 @@ def _tops_text(board: BoardSpec, cups: list[LayoutCup]) -> str:
             else f"cups' tops on {_squares_of(board, cups)} mirror")
 
 
+def _nominal_logs(cal: Calibration) -> list[np.ndarray]:
+    """The set file's player colours as they would look under the calibration's light (scaled
+    as the board is against the board file's), log BGR, light first."""
+    seen = np.asarray(cal.colour.board_bgr, np.float64) / np.maximum(np.asarray(cal.board.wood_bgr, np.float64), 1.0)
+    return [np.log(np.maximum(np.asarray(c.top_bgr, np.float64) * seen, 1.0)) for c in cal.pieces.colours]
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two log BGR colours are, brightness and hue alike: their means' difference
+    plus that of their departures from the mean."""
+    return float(abs(a.mean() - b.mean()) + np.linalg.norm((a - a.mean()) - (b - b.mean())))
+
+
 def _swapped(cal: Calibration, light: np.ndarray, dark: np.ndarray) -> bool:
     """Whether the two groups of cups look plainly more like each other's player than like
-    their own, by the set file's colours seen under this light (the file's colours scaled as
-    the board is against the board file's).  Brightness alone would refuse a pair told apart
-    by hue (Gobblet Jr.'s orange and blue) under a lamp that makes the orange the darker."""
-    seen = np.asarray(cal.colour.board_bgr, np.float64) / np.maximum(np.asarray(cal.board.wood_bgr, np.float64), 1.0)
-    nominal = [np.log(np.maximum(np.asarray(c.top_bgr, np.float64) * seen, 1.0)) for c in cal.pieces.colours]
+    their own, by the set file's colours seen under this light (``_nominal_logs``).  Brightness
+    alone would refuse a pair told apart by hue (Gobblet Jr.'s orange and blue) under a lamp
+    that makes the orange the darker."""
+    nominal = _nominal_logs(cal)
     got = [np.log(np.maximum(v, 1.0)) for v in (light, dark)]
-
-    def apart(a: np.ndarray, b: np.ndarray) -> float:
-        # brightness and hue alike: the log colour's mean and its departure from the mean
-        return float(abs(a.mean() - b.mean()) + np.linalg.norm((a - a.mean()) - (b - b.mean())))
-
-    as_laid = apart(got[0], nominal[0]) + apart(got[1], nominal[1])
-    crossed = apart(got[0], nominal[1]) + apart(got[1], nominal[0])
+    as_laid = _apart(got[0], nominal[0]) + _apart(got[1], nominal[1])
+    crossed = _apart(got[0], nominal[1]) + _apart(got[1], nominal[0])
     return crossed < 0.7 * as_laid
+
+
+def _light_looking(cal: Calibration, bodies: list[np.ndarray]) -> list[np.ndarray]:
+    """Of the light player's top colours (``bodies``, BGR as under the calibration's light),
+    those nearer the set file's light colour than its dark one under this light
+    (``_nominal_logs``, ``_apart``); all of them where none is.
+
+    On a clear set a light top can be read off its cup: a light plug whose white rim barely
+    shows on pale wood, or the tall solid smallest cup, is placed by its edges, which can lock
+    onto its shadow seen through the clear wall or onto its own shaded wall (on tuning seed 97
+    camera 0 three of the five light tops read near black, and the light player's colour with
+    them: its light tops were then read dark in play).  Such a top says nothing of its player's
+    colour; the others do.  Only the light player's tops are judged so: shade and shadow only
+    darken, and a dark plug facing the lamp looks grey, on most tables nearer the file's light
+    colour than its dark one (seed 97 cameras 3-5, 9, 10), which is how it looks in play too."""
+    nominal = _nominal_logs(cal)
+    keep = [b for b in bodies if _apart(np.log(np.maximum(b, 1.0)), nominal[0])
+            < _apart(np.log(np.maximum(b, 1.0)), nominal[1])]
+    return keep or bodies
 
 
 def _sizes_advice(cal: Calibration) -> list[str]:
