@@ -21,6 +21,18 @@ from vision.square_model import load_model
 TABLE_20 = 4_000_037 + 7919 * 20  # ``bench/adapt.py``'s tuning table 20
 
 
+def _read_both_ways(piece_set: str, seed: int, test_frames: int):
+    """Adapt to 30 frames of a rendered table, then read ``test_frames`` others of it through
+    the table's colours alone and through each square's: (the adaptation, both results)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        learn, test = _table(Path(tmp), piece_set, seed, 30, test_frames)
+        full = adapt(learn, load_model())
+        assert full.adapted and full.table is not None and full.table.square_colours is not None
+        table_only = evaluate_folder(test, full.model, replace(full.calibration, square_colours=None))
+        squares = evaluate_folder(test, full.model, full.calibration)
+    return full, table_only, squares
+
+
 def test_a_table_whose_lamp_mirrors_in_some_squares_tops_is_read_by_each_squares_colours():
     """Storer, ``bench/adapt.py``'s tuning table 20: the lamp mirrors in the dark plugs on a
     few squares (a2's plugs look nearly as pale as a light one), so the table's one pair of
@@ -28,13 +40,7 @@ def test_a_table_whose_lamp_mirrors_in_some_squares_tops_is_read_by_each_squares
     measures each square's own colours (checked on frames left out); reading the frames
     through them, the same adaptation leaves none of its readings confidently wrong, and
     misreads fewer squares, than through the table's colours alone."""
-    with tempfile.TemporaryDirectory() as tmp:
-        learn, test = _table(Path(tmp), "storer-clear", TABLE_20, 30, 13)
-        full = adapt(learn, load_model())
-        assert full.adapted and full.table is not None and full.table.square_colours is not None
-        table_only = evaluate_folder(test, full.model, replace(full.calibration, square_colours=None))
-        squares = evaluate_folder(test, full.model, full.calibration)
-    print(table_only.confidently_wrong, squares.confidently_wrong, table_only.square_accuracy, squares.square_accuracy)
+    full, table_only, squares = _read_both_ways("storer-clear", TABLE_20, 13)
     assert table_only.confidently_wrong >= 3
     assert squares.confidently_wrong == 0
     assert squares.square_accuracy > table_only.square_accuracy
@@ -48,13 +54,7 @@ def test_a_square_lit_white_reads_doubtful_not_confidently_wrong():
     read its light tops dark at 0.75-0.89.  Square colours that read no more of the tops'
     colours wrong there and fewer at the commit confidence are kept: that square's two colours
     come close, and its readings become doubtful rather than confidently wrong."""
-    with tempfile.TemporaryDirectory() as tmp:
-        learn, test = _table(Path(tmp), "gobblet-jr", 4_000_037, 30, 10)
-        full = adapt(learn, load_model())
-        assert full.adapted and full.table is not None and full.table.square_colours is not None
-        table_only = evaluate_folder(test, full.model, replace(full.calibration, square_colours=None))
-        squares = evaluate_folder(test, full.model, full.calibration)
-    print(table_only.confidently_wrong, squares.confidently_wrong, table_only.square_accuracy, squares.square_accuracy)
+    full, table_only, squares = _read_both_ways("gobblet-jr", 4_000_037, 10)
     assert table_only.confidently_wrong >= 2
     assert squares.confidently_wrong == 0
     assert squares.square_accuracy >= table_only.square_accuracy
