@@ -43,10 +43,11 @@ wall is there too (``_walls_up``: a larger top's lit flat face ends at the small
 circle, which then leads).  Where every size is solid, a top the readers put at a size whose
 edges were not found (``_faint_walls``) is read at its wall's size, and one whose edges put it
 a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
-read dark whose edges may have been found on a light top's own shaded wall (Storer's tall smallest cup from a low camera, or a pale plug no rim placed)
-is read light, under the commit, where a lighter outline of its size beside it reads light
-(``_light_top_beside``); and a clear cup read where a larger clear size's white rim was found
-is read under the commit (``_larger_rim``): the top cup is the largest of its stack.
+read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
+smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
+where a lighter outline of its size beside it reads light (``_light_top_beside``); and a clear
+cup read where a larger clear size's white rim was found is read under the commit
+(``_larger_rim``): the top cup is the largest of its stack.
 """
 
 from __future__ import annotations
@@ -424,6 +425,8 @@ class Recogniser:
         if in_play is not None and len(in_play) != len(cal.pieces.sizes):
             raise ValueError(f"in_play names {len(in_play)} size classes; the set has {len(cal.pieces.sizes)}")
         self._in_play = np.ones(len(cal.pieces.sizes), bool) if in_play is None else np.array(in_play, bool)
+        # every size in play is solid (a clear set's clear sizes are not in this game): tops may be read by their wall
+        self._all_solid = bool((self._solid | ~self._in_play).all())
         # the middle of each square on the hand detector's small view: a cup standing there
         # changes it, an empty square leaves it as at calibration
         sh, sw = self.hands.area.shape
@@ -1322,8 +1325,6 @@ class Recogniser:
         at a smaller size's circle too, but a smaller top none at a larger one: a size read
         larger than the wall's is kept where its own wall is there too (``larger_wall``)."""
         sizes = np.asarray(sizes, np.intp)
-        if not (self._solid | ~self._in_play).all():
-            return {}
         rows = np.flatnonzero(sizes >= 0)
         rows = rows[ring[rows, sizes[rows]] < FAINT_RING]
         walls = {sq: w for sq, w in self._walls(rows).items() if w.lead >= WALL_READ}
@@ -1351,8 +1352,6 @@ class Recogniser:
         wall there."""
         sizes = np.asarray(sizes, np.intp)
         nsz = len(self._solid)
-        if not (self._solid | ~self._in_play).all():
-            return {}
         rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
         rows = rows[self._in_play[sizes[rows] + 1]]
         r = ring[rows, sizes[rows]]
@@ -1484,7 +1483,7 @@ class Recogniser:
         # a top the board's colour, whose shaded wall shows beyond its near edge (``_walls``),
         # where every size in play is solid: read, or (where it leads less) the empty doubted
         walls = self._walls([sq for sq in empties if sq not in outlined]) if (
-            self.model is not None and (self._solid | ~self._in_play).all()) else {}
+            self.model is not None and self._all_solid) else {}
         walls = self._walls_up(walls)
         seen_through = self._clear_set_walls([sq for sq in empties if sq not in outlined]) if (
             self.model is not None and not walls and self.cal.pieces.clear) else set()
@@ -1494,7 +1493,7 @@ class Recogniser:
         # (``_wall_lifts``; not after the edges lifted it)
         read = np.where(choice > 0, choice - 1 + up, -1)
         faint, wall_up = {}, {}
-        if self.model is not None:
+        if self.model is not None and self._all_solid:
             faint = self._faint_walls(read, hyp.score / EMPTY_THRESHOLD)
             wall_up = self._wall_lifts(np.where(up, -1, read), hyp.score / EMPTY_THRESHOLD)
         for sq in range(nsq):
