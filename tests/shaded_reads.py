@@ -6,7 +6,10 @@ from vision.evaluate import evaluate
 from vision.observation import CUP
 
 
-def shaded_reads(seed: int, camera: int, piece_set: str = "gobblet") -> dict[tuple[int, int], tuple[object, object, float]]:
+Reads = dict[tuple[int, int], tuple[object, object, float]]
+
+
+def shaded_reads(seed: int, camera: int, piece_set: str = "gobblet") -> Reads:
     """(frame, square) -> (truth's top, the reading's top or its state, confidence) for the two
     frames of camera ``camera`` of the shaded look's bench of ``piece_set`` (Gobblet unless
     told) of ``seed``, the set measured as the wizard does."""

@@ -11,8 +11,8 @@ players' colours measured on the layout's picture were not those the table's lig
 most tops (a dark plug mirroring the lamp there measured grey).  Both are values the
 recogniser reads from the calibration, so ``adapt`` measures them on the frames' labelled tops
 (``measure_edges``, ``measure_colours``; and where a lamp mirrors in the tops of a few squares
-only, the players' colours square by square, ``measure_square_colours``), then trains the weights for the folder's cup
-material on the squares as that calibration reads them, pulled towards the calibration's own
+only, the players' colours square by square, ``measure_square_colours``), then trains the
+weights for the folder's cup material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
 kept apart: the adaptation is kept only if the whole readings of those are at least as good
 through it as through the folder's calibration, and both figures are reported.
@@ -88,7 +88,8 @@ class TableAdaptation:
     (``SizeClass.edge_scale``, measured on every labelled top of the frames rather than on the
     layout's two cups), the players' colours as this light shows them on every labelled top
     (and on each square, ``square_colours``, where a lamp mirrored in some squares' tops made
-    that read better), and the square model's weights for the set's ``material`` trained on the frames' squares.
+    that read better), and the square model's weights for the set's ``material`` trained on the
+    frames' squares.
     ``adapted_calibration`` puts them in the calibration; ``save_adaptation`` writes them as a
     versioned file and ``load_adaptation`` checks one."""
 
@@ -216,8 +217,8 @@ def calibration_id(cal: Calibration) -> str:
 
 def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration:
     """``cal`` reading as ``table`` learnt: its size classes' edge scales, the players' colours
-    (and per square, where measured) and its square model's weights replaced (what the recogniser reads them from).  A
-    ``CalibrationError`` when ``table`` was learnt through another calibration or set."""
+    (and per square, where measured) and its square model's weights replaced (what the
+    recogniser reads them from).  A ``CalibrationError`` when ``table`` was learnt through another calibration or set."""
     if table.calibration_id != calibration_id(cal):
         raise CalibrationError("the adaptation was made through another calibration (the camera or the board "
                                "moved since, or it is another set): adapt again on frames of this one")
@@ -391,7 +392,8 @@ def measure_square_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.
     the frames past the first ``COLOUR_FRAMES`` and tried on those first ones
     (``colour_misreads``), kept (then measured on every frame) only when they read fewer of the
     tops' colours wrong there than ``cal``'s colours do, or no more and fewer of them wrong at
-    the referee's commit confidence; else None.  ``tops``: the frames' ``top_bodies`` through ``cal`` when read already."""
+    the referee's commit confidence; else None.  ``tops``: the frames' ``top_bodies`` through
+    ``cal`` when read already."""
     if tops is None:
         tops = top_bodies(cal, labelled_frames)
     squares = cal.board.squares

@@ -1333,8 +1333,10 @@ class Recogniser:
             s = int(sizes[sq])
             if w.size == s:
                 continue
-            if s > w.size and larger_wall(walls[sq].lead, float(self._wall_leads(np.array([sq]), np.array([s]))[1][0, 0])):
-                continue
+            if s > w.size:  # a larger size read is kept where its own wall is there too
+                own = float(self._wall_leads(np.array([sq]), np.array([s]))[1][0, 0])
+                if larger_wall(walls[sq].lead, own):
+                    continue
             out[sq] = w
         return out
 

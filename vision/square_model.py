@@ -268,11 +268,10 @@ def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np
     """Where (bool, the shape of the arguments) a solid top read as one size is the next
     larger size, by its outline round the whole circle (``Recogniser.radial_steps``): ``own``
     is the median step of log-brightness since the empty board at the read size's edge radius
-    round the read top,
-    ``larger`` the same at the larger size's radius round the larger size's found top and
-    ``share`` the share of angles that agree with it, both steps taken in the sign of the read
-    top's own strongest whole-circle step (``recognise._strongest_sign``).  A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's
-    rim curves away from the camera there, so its far-arc ring is weak and only its flat
+    round the read top, ``larger`` the same at the larger size's radius round the larger
+    size's found top and ``share`` the share of angles that agree with it, both steps taken in
+    the sign of the read top's own strongest whole-circle step (``recognise._strongest_sign``).
+    A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's rim curves away from the camera there, so its far-arc ring is weak and only its flat
     face's end, at the smaller size's radius, rings.  Round the whole circle the rim shows
     (on the near arc and the sides it faces the camera), and the flat face's end is a soft
     step, so a larger top steps at its own radius as much as at the smaller one's or more; a
