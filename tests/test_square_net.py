@@ -270,5 +270,8 @@ def test_on_the_held_out_look_the_net_makes_fewer_confident_errors():
                 results[key].count(rec.recognise(image), truth.tops, truth.occluded)
     without, with_net = results["without"], results["with"]
     assert with_net.boards == without.boards >= 10
-    assert with_net.confidently_wrong < without.confidently_wrong
-    assert with_net.square_accuracy >= without.square_accuracy
+    # since solid tops are sized by their walls (``Recogniser._faint_walls``, ``_wall_lifts``)
+    # neither reading is confidently wrong on these frames (with the net fewer were before); the net
+    # still reads more squares right (127 of 128 cups against 126)
+    assert with_net.confidently_wrong <= without.confidently_wrong
+    assert with_net.square_accuracy > without.square_accuracy
