@@ -30,7 +30,7 @@ import json
 import logging
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -286,19 +286,26 @@ def top_bodies(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, Lab
     whose board was not found has none."""
     rec = Recogniser(cal, model=None, size_check=None)
     ref_board = np.asarray(cal.colour.board_bgr, np.float64)
-    out: list[list[TopBody]] = []
-    for image, item in labelled_frames:
-        out.append([])
+    out: list[list[TopBody]] = [[] for _ in labelled_frames]
+    for i, sq, (colour, size) in _labelled_tops(rec, labelled_frames):
+        pixels, board_now = rec.top_pixels(sq, size)
+        body = body_colour(pixels) if len(pixels) else None
+        if body is not None:
+            out[i].append(TopBody(sq, colour, body * ref_board / np.maximum(board_now, 1.0)))
+    return out
+
+
+def _labelled_tops(rec: Recogniser, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]
+                   ) -> Iterator[tuple[int, int, tuple[int, int]]]:
+    """Each labelled top not hidden of the frames of ``labelled_frames`` on which ``rec`` finds
+    the board, as (the frame's index, its square, (colour, size class)), yielded while that
+    frame is ``rec``'s last (so its readings of the square can be asked for)."""
+    for i, (image, item) in enumerate(labelled_frames):
         if not rec.recognise(image).board_found:
             continue
         for sq, top in enumerate(item.tops):
-            if top is None or item.hidden[sq]:
-                continue
-            pixels, board_now = rec.top_pixels(sq, top[1])
-            body = body_colour(pixels) if len(pixels) else None
-            if body is not None:
-                out[-1].append(TopBody(sq, top[0], body * ref_board / np.maximum(board_now, 1.0)))
-    return out
+            if top is not None and not item.hidden[sq]:
+                yield i, sq, (int(top[0]), int(top[1]))
 
 
 def measure_colours(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
@@ -348,14 +355,7 @@ def colour_errors(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     """How many labelled tops of ``labelled_frames`` ``cal``'s recogniser reads in the wrong
     colour, each taken at its true size."""
     rec = Recogniser(cal, model=None, size_check=None)
-    wrong = 0
-    for image, item in labelled_frames:
-        if not rec.recognise(image).board_found:
-            continue
-        for sq, top in enumerate(item.tops):
-            if top is not None and not item.hidden[sq]:
-                wrong += rec.colour_of(sq, top[1])[0] != top[0]
-    return wrong
+    return sum(rec.colour_of(sq, size)[0] != colour for _, sq, (colour, size) in _labelled_tops(rec, labelled_frames))
 
 
 def square_colours(colour: ColourModel, squares: int, tops: Sequence[Sequence[TopBody]]) -> SquareColours:
@@ -419,15 +419,11 @@ def colour_misreads(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
     model = calibrated_model(cal).for_material(rec.material)
     commit = TrackerConfig.commit_confidence
     wrong = sure = 0
-    for image, item in labelled_frames:
-        if not rec.recognise(image).board_found:
-            continue
-        for sq, top in enumerate(item.tops):
-            if top is not None and not item.hidden[sq]:
-                colour, margin = rec.sure_colour_of(sq, top[1])
-                if colour != top[0]:
-                    wrong += 1
-                    sure += model.colour_confidence(margin) >= commit
+    for _, sq, (colour, size) in _labelled_tops(rec, labelled_frames):
+        read, margin = rec.sure_colour_of(sq, size)
+        if read != colour:
+            wrong += 1
+            sure += model.colour_confidence(margin) >= commit
     return wrong, sure
 
 

@@ -1474,8 +1474,8 @@ class Recogniser:
                                            1 + hyp.score.argmax(axis=1), 0)] = 1.0
         readings = []
         # how far the edges support each size against the one next to it (solid tops)
-        bound = size_bound(hyp.score / EMPTY_THRESHOLD, self._solid)
-        lifted = larger_edge(hyp.score / EMPTY_THRESHOLD, self._solid) if self.model is not None else None
+        bound = size_bound(ev.ring, self._solid)
+        lifted = larger_edge(ev.ring, self._solid) if self.model is not None else None
         self.last_lifted = []
         # a light top whose edge on the board barely shows, lighter than all round it
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
@@ -1484,11 +1484,14 @@ class Recogniser:
         outlined = self._outlined_tops(empties) if self.model is not None else {}
         # a top the board's colour, whose shaded wall shows beyond its near edge (``_walls``),
         # where every size in play is solid: read, or (where it leads less) the empty doubted
-        walls = self._walls([sq for sq in empties if sq not in outlined]) if (
-            self.model is not None and self._all_solid) else {}
-        walls = self._walls_up(walls)
-        seen_through = self._clear_set_walls([sq for sq in empties if sq not in outlined]) if (
-            self.model is not None and not walls and self.cal.pieces.clear) else set()
+        # (on a clear set, whose clear sizes have no wall of their own, that wall only doubts)
+        unread = [sq for sq in empties if sq not in outlined]
+        walls: dict[int, _Wall] = {}
+        seen_through: set[int] = set()
+        if self.model is not None and self._all_solid:
+            walls = self._walls_up(self._walls(unread))
+        elif self.model is not None and self.cal.pieces.clear:
+            seen_through = self._clear_set_walls(unread)
         up = self._sizes_up(choice, lifted) if lifted is not None else np.zeros(nsq, bool)
         # a solid top the edge search did not find at the size read, whose wall reads another
         # (``_faint_walls``), or found by its edges a size down where the next size's wall leads
@@ -1496,8 +1499,8 @@ class Recogniser:
         read = np.where(choice > 0, choice - 1 + up, -1)
         faint, wall_up = {}, {}
         if self.model is not None and self._all_solid:
-            faint = self._faint_walls(read, hyp.score / EMPTY_THRESHOLD)
-            wall_up = self._wall_lifts(np.where(up, -1, read), hyp.score / EMPTY_THRESHOLD)
+            faint = self._faint_walls(read, ev.ring)
+            wall_up = self._wall_lifts(np.where(up, -1, read), ev.ring)
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)

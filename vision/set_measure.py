@@ -360,9 +360,9 @@ def _light_looking(cal: Calibration, bodies: list[np.ndarray]) -> list[np.ndarra
     colour; the others do.  Only the light player's tops are judged so: shade and shadow only
     darken, and a dark plug facing the lamp looks grey, on most tables nearer the file's light
     colour than its dark one (seed 97 cameras 3-5, 9, 10), which is how it looks in play too."""
-    nominal = _nominal_logs(cal)
-    keep = [b for b in bodies if _apart(np.log(np.maximum(b, 1.0)), nominal[0])
-            < _apart(np.log(np.maximum(b, 1.0)), nominal[1])]
+    light, dark = _nominal_logs(cal)[:2]
+    logs = [np.log(np.maximum(b, 1.0)) for b in bodies]
+    keep = [b for b, log in zip(bodies, logs) if _apart(log, light) < _apart(log, dark)]
     return keep or bodies
 
 

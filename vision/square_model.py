@@ -271,8 +271,9 @@ def larger_outline(own: np.ndarray, larger: np.ndarray, share: np.ndarray) -> np
     round the read top, ``larger`` the same at the larger size's radius round the larger
     size's found top and ``share`` the share of angles that agree with it, both steps taken in
     the sign of the read top's own strongest whole-circle step (``recognise._strongest_sign``).
-    A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's rim curves away from the camera there, so its far-arc ring is weak and only its flat
-    face's end, at the smaller size's radius, rings.  Round the whole circle the rim shows
+    A rounded rim fades on the far arc, which ``larger_edge`` reads: a larger top's rim curves
+    away from the camera there, so its far-arc ring is weak and only its flat face's end, at
+    the smaller size's radius, rings.  Round the whole circle the rim shows
     (on the near arc and the sides it faces the camera), and the flat face's end is a soft
     step, so a larger top steps at its own radius as much as at the smaller one's or more; a
     smaller top steps sharply at its own edge and has only board beyond it.  So the larger
