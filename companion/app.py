@@ -61,7 +61,8 @@ def create_app(config: CompanionConfig | None = None) -> Flask:
 
     broadcaster = Broadcaster(config.max_streams, config.stream_queue, config.max_streams_per_address)
     hub = GameHub(config.data_dir, broadcaster, config.clock_time or time.monotonic)
-    hub.camera_info = {"present": config.camera is not None, "paused": bool(getattr(config.camera, "paused", False))}
+    hub.camera_info = {"present": config.camera is not None,
+                       "paused": config.camera is not None and config.camera.paused}
     token = config.token or load_or_create_token(config.data_dir)
     services = Companion(config, token, hub, broadcaster, config.camera,
                          jr_table=config.jr_table or JrTablePreparer())

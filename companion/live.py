@@ -218,13 +218,13 @@ class LiveReferee:
             if health.last_stable is not None:
                 self.camera.last_stable = time.monotonic()
 
-    def _next_game(self, last: Any) -> None:
+    def _next_game(self, last: CameraLoop | None) -> None:
         """A referee is wanted for a new game: the game ``last`` refereed has ended (adapt
         after it, unless it was seen to finish), and an adaptation written since it began is
         read through from this game on."""
         if self.learner is None:
             return
-        if last is not None and last.session is not self._ended and getattr(last, "frames", None) is not None:
+        if last is not None and last.session is not self._ended and last.frames is not None:
             self._ended = last.session
             self.learner.game_ended(last.frames)
         if self.learner.take_fresh():
@@ -237,7 +237,7 @@ class LiveReferee:
         referee = self.referee
         if session.over and session is not self._ended and referee is not None and referee.session is session:
             self._ended = session
-            self.learner.game_ended(getattr(referee, "frames", None))
+            self.learner.game_ended(referee.frames)
         if self.learner.running:
             outcome = self.learner.poll()
             if outcome is not None and outcome.written:
@@ -382,5 +382,5 @@ class LiveReferee:
         if calibration is None:
             return image
         obs = None if referee is None else referee.last_observation
-        pose = getattr(getattr(referee, "recogniser", None), "pose", None) or calibration.pose
+        pose = (None if referee is None else referee.overlay_pose()) or calibration.pose
         return draw_overlay(image, calibration, obs, image.shape[1] / frame_width, pose)

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from calibration.model import Calibration
+from hardware.camera_model import CameraPose
 from engine.gobblet import Board, Move
 from engine.gobblet.notation import format_moves
 from hardware.frames import EndOfStream, Frame, FrameSource
@@ -89,6 +90,7 @@ class CameraLoop:
     health: Health
     pending: Pending | None  # the detection waiting for a person to confirm or dismiss it
     last_observation: object  # what the preview overlay draws of the last frame (or None)
+    frames: FramesWriter | None = None  # where committed positions are kept as labelled frames
     _fps_window: list[float]
     # whether the players can tell the referee that the table is set as the game shows it
     # (``resync``): a table of containers can be put right by hand and the camera told so; a
@@ -127,6 +129,11 @@ class CameraLoop:
     def process(self, frame: Frame) -> object:
         """Judge one frame (the referee's own)."""
         raise NotImplementedError
+
+    def overlay_pose(self) -> CameraPose | None:
+        """Where the board stands as the referee last found it, for the preview's overlay
+        (None: the calibration's pose)."""
+        return None
 
     def _count_frame(self, frame: Frame, seconds: float) -> None:
         """Count a judged frame on the health panel: frames, time per frame, and frames per
@@ -231,6 +238,10 @@ class Referee(CameraLoop):
         self._watch_board(obs.board_moved_mm)
         self._update_health(frame, obs, time.perf_counter() - start)
         return events
+
+    def overlay_pose(self) -> CameraPose:
+        """Where the recogniser last found the board (it follows a board nudged in play)."""
+        return self.recogniser.pose
 
     def _touched(self, image: np.ndarray) -> list[int]:
         """The squares whose picture changed since the last frame."""

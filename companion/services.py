@@ -13,6 +13,7 @@ from flask import current_app
 
 from .events import Broadcaster
 from .jr_prepare import JrTablePreparer
+from .live import LiveReferee
 from .table_prepare import TablePreparer
 from .web.hub import GameHub
 
@@ -76,7 +77,7 @@ class Companion:
     hub: GameHub
     broadcaster: Broadcaster
     camera: CameraService | None
-    live: Any = None  # the LiveReferee refereeing from the camera (see attach_live)
+    live: LiveReferee | None = None  # refereeing from the camera (see attach_live)
     wizard: Any = None  # the calibration wizard's captures (web.wizard_api)
     jr_table: JrTablePreparer = field(default_factory=JrTablePreparer)
     tables: TablePreparer = field(default_factory=TablePreparer)
@@ -87,7 +88,7 @@ class Companion:
         if self.config.prepare_tables:
             self.tables.ensure(rules)
 
-    def attach_live(self, live: Any) -> None:
+    def attach_live(self, live: LiveReferee) -> None:
         """Wire the camera's ``LiveReferee``: its pending detection and what it offers the
         players (``referee_json``) go into every page's state, and the routes confirm, dismiss
         or resync through it."""

@@ -177,11 +177,11 @@ def _check_camera_can_referee(rules: Any, name: str) -> None:
     than the game needs.  With the camera paused, the game is played by tapping."""
     services = companion()
     live, camera = services.live, services.camera
-    calibration = getattr(live, "calibration", None)
-    if calibration is None or camera is None or camera.paused:
+    if live is None or live.calibration is None or camera is None or camera.paused:
         return
+    calibration = live.calibration
     fam = family_of(rules.token)
-    if fam.name in getattr(live, "family_cameras", {}):
+    if fam.name in live.family_cameras:
         return  # a set-up of its own (Cups): the camera's health says when it cannot referee
     if not fam.camera_referee:
         raise ApiError(422, f"the camera does not referee {rules.name} yet: pause the camera to play it "

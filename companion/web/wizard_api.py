@@ -197,13 +197,18 @@ def summary(cal: Calibration | None) -> dict[str, Any] | None:
     }
 
 
+def _sensor_module() -> str:
+    """The camera module the Pi camera's sensor names (``SENSOR_MODULES``), else ``auto``."""
+    source = getattr(companion().camera, "source", None)
+    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+
+
 def _camera_model(w: Wizard) -> str:
     """The camera module to calibrate with: the one named, else the one the Pi camera's sensor
     says, else ``auto`` (the markers tell the lens, ``calibration.calibrate``)."""
     if w.camera_model != AUTO_CAMERA:
         return w.camera_model
-    source = getattr(companion().camera, "source", None)
-    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+    return _sensor_module()
 
 
 def _calibrate(w: Wizard) -> Calibration:
@@ -678,8 +683,7 @@ def _cups_camera(c: CupsSteps, data: dict[str, Any]) -> str:
         c.camera_model = data["camera"]
     if c.camera_model != AUTO_CAMERA:
         return c.camera_model
-    source = getattr(companion().camera, "source", None)
-    return SENSOR_MODULES.get(str(getattr(source, "model", "")).lower(), AUTO_CAMERA)
+    return _sensor_module()
 
 
 def _need_table(w: Wizard, c: CupsSteps) -> np.ndarray:
