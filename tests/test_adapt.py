@@ -171,6 +171,34 @@ def test_learning_from_committed_positions_reads_the_table_better():
     assert errors["learnt"] <= 0.7 * errors["calibration"]
 
 
+
+def test_a_solid_set_keeps_its_weights_in_play():
+    """``PlayLearner`` on a Gobblet table of the held-out look (a camera of seed 5, its
+    committed positions real rendered frames): a solid set does not learn in play (its tops are
+    sized by their walls, and learning there cost a square in 24 cameras, 5 -> 6 misreads), so
+    the recogniser keeps the calibration's weights and reads the table's next picture exactly as
+    before; Storer's clear set still learns (the test above)."""
+    from vision.adapt import PlayLearner
+    from vision.evaluate import bench_cameras
+    from vision.recognise import Recogniser
+
+    pieces = load_piece_set("gobblet")
+    board = load_board(pieces.default_board)
+    camera = next(iter(bench_cameras(pieces, board, 5, seed=5, per_camera=5, style="shaded", measure=True)))
+    rec = Recogniser(camera.calibration, square_net=None)
+    start = rec.model
+    learner = PlayLearner(rec)
+    assert not learner.learns
+    for image, truth in camera.frames[:4]:
+        rec.recognise(image)
+        learner.learn(truth.tops)
+    assert learner.wait(60)
+    assert rec.model is start and len(learner.positions) == 0
+    last = camera.frames[4][0]
+    fresh = Recogniser(camera.calibration, square_net=None)
+    assert ([(r.state, r.top, r.confidence) for r in rec.recognise(last).squares]
+            == [(r.state, r.top, r.confidence) for r in fresh.recognise(last).squares])
+
 def _table(tmp: Path, name: str, seed: int, n_adapt: int, n_test: int) -> tuple[Path, Path]:
     """Frames folders of one table as ``bench/adapt.py`` makes them (its table ``k`` is seed
     4_000_037 + 7919 k): calibrated as the wizard does, the set measured on its layout, then
