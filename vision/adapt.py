@@ -243,9 +243,12 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     layout's picture measured it on two cups, and kept the set file's where they disagreed;
     a few games' frames hold dozens of each size.  Clear sizes (sized by their white rims)
     and sizes with fewer than ``EDGE_CUPS`` tops keep the calibration's.  A peak within
-    ``EDGE_DEADBAND`` of the file's radius is taken as the file's: on the look the models were
-    fitted on, where the file's radius is right, the scores peak 0.3-3 % outside it (the
-    picture's blur), and the models were fitted at the file's radius."""
+    ``EDGE_DEADBAND`` of the file's radius does not tell the edge from the file's radius (on the
+    look the models were fitted on, where the file's radius is right, the scores peak 0.3-3 %
+    outside it: the picture's blur), so it keeps the calibration's: the file's, or what the
+    layout's picture measured (Storer's tuning table 22: the layout measured 0.913 for the
+    solid smallest cup, the frames peak at 0.968, and taking 1.0 there read 4 more squares of
+    20 other frames wrong)."""
     n = len(cal.sizes)
     solid = [not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes]
     sums = np.zeros((len(EDGE_SCALES), n))
@@ -267,7 +270,7 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
             out.append(cal.sizes[s].edge_scale)
             continue
         f = peak_scale(sums[:, s], EDGE_SCALES)
-        out.append(round(f, 3) if abs(f - 1.0) > EDGE_DEADBAND else 1.0)
+        out.append(round(f, 3) if abs(f - 1.0) > EDGE_DEADBAND else cal.sizes[s].edge_scale)
     return tuple(out)
 
 
@@ -429,10 +432,10 @@ def colour_misreads(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray
     return wrong, sure
 
 
-def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
-                     model: SquareModel | str = "shipped") -> float:
-    """Share of the squares of ``labelled_frames`` (those not hidden) whose whole reading (empty,
-    or the top's colour and size) ``Recogniser(cal, model)`` gets right."""
+def reading_right(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
+                  model: SquareModel | str = "shipped") -> tuple[int, int]:
+    """How many of the squares of ``labelled_frames`` (those not hidden) ``Recogniser(cal,
+    model)`` reads whole right (empty, or the top's colour and size), and how many there are."""
     rec = Recogniser(cal, model)
     right = total = 0
     for image, item in labelled_frames:
@@ -442,6 +445,14 @@ def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarra
                 continue
             total += 1
             right += (reading.top if reading.state != OCCLUDED else OCCLUDED) == top
+    return right, total
+
+
+def reading_accuracy(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]],
+                     model: SquareModel | str = "shipped") -> float:
+    """Share of the squares of ``labelled_frames`` (those not hidden) whose whole reading (empty,
+    or the top's colour and size) ``Recogniser(cal, model)`` gets right."""
+    right, total = reading_right(cal, labelled_frames, model)
     return right / max(1, total)
 
 
@@ -449,11 +460,14 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
           table: bool = True) -> Adaptation:
     """Adapt to the frames of ``folder`` (every 4th frame kept apart to check).  With
     ``table`` (the default) the edge radii and the players' colours are measured on the
-    frames first (``measure_edges``, ``measure_colours``), then ``base``'s weights for the set's
-    material trained on the frames' squares as the measured calibration reads them; the
-    adapted calibration is kept when it reads the kept-apart frames at least as well as the
-    folder's.  Without, only the weights are trained (as before the table was measured), and
-    checked by the model's own choice on the kept-apart squares."""
+    frames first (``measure_edges``, ``measure_colours``, ``measure_square_colours``), then
+    ``base``'s weights for the set's material trained on the frames' squares as the measured
+    calibration reads them.  Each part is kept only where it reads better
+    (``_judge``): the measured edge radii and the trained weights are each judged on more frames
+    than the quarter kept apart, and the whole adapted calibration is kept when it reads the
+    kept-apart frames at least as well as the folder's.  Without ``table``, only the weights
+    are trained (as before the table was measured), and checked by the model's own choice on
+    the kept-apart squares."""
     cal, truth = open_folder(folder)
     if not table:
         return _adapt_weights(folder, cal, base, steps, pull)
@@ -463,30 +477,88 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     every = int(round(1 / HOLD_OUT))
     check = usable[::every]
     train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every], usable._kept)
+    # frames learnt on that neither the edge radii nor the players' colours were chosen on
+    # (``EDGE_FRAMES``, ``COLOUR_FRAMES``): every other one of those judges the edges and,
+    # left out of their training, the weights, beside the frames kept apart
+    later = list(range(KEPT_PICTURES, len(train)))[::2]
     start_model = calibrated_model(cal, base)
     material = "clear" if cal.pieces.clear else "opaque"
-    measured = with_edge_scales(cal, measure_edges(cal, train))
+    start = start_model.for_material(material)
+    edges = measure_edges(cal, train)
+    measured = with_edge_scales(cal, edges)
     tops = top_bodies(measured, train)
     measured = dataclasses.replace(measured, colour=measure_colours(measured, train, tops))
     measured = dataclasses.replace(measured, square_colours=measure_square_colours(measured, train, tops))
+    judge = _Judge(check, _Pictures(train.folder, [train.items[k] for k in later], train._kept))
+    if edges != tuple(sc.edge_scale for sc in cal.sizes):
+        kept_edges = with_edge_scales(measured, [sc.edge_scale for sc in cal.sizes])
+        if judge.both(kept_edges, start_model) > judge.both(measured, start_model):
+            measured = kept_edges  # the calibration's edge radii read those frames better
     rec = Recogniser(measured, model=None, size_check=None)
-    parts = [sq for sq in (labelled(rec, image, item.tops) for image, item in train) if sq is not None]
-    if not parts:
+    parts = [labelled(rec, image, item.tops) for image, item in train]
+    if all(sq is None for sq in parts):
         raise FramesFolderError(f"{folder}: the board was found in none of the frames to adapt on")
-    tuned = fine_tune(start_model.for_material(material), _merge(parts), steps, pull)
+    tuned = SquareModel({**base.materials, material: fine_tune(start, _merge([sq for sq in parts if sq is not None]),
+                                                                steps, pull)})
+    rest = [sq for k, sq in enumerate(parts) if sq is not None and k not in later]
+    left_out = tuned if not later or not rest else SquareModel(
+        {**base.materials, material: fine_tune(start, _merge(rest), steps, pull)})
+    # the weights trained are kept only where they read better than the calibration's: on the
+    # frames kept apart, and on the later ones through weights trained without them
+    weights_help = (judge.check(measured, tuned)[0] + judge.later(measured, left_out)[0]
+                    > judge.both(measured, start_model))
+    model = tuned if weights_help else start_model
+    weights = model.for_material(material)
     learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
-                             measured.colour, tuned, frames=len(usable), square_colours=measured.square_colours)
-    after_cal = adapted_calibration(cal, learnt)
-    before = reading_accuracy(cal, check, start_model)
-    after = reading_accuracy(after_cal, check, SquareModel({**base.materials, material: tuned}))
-    better = after >= before
+                             measured.colour, weights, frames=len(usable), square_colours=measured.square_colours)
+    before = judge.share(judge.check(cal, start_model))
+    after = judge.share(judge.check(measured, model))
+    changed = (weights_help or learnt.edge_scales != tuple(sc.edge_scale for sc in cal.sizes)
+               or learnt.colour != cal.colour or learnt.square_colours is not None)
     note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
-            f"({100 * before:.2f} -> {100 * after:.2f} % of the squares of {len(check)} frames kept apart)")
+            f"({100 * before:.2f} -> {100 * after:.2f} % of the squares of {len(check)} frames kept apart"
+            f"{'' if weights_help else '; weights kept'})")
     learnt = dataclasses.replace(learnt, note=note)
-    if not better:
+    if not changed or after < before:
         return Adaptation(base, False, len(train), len(check), before, after, cal, None)
-    return Adaptation(SquareModel({**base.materials, material: tuned}, note), True, len(train), len(check),
+    return Adaptation(SquareModel({**base.materials, material: weights}, note), True, len(train), len(check),
                       before, after, adapted_calibration(cal, learnt), learnt)
+
+
+class _Judge:
+    """Counts of squares read right on the frames kept apart (``check``) and on the later
+    frames learnt on that judge the edges and the weights too (``later``), per calibration and
+    model, each reading done once."""
+
+    def __init__(self, check: Sequence[tuple[np.ndarray, LabelledFrame]],
+                 later: Sequence[tuple[np.ndarray, LabelledFrame]]) -> None:
+        self._frames = {"check": check, "later": later}
+        self._done: dict[tuple[str, int, int], tuple[int, int]] = {}
+        self._alive: list[object] = []  # keeps the keys' objects alive, so their ids stay theirs
+
+    def _right(self, part: str, cal: Calibration, model: SquareModel) -> tuple[int, int]:
+        key = (part, id(cal), id(model))
+        if key not in self._done:
+            self._alive += [cal, model]
+            self._done[key] = reading_right(cal, self._frames[part], model)
+        return self._done[key]
+
+    def check(self, cal: Calibration, model: SquareModel) -> tuple[int, int]:
+        """Squares read right and read on the frames kept apart."""
+        return self._right("check", cal, model)
+
+    def later(self, cal: Calibration, model: SquareModel) -> tuple[int, int]:
+        """Squares read right and read on the later frames learnt on."""
+        return self._right("later", cal, model)
+
+    def both(self, cal: Calibration, model: SquareModel) -> int:
+        """Squares read right on both."""
+        return self.check(cal, model)[0] + self.later(cal, model)[0]
+
+    @staticmethod
+    def share(counts: tuple[int, int]) -> float:
+        """Right over read."""
+        return counts[0] / max(1, counts[1])
 
 
 def _adapt_weights(folder: str | Path, cal: Calibration, base: SquareModel, steps: int, pull: float) -> Adaptation:
