@@ -14,8 +14,10 @@ recogniser reads from the calibration, so ``adapt`` measures them on the frames'
 only, the players' colours square by square, ``measure_square_colours``), then trains the
 weights for the folder's cup material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
-kept apart: the adaptation is kept only if the whole readings of those are at least as good
-through it as through the folder's calibration, and both figures are reported.
+kept apart: the adaptation is kept only if it changes something and the whole readings of
+those are at least as good through it as through the folder's calibration, and both figures
+are reported.  The measured edge radii and the trained weights are each kept only where they
+read better than the calibration's, judged on more frames than those (``adapt``, ``_Judge``).
 
 What is learnt (``TableAdaptation``) is written as a versioned file (``save_adaptation``,
 format ``cupboard-adaptation``) tied to its calibration, and put into it when read
@@ -504,9 +506,14 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     left_out = tuned if not later or not rest else SquareModel(
         {**base.materials, material: fine_tune(start, _merge(rest), steps, pull)})
     # the weights trained are kept only where they read better than the calibration's: on the
-    # frames kept apart, and on the later ones through weights trained without them
-    weights_help = (judge.check(measured, tuned)[0] + judge.later(measured, left_out)[0]
-                    > judge.both(measured, start_model))
+    # frames kept apart, and on the later ones through weights trained without them; a tie
+    # keeps them where the square model sizes the tops (clear sets, as in play), not where the
+    # walls do (solid sets: there they mend nothing and cost a square on a tuning table)
+    trained = judge.check(measured, tuned)[0] + judge.later(measured, left_out)[0]
+    kept = judge.both(measured, start_model)
+    weights_help = trained > kept or (trained == kept and material in LEARNS_IN_PLAY)
+    log.info("adapting %s: squares read right by the trained weights %d, by the calibration's %d", folder, trained,
+             kept)
     model = tuned if weights_help else start_model
     weights = model.for_material(material)
     learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
