@@ -603,8 +603,8 @@ class PlayLearner:
     3).  A solid set's tops are sized by their walls where their edges are faint or a size down
     (``Recogniser._faint_walls``, ``_wall_lifts``), which leaves the weights nothing to mend,
     and learning there only moved them off what they were fitted at (Gobblet, 24 cameras of
-    seed 5: 5 misreads -> 6 after learning; seeds 7 and 13: the same; Jr.: see
-    docs/geometry.md), so a solid set's learner keeps the calibration's weights."""
+    seed 5: 5 misreads -> 6 after learning; seeds 7 and 13: the same), so a solid set's
+    learner keeps the calibration's weights."""
 
     def __init__(self, recogniser: Recogniser, window: int = PLAY_WINDOW, steps: int = PLAY_STEPS,
                  pull: float = PULL) -> None:
