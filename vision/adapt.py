@@ -93,7 +93,7 @@ class TableAdaptation:
     layout's two cups), the players' colours as this light shows them on every labelled top
     (and on each square, ``square_colours``, where a lamp mirrored in some squares' tops made
     that read better), and the square model's weights for the set's ``material`` trained on the
-    frames' squares.
+    frames' squares (the calibration's own where the trained ones read no better, ``adapt``).
     ``adapted_calibration`` puts them in the calibration; ``save_adaptation`` writes them as a
     versioned file and ``load_adaptation`` checks one."""
 
