@@ -123,6 +123,7 @@ class Adaptation:
     after: float
     calibration: Calibration | None = None
     table: TableAdaptation | None = None
+    weights_trained: bool = False  # the weights kept are trained ones, not the calibration's
 
 
 def collect(folder: str | Path) -> tuple[Calibration, str, list[Squares]]:
@@ -529,7 +530,7 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     if not changed or after < before:
         return Adaptation(base, False, len(train), len(check), before, after, cal, None)
     return Adaptation(SquareModel({**base.materials, material: weights}, note), True, len(train), len(check),
-                      before, after, adapted_calibration(cal, learnt), learnt)
+                      before, after, adapted_calibration(cal, learnt), learnt, weights_help)
 
 
 class _Judge:
