@@ -67,7 +67,7 @@ PLAY_STEPS = 150  # training steps after each (from the calibration's model, so 
 LEARNS_IN_PLAY = frozenset({"clear"})
 EDGE_SCALES = np.round(np.arange(0.75, 1.1251, 0.025), 3)  # edge radii tried, shares of the set file's
 EDGE_FRAMES = 10  # frames to adapt on that the edge radii are measured on (each read at every radius)
-EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 is taken as 1
+EDGE_DEADBAND = 0.035  # a measured edge scale this close to 1 keeps the calibration's
 EDGE_CUPS = 6  # labelled tops of a size from which its edge is measured
 COLOUR_TOPS = 6  # labelled tops of a player from which its colour is measured
 COLOUR_FRAMES = 8  # frames to adapt on that the players' candidate colours are tried on
@@ -466,7 +466,7 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     frames first (``measure_edges``, ``measure_colours``, ``measure_square_colours``), then
     ``base``'s weights for the set's material trained on the frames' squares as the measured
     calibration reads them.  Each part is kept only where it reads better
-    (``_judge``): the measured edge radii and the trained weights are each judged on more frames
+    (``_Judge``): the measured edge radii and the trained weights are each judged on more frames
     than the quarter kept apart, and the whole adapted calibration is kept when it reads the
     kept-apart frames at least as well as the folder's.  Without ``table``, only the weights
     are trained (as before the table was measured), and checked by the model's own choice on
@@ -481,8 +481,9 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     check = usable[::every]
     train = _Pictures(usable.folder, [f for k, f in enumerate(usable.items) if k % every], usable._kept)
     # frames learnt on that neither the edge radii nor the players' colours were chosen on
-    # (``EDGE_FRAMES``, ``COLOUR_FRAMES``): every other one of those judges the edges and,
-    # left out of their training, the weights, beside the frames kept apart
+    # (``EDGE_FRAMES``, ``COLOUR_FRAMES``; the square colours are measured on them too): every
+    # other one of those judges the edges and, left out of their training, the weights, beside
+    # the frames kept apart
     later = list(range(KEPT_PICTURES, len(train)))[::2]
     start_model = calibrated_model(cal, base)
     material = "clear" if cal.pieces.clear else "opaque"
