@@ -14,9 +14,8 @@ recogniser reads from the calibration, so ``adapt`` measures them on the frames'
 only, the players' colours square by square, ``measure_square_colours``), then trains the
 weights for the folder's cup material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
-kept apart: the adaptation is kept only if it changes something and the whole readings of
-those are at least as good through it as through the folder's calibration, and both figures
-are reported.  The measured edge radii and the trained weights are each kept only where they
+kept apart: the adaptation is kept only if the whole readings of those are at least as good
+through it as through the folder's calibration, and both figures are reported.  The measured edge radii and the trained weights are each kept only where they
 read better than the calibration's, judged on more frames than those (``adapt``, ``_Judge``).
 
 What is learnt (``TableAdaptation``) is written as a versioned file (``save_adaptation``,
@@ -522,13 +521,11 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
                              measured.colour, weights, frames=len(usable), square_colours=measured.square_colours)
     before = judge.share(judge.check(cal, start_model))
     after = judge.share(judge.check(measured, model))
-    changed = (weights_help or learnt.edge_scales != tuple(sc.edge_scale for sc in cal.sizes)
-               or learnt.colour != cal.colour or learnt.square_colours is not None)
     note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
             f"({100 * before:.2f} -> {100 * after:.2f} % of the squares of {len(check)} frames kept apart"
             f"{'' if weights_help else '; weights kept'})")
     learnt = dataclasses.replace(learnt, note=note)
-    if not changed or after < before:
+    if after < before:
         return Adaptation(base, False, len(train), len(check), before, after, cal, None)
     return Adaptation(SquareModel({**base.materials, material: weights}, note), True, len(train), len(check),
                       before, after, adapted_calibration(cal, learnt), learnt, weights_help)

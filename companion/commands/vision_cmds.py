@@ -167,8 +167,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     print(f"adapted on {result.frames_used} frames; the {result.frames_checked} kept apart read "
           f"{100 * result.before:.2f} % right before, {100 * result.after:.2f} % after")
     if not result.adapted or result.table is None:
-        print("the adaptation read the kept-apart frames worse: nothing written" if result.after < result.before
-              else "nothing it measured read the frames better than the calibration: nothing written")
+        print("the adaptation read the kept-apart frames worse: nothing written")
         return 0
     save_adaptation(result.table, out)
     t = result.table
