@@ -262,8 +262,8 @@ def test_adapting_keeps_only_the_parts_that_read_better(tmp_path):
     result = adapt(learn, shipped)
     before = evaluate_folder(test)  # the calibration's own reading, without the adaptation
     after = evaluate_folder(test, result.model, result.calibration)
-    assert not result.weights_trained
     assert after.square_accuracy >= before.square_accuracy
+    assert not result.weights_trained  # Gobblet's tops are sized by their walls: a tie keeps the calibration's
     assert after.confidently_wrong <= before.confidently_wrong
 
 def _tiny_table(tmp: Path) -> tuple[Path, TableAdaptation]:
