@@ -5,7 +5,7 @@ For each of ``--tables`` random tables in the ``--style`` look (camera, wood, fi
 lamps) from ``--first-table`` on: calibrate as the wizard does (the empty board, then the set
 measured), keep ``--adapt-frames`` labelled frames as the referee would
 (``vision.frames_folder``), adapt to them (``vision.adapt``: the edge radii, the players'
-colours and the square model's weights), and read ``--test-frames`` other frames of the same
+colours and the square model's weights, each kept only where it reads better), and read ``--test-frames`` other frames of the same
 table through the shipped calibration and model and through the adapted ones (and, with
 ``--weights-only``, with the square model's weights alone adapted, as before the table was
 measured).  Per table and over all tables: squares and whole boards read right, readings
@@ -129,7 +129,8 @@ def main() -> int:
                 print(f"  table {table}: adapted={full.adapted} (kept-apart squares {100 * full.before:.2f} -> "
                       f"{100 * full.after:.2f} %)" + (f"; edge radii {', '.join(f'{f:.3f}' for f in t.edge_scales)}, "
                                                      f"colours {'measured' if t.colour.source == 'adapted' else 'kept'}"
-                                                     f"{', per square' if t.square_colours else ''}"
+                                                     f"{', per square' if t.square_colours else ''}, weights "
+                                                     f"{'trained' if full.weights_trained else 'kept'}"
                                                      if t else ""), flush=True)
                 for k in kinds:
                     print(_line(k, results[k]))

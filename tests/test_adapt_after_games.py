@@ -102,7 +102,9 @@ def test_a_finished_game_adapts_to_the_table_and_the_next_game_reads_through_it(
     # the health panel says so at once; the game that ended still reads as it did
     health = app.test_client().get("/api/camera").get_json()
     assert health["adaptation"] == {"used": True, "text": outcome.text}
-    assert live.referee is referee and not _reads_through(referee.recogniser, path)
+    # (by the calibration's own square model: the adaptation may keep every part of the
+    # calibration, as on this table, where Jr.'s solid tops keep the calibration's weights)
+    assert live.referee is referee and referee.recogniser.cal.square_model == calibration.square_model
     assert referee.recogniser.cal.colour == calibration.colour
     # the next game reads through it; the frames are still kept through the calibration itself
     services.hub.new_game(variant(SET), {})
