@@ -146,6 +146,13 @@ TALL_TOP = 1.5
 # ``OUTLINE_SURE``, as it overrides a colour read (on tuning seed 5 bare, grainless board beside
 # a dark 1 led by 1.04; the light tops' own outlines led by 3.0-7.3)
 BESIDE_SURE = 2.0
+# where no such outline leads (a light top as white as a white board shows none on its far arc),
+# the near-arc wall (``_wall_leads``) of a light circle of a tall solid size beside the dark disc,
+# at least its edge radius from it, that leads by this (ring units) reads it light
+# (``_light_wall_beside``): on tuning seeds 97, 7 and 13 the light 1s (and a light 2) read dark
+# had such a wall leading by 8.4-15.6, 11-19 px from the dark disc; for the dark 1s read right
+# the light circle that far off led by 6.9 at most
+BESIDE_WALL = 8.0
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
@@ -1165,14 +1172,36 @@ class Recogniser:
             return None
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
-        if leads[0] < BESIDE_SURE:
+        centre = centres[0] if leads[0] >= BESIDE_SURE else self._light_wall_beside(sq, s)
+        if centre is None:
             return None
         f = self._last
         edge = self._edge_px(s)
-        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s, sq=sq)
-        if colour != 0 or self._disc_change(centres[0], COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
+        colour, margin = self._colour(f.view, centre, edge, f.board_now, s, sq=sq)
+        if colour != 0 or self._disc_change(centre, COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
             return None
-        return centres[0], margin
+        return centre, margin
+
+    def _light_wall_beside(self, sq: int, s: int) -> np.ndarray | None:
+        """Last frame, square ``sq``, a top of a tall solid size class ``s`` read dark and no
+        lighter outline beside it (``_light_top_beside``): the centre (canvas px) of the circle
+        of its size whose near arc leads by ``BESIDE_WALL`` (``_wall_leads``), where that circle
+        lies at least the size's edge radius from the dark disc read; else None.
+
+        A light top as white as a white board shows no edge on its far arc, so no whole outline
+        leads; but its own shaded wall lies beyond its near edge, and that dark wall is the disc
+        the edges found.  A dark top's own near arc leads too (it is lighter than its shaded
+        wall), but there, on the disc read; and bare board beside a dark top leads on its near
+        arc only by a little, where the dark top lies across it.  Whether the circle found is
+        a light top is for ``_light_top_beside`` to say, by its colour."""
+        if not (self._solid[s] and self._tall[s]):
+            return None
+        centres, leads = self._wall_leads(np.array([sq]), np.array([s]))
+        if leads[0, 0] < BESIDE_WALL:
+            return None
+        if np.linalg.norm(centres[0, 0] - self._top_centre(sq, s)) < self._edge_px(s):
+            return None
+        return centres[0, 0]
 
     def _best_circles(self, pts: np.ndarray, r: float, coarse_units: np.ndarray,
                       units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
