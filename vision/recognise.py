@@ -153,6 +153,10 @@ BESIDE_SURE = 2.0
 # had such a wall leading by 8.4-15.6, 11-19 px from the dark disc; for the dark 1s read right
 # the light circle that far off led by 6.9 at most
 BESIDE_WALL = 8.0
+# ... and only where the circle it finds reads light past a strong sheen by this margin
+# (``_sheen_kept``): the lamp mirrored in a dark 1's top makes it a light circle beyond its own
+# wall too (tuning seed 103: kept 0.08), where the light tops so found kept 0.18-0.66
+BESIDE_WALL_KEPT = 0.12
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
@@ -956,16 +960,7 @@ class Recogniser:
         if colour == 1:
             # grey added to the light player's colour never looks darker: no doubt to test
             return colour, margin
-        f = self._last
-        _, doubt, gamma = self._sheen(s)
-        # the light player's lead past such a sheen, as the margin is; a plug's is the least of
-        # it in light and in display values (which of them a camera's curve is nearer varies)
-        kept = np.nan
-        refs, coolest, apart = self._refs(sq)
-        for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
-            vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
-                               refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
-            kept = np.fmin(kept, vote / (apart + 1e-6))
+        kept = self._sheen_kept(centre, radius * share, sq, s)
         if np.isnan(kept):
             return colour, margin
         sure = max(0.0, min(margin, float(kept)))
@@ -974,6 +969,22 @@ class Recogniser:
             if lead > BODY_LEAD:
                 return 1, lead
         return colour, sure
+
+    def _sheen_kept(self, centre: np.ndarray, radius: float, sq: int, s: int) -> float:
+        """Last frame: the light player's lead (a share of the players' distance, as a colour
+        margin) in the disc of ``radius`` round ``centre`` (canvas px) on square ``sq``, a top of
+        size class ``s``, were it mirroring the lamp with sheen as common as ``_sheen``'s doubt
+        allows (``sure_colour_of``); NaN where the disc lies off the view.  A plug's is the least
+        of it in light and in display values (which of them a camera's curve is nearer varies)."""
+        f = self._last
+        _, doubt, gamma = self._sheen(s)
+        kept = np.nan
+        refs, coolest, apart = self._refs(sq)
+        for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
+            vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius), f.board_now,
+                               refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
+            kept = np.fmin(kept, vote / (apart + 1e-6))
+        return float(kept)
 
     def body_colour_of(self, sq: int, s: int) -> float:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the light
@@ -1172,13 +1183,16 @@ class Recogniser:
             return None
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
-        centre = centres[0] if leads[0] >= BESIDE_SURE else self._light_wall_beside(sq, s)
+        by_wall = leads[0] < BESIDE_SURE
+        centre = self._light_wall_beside(sq, s) if by_wall else centres[0]
         if centre is None:
             return None
         f = self._last
         edge = self._edge_px(s)
         colour, margin = self._colour(f.view, centre, edge, f.board_now, s, sq=sq)
         if colour != 0 or self._disc_change(centre, COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
+            return None
+        if by_wall and not self._sheen_kept(centre, COLOUR_DISC * edge, sq, s) >= BESIDE_WALL_KEPT:
             return None
         return centre, margin
 
