@@ -45,7 +45,8 @@ edges were not found (``_faint_walls``) is read at its wall's size, and one whos
 a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
-where a lighter outline of its size beside it reads light (``_light_top_beside``); and a clear
+where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
+circle its own shaded wall places (``_light_top_beside``); and a clear
 cup read where a larger clear size's white rim was found is read under the commit
 (``_larger_rim``): the top cup is the largest of its stack.
 """
@@ -1176,9 +1177,12 @@ class Recogniser:
         is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
         than the light player's colour can look by shading.  Beside a dark top lies bare board
         or its shadow, which make no such outline (bare board only a faint one, by chance); a
-        dark plug's white rim makes one round the plug, which reads dark.  Only a tall narrow
-        solid top, whose wall can pass for it, or a clear top its own white rim did not place,
-        is looked at: elsewhere the search would cost time for nothing."""
+        dark plug's white rim makes one round the plug, which reads dark.  Where no such outline
+        leads (a tall top as white as a white board shows none on its far arc), the circle its
+        own shaded wall places is taken instead (``_light_wall_beside``), where it reads light
+        even past a strong sheen (``BESIDE_WALL_KEPT``: a dark top mirroring the lamp does not).
+        Only a tall narrow solid top, whose wall can pass for it, or a clear top its own white
+        rim did not place, is looked at: elsewhere the search would cost time for nothing."""
         if not (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE):
             return None
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
@@ -1205,9 +1209,9 @@ class Recogniser:
         A light top as white as a white board shows no edge on its far arc, so no whole outline
         leads; but its own shaded wall lies beyond its near edge, and that dark wall is the disc
         the edges found.  A dark top's own near arc leads too (it is lighter than its shaded
-        wall), but there, on the disc read; and bare board beside a dark top leads on its near
-        arc only by a little, where the dark top lies across it.  Whether the circle found is
-        a light top is for ``_light_top_beside`` to say, by its colour."""
+        wall), but there, on the disc read; bare board beside a dark top, the top across its
+        near arc, led by 6.9 at most on tuning seeds.  Whether the circle found is a light top
+        is for ``_light_top_beside`` to say, by its colour."""
         if not (self._solid[s] and self._tall[s]):
             return None
         centres, leads = self._wall_leads(np.array([sq]), np.array([s]))
