@@ -45,7 +45,8 @@ edges were not found (``_faint_walls``) is read at its wall's size, and one whos
 a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
-where a lighter outline of its size beside it reads light (``_light_top_beside``); and a clear
+where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
+circle its own shaded wall places (``_light_top_beside``); and a clear
 cup read where a larger clear size's white rim was found is read under the commit
 (``_larger_rim``): the top cup is the largest of its stack.
 """
@@ -146,6 +147,17 @@ TALL_TOP = 1.5
 # ``OUTLINE_SURE``, as it overrides a colour read (on tuning seed 5 bare, grainless board beside
 # a dark 1 led by 1.04; the light tops' own outlines led by 3.0-7.3)
 BESIDE_SURE = 2.0
+# where no such outline leads (a light top as white as a white board shows none on its far arc),
+# the near-arc wall (``_wall_leads``) of a light circle of a tall solid size beside the dark disc,
+# at least its edge radius from it, that leads by this (ring units) reads it light
+# (``_light_wall_beside``): on tuning seeds 97, 7 and 13 the light 1s (and a light 2) read dark
+# had such a wall leading by 8.4-15.6, 11-19 px from the dark disc; for the dark 1s read right
+# the light circle that far off led by 6.9 at most
+BESIDE_WALL = 8.0
+# ... and only where the circle it finds reads light past a strong sheen by this margin
+# (``_sheen_kept``): the lamp mirrored in a dark 1's top makes it a light circle beyond its own
+# wall too (tuning seed 103: kept 0.08), where the light tops so found kept 0.18-0.66
+BESIDE_WALL_KEPT = 0.12
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
@@ -949,16 +961,7 @@ class Recogniser:
         if colour == 1:
             # grey added to the light player's colour never looks darker: no doubt to test
             return colour, margin
-        f = self._last
-        _, doubt, gamma = self._sheen(s)
-        # the light player's lead past such a sheen, as the margin is; a plug's is the least of
-        # it in light and in display values (which of them a camera's curve is nearer varies)
-        kept = np.nan
-        refs, coolest, apart = self._refs(sq)
-        for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
-            vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius * share), f.board_now,
-                               refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
-            kept = np.fmin(kept, vote / (apart + 1e-6))
+        kept = self._sheen_kept(centre, radius * share, sq, s)
         if np.isnan(kept):
             return colour, margin
         sure = max(0.0, min(margin, float(kept)))
@@ -967,6 +970,22 @@ class Recogniser:
             if lead > BODY_LEAD:
                 return 1, lead
         return colour, sure
+
+    def _sheen_kept(self, centre: np.ndarray, radius: float, sq: int, s: int) -> float:
+        """Last frame: the light player's lead (a share of the players' distance, as a colour
+        margin) in the disc of ``radius`` round ``centre`` (canvas px) on square ``sq``, a top of
+        size class ``s``, were it mirroring the lamp with sheen as common as ``_sheen``'s doubt
+        allows (``sure_colour_of``); NaN where the disc lies off the view.  A plug's is the least
+        of it in light and in display values (which of them a camera's curve is nearer varies)."""
+        f = self._last
+        _, doubt, gamma = self._sheen(s)
+        kept = np.nan
+        refs, coolest, apart = self._refs(sq)
+        for g in (gamma,) if gamma == 1.0 else (gamma, 1.0):
+            vote = colour_vote(f.view, float(centre[0]), float(centre[1]), max(1.5, radius), f.board_now,
+                               refs, coolest - GLARE_TINT, LUM_SIGMA, TINT_SIGMA, doubt, g)
+            kept = np.fmin(kept, vote / (apart + 1e-6))
+        return float(kept)
 
     def body_colour_of(self, sq: int, s: int) -> float:
         """Last frame, square ``sq``, its top taken to be of size class ``s``: the light
@@ -1158,21 +1177,49 @@ class Recogniser:
         is a pixel wide, which the coarse grid steps over), it reads light, and it is no darker
         than the light player's colour can look by shading.  Beside a dark top lies bare board
         or its shadow, which make no such outline (bare board only a faint one, by chance); a
-        dark plug's white rim makes one round the plug, which reads dark.  Only a tall narrow
-        solid top, whose wall can pass for it, or a clear top its own white rim did not place,
-        is looked at: elsewhere the search would cost time for nothing."""
+        dark plug's white rim makes one round the plug, which reads dark.  Where no such outline
+        leads (a tall top as white as a white board shows none on its far arc), the circle its
+        own shaded wall places is taken instead (``_light_wall_beside``), where it reads light
+        even past a strong sheen (``BESIDE_WALL_KEPT``: a dark top mirroring the lamp does not).
+        Only a tall narrow solid top, whose wall can pass for it, or a clear top its own white
+        rim did not place, is looked at: elsewhere the search would cost time for nothing."""
         if not (self._tall[s] if self._solid[s] else self._last.rim_score[sq, s] < RIM_SURE):
             return None
         pts, r = self._top_candidates(np.array([sq]), s, every_px=True)
         centres, leads = self._best_circles(pts, r, _units(COARSE_ANGLES), _units(N_ANG))
-        if leads[0] < BESIDE_SURE:
+        by_wall = leads[0] < BESIDE_SURE
+        centre = self._light_wall_beside(sq, s) if by_wall else centres[0]
+        if centre is None:
             return None
         f = self._last
         edge = self._edge_px(s)
-        colour, margin = self._colour(f.view, centres[0], edge, f.board_now, s, sq=sq)
-        if colour != 0 or self._disc_change(centres[0], COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
+        colour, margin = self._colour(f.view, centre, edge, f.board_now, s, sq=sq)
+        if colour != 0 or self._disc_change(centre, COLOUR_DISC * edge) < self._light_lum - LUM_SIGMA:
             return None
-        return centres[0], margin
+        if by_wall and not self._sheen_kept(centre, COLOUR_DISC * edge, sq, s) >= BESIDE_WALL_KEPT:
+            return None
+        return centre, margin
+
+    def _light_wall_beside(self, sq: int, s: int) -> np.ndarray | None:
+        """Last frame, square ``sq``, a top of a tall solid size class ``s`` read dark and no
+        lighter outline beside it (``_light_top_beside``): the centre (canvas px) of the circle
+        of its size whose near arc leads by ``BESIDE_WALL`` (``_wall_leads``), where that circle
+        lies at least the size's edge radius from the dark disc read; else None.
+
+        A light top as white as a white board shows no edge on its far arc, so no whole outline
+        leads; but its own shaded wall lies beyond its near edge, and that dark wall is the disc
+        the edges found.  A dark top's own near arc leads too (it is lighter than its shaded
+        wall), but there, on the disc read; bare board beside a dark top, the top across its
+        near arc, led by 6.9 at most on tuning seeds.  Whether the circle found is a light top
+        is for ``_light_top_beside`` to say, by its colour."""
+        if not (self._solid[s] and self._tall[s]):
+            return None
+        centres, leads = self._wall_leads(np.array([sq]), np.array([s]))
+        if leads[0, 0] < BESIDE_WALL:
+            return None
+        if np.linalg.norm(centres[0, 0] - self._top_centre(sq, s)) < self._edge_px(s):
+            return None
+        return centres[0, 0]
 
     def _best_circles(self, pts: np.ndarray, r: float, coarse_units: np.ndarray,
                       units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
