@@ -199,6 +199,12 @@ FAINT_RING = 1.0
 # tops were one size down (9, 5 of them at 0.8 or more) with rings of 1.0-6.5; the one right
 # reading whose next size's wall led had a ring of 16
 WALL_UP_RING = 8.0
+# a solid top read dark whose read size's edge steps round the whole circle by less than this
+# (log-brightness, ``radial_steps``) is read one size up where the next size's wall is there too
+# (``_dark_wall_lift``, ``square_model.larger_wall``).  On tuning seeds 7, 97 and 13 (Gobblet,
+# shaded) dark tops read a size down had such steps of 0.07-0.17 (one 0.27), the right dark
+# readings whose next size's wall was there 0.18-0.32
+DARK_SOFT_STEP = 0.15
 # a top the readers are this sure of (the referee's commit) keeps its size where its faint edges'
 # wall reads another (``_faint_walls``), and is only doubted (``OUTLINED_TOP``): on tuning seed 11
 # two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
@@ -1371,6 +1377,36 @@ class Recogniser:
             out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
         return out
 
+    def _dark_wall_lift(self, sq: int, s: int) -> _Wall | None:
+        """Last frame, where every size in play is solid: square ``sq`` read as a dark top of
+        size class ``s``, the next larger size's ``_Wall`` where the top is that size, else None:
+        that size is in play, its wall is there as ``larger_wall`` asks of a top read by its wall
+        (found, and at least ``LARGER_WALL_SHARE`` of the read size's), and the read size's own
+        edge steps round the whole circle by less than ``DARK_SOFT_STEP`` (``radial_steps``, the
+        strongest of ``OUTLINE_RADII`` round its edge radius, either sign).
+
+        A dark top is darker than the board, so a circle is lighter inside than out on its near
+        arc only where something darker still lies beyond it: a top's own shaded wall and the
+        shade at its foot.  A smaller dark top leaves board, lighter than itself, beyond the
+        larger circle; a larger one makes its wall there.  Its flat face ends at the smaller
+        size's circle and can ring there on the far arc, strongly enough for the readers to be
+        sure of the smaller size, but round the whole circle that end is a soft step (dark face
+        to dark rounded rim), where a top of the smaller size shows its edge against the board."""
+        t = s + 1
+        if t >= len(self._solid) or not (self._solid[t] and self._in_play[t]):
+            return None
+        centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
+        if larger[0, 0] < LARGER_WALL_FOUND:
+            return None
+        steps, _ = self.radial_steps(np.array([sq]), np.array([s]), (np.round(self._edge_px(s)) + OUTLINE_RADII)[None, :])
+        if np.abs(steps).max() >= DARK_SOFT_STEP:
+            return None
+        own = self._wall_leads(np.array([sq]), np.array([s]))[1]
+        if not larger_wall(own[0, 0], larger[0, 0]):
+            return None
+        support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
+        return _Wall(t, centres[0, 0], float(larger[0, 0]), support)
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1556,6 +1592,15 @@ class Recogniser:
                 centre, cmargin = beside
                 colour = 0
                 cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
+            lift = (self._dark_wall_lift(sq, s) if colour == 1 and beside is None and by_wall is None
+                    and not up[sq] and self._all_solid and self.model is not None else None)
+            if lift is not None:
+                # a larger dark top whose flat face's end the readers took for the smaller size's
+                # edge (``_dark_wall_lift``): its size, as a top read by its wall is
+                s, a, by_wall = lift.size, lift.size + 1, lift
+                conf = min(OUTLINED_TOP, lift.support)
+                self.last_lifted.append(sq)
+                cups[-1] = self._explain(explained, lift.centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
