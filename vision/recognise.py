@@ -988,6 +988,20 @@ class Recogniser:
                          BODY_STEPS, f.board_now, refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (apart + 1e-6)
 
+    def _dark_body_margin(self, sq: int, s: int, margin: float) -> float:
+        """Last frame, square ``sq`` read as a dark solid top of size class ``s`` with colour
+        margin ``margin``: the margin it keeps, less the light player's lead on its body ring
+        (``body_colour_of``) where that ring leads for the light player (at least 0).
+
+        A solid top's flat face can mirror the lamp all over, and a light top's face burnt out
+        to white is nearer the cooler player (on Gobblet Jr., blue) than its own orange; its
+        rounded rim does not mirror the lamp and keeps its colour.  The mirror of the body
+        ring's part in ``sure_colour_of``, but it only doubts: on the tuning seeds right dark
+        readings whose ring led for the light player were few (2 in 7 seeds), and one of them
+        had a margin of 0.02 under a ring lead of 0.08."""
+        body = self.body_colour_of(sq, s)
+        return margin if body <= 0.0 else max(0.0, margin - body)
+
     def _larger_rim(self, sq: int, s: int) -> bool:
         """Last frame, square ``sq`` read as a clear cup of size class ``s``: whether a larger
         clear size's white rim was found round the square (its lead at least ``RIM_SURE`` and
@@ -1395,11 +1409,12 @@ class Recogniser:
         t = s + 1
         if t >= len(self._solid) or not (self._solid[t] and self._in_play[t]):
             return None
-        centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
-        if larger[0, 0] < LARGER_WALL_FOUND:
-            return None
+        # the whole-circle step first: one remap, where the wall searches are not (most dark tops stop here)
         steps, _ = self.radial_steps(np.array([sq]), np.array([s]), (np.round(self._edge_px(s)) + OUTLINE_RADII)[None, :])
         if np.abs(steps).max() >= DARK_SOFT_STEP:
+            return None
+        centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
+        if larger[0, 0] < LARGER_WALL_FOUND:
             return None
         own = self._wall_leads(np.array([sq]), np.array([s]))[1]
         if not larger_wall(own[0, 0], larger[0, 0]):
@@ -1585,6 +1600,8 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
+            if colour == 1 and self._all_solid and self.model is not None:
+                cmargin = self._dark_body_margin(sq, s, cmargin)
             beside = self._light_top_beside(sq, s) if colour == 1 and self.model is not None else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
