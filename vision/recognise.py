@@ -1391,13 +1391,30 @@ class Recogniser:
             out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
         return out
 
+    def _soft_edges(self, sizes: np.ndarray) -> np.ndarray:
+        """Last frame, per square (bool): whether the top read as size class ``sizes[sq]`` (-1:
+        none), whose next larger size is solid and in play, has an edge that steps round the
+        whole circle by less than ``DARK_SOFT_STEP`` (``radial_steps``, the strongest of
+        ``OUTLINE_RADII`` round its edge radius, either sign): the squares ``_dark_wall_lift``
+        may lift, found in one pass for all of them."""
+        sizes = np.asarray(sizes, np.intp)
+        nsz = len(self._solid)
+        out = np.zeros(len(sizes), bool)
+        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
+        rows = rows[self._solid[sizes[rows] + 1] & self._in_play[sizes[rows] + 1]]
+        if not len(rows):
+            return out
+        edge = np.array([self._edge_px(s) for s in range(nsz)])
+        steps, _ = self.radial_steps(rows, sizes[rows], np.round(edge[sizes[rows]])[:, None] + OUTLINE_RADII)
+        out[rows] = np.abs(steps).max(axis=1) < DARK_SOFT_STEP
+        return out
+
     def _dark_wall_lift(self, sq: int, s: int) -> _Wall | None:
         """Last frame, where every size in play is solid: square ``sq`` read as a dark top of
-        size class ``s``, the next larger size's ``_Wall`` where the top is that size, else None:
-        that size is in play, its wall is there as ``larger_wall`` asks of a top read by its wall
-        (found, and at least ``LARGER_WALL_SHARE`` of the read size's), and the read size's own
-        edge steps round the whole circle by less than ``DARK_SOFT_STEP`` (``radial_steps``, the
-        strongest of ``OUTLINE_RADII`` round its edge radius, either sign).
+        size class ``s`` whose edge is a soft step (``_soft_edges``), the next larger size's
+        ``_Wall`` where the top is that size, else None: that size's wall is there as
+        ``larger_wall`` asks of a top read by its wall (found, and at least
+        ``LARGER_WALL_SHARE`` of the read size's).
 
         A dark top is darker than the board, so a circle is lighter inside than out on its near
         arc only where something darker still lies beyond it: a top's own shaded wall and the
@@ -1407,12 +1424,6 @@ class Recogniser:
         sure of the smaller size, but round the whole circle that end is a soft step (dark face
         to dark rounded rim), where a top of the smaller size shows its edge against the board."""
         t = s + 1
-        if t >= len(self._solid) or not (self._solid[t] and self._in_play[t]):
-            return None
-        # the whole-circle step first: one remap, where the wall searches are not (most dark tops stop here)
-        steps, _ = self.radial_steps(np.array([sq]), np.array([s]), (np.round(self._edge_px(s)) + OUTLINE_RADII)[None, :])
-        if np.abs(steps).max() >= DARK_SOFT_STEP:
-            return None
         centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
         if larger[0, 0] < LARGER_WALL_FOUND:
             return None
@@ -1549,9 +1560,11 @@ class Recogniser:
         # (``_wall_lifts``; not after the edges lifted it)
         read = np.where(choice > 0, choice - 1 + up, -1)
         faint, wall_up = {}, {}
+        soft = np.zeros(nsq, bool)  # (``_dark_wall_lift``: the tops whose read edge is a soft step)
         if self.model is not None and self._all_solid:
             faint = self._faint_walls(read, ev.ring)
             wall_up = self._wall_lifts(np.where(up, -1, read), ev.ring)
+            soft = self._soft_edges(np.where(up, -1, read))
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1609,8 +1622,8 @@ class Recogniser:
                 centre, cmargin = beside
                 colour = 0
                 cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
-            lift = (self._dark_wall_lift(sq, s) if colour == 1 and beside is None and by_wall is None
-                    and not up[sq] and self._all_solid and self.model is not None else None)
+            lift = (self._dark_wall_lift(sq, s) if colour == 1 and soft[sq] and beside is None and by_wall is None
+                    else None)
             if lift is not None:
                 # a larger dark top whose flat face's end the readers took for the smaller size's
                 # edge (``_dark_wall_lift``): its size, as a top read by its wall is
