@@ -42,7 +42,10 @@ top where it is plain and every size in play is solid, one size up where the nex
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
 circle, which then leads).  Where every size is solid, a top the readers put at a size whose
 edges were not found (``_faint_walls``) is read at its wall's size, and one whose edges put it
-a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
+a size down is read one size up where the next size's wall leads (``_wall_lifts``), as is a top
+read dark whose read edge is only a soft step round the whole circle where the next size's wall
+is there too (``_dark_wall_lift``); a top read dark there keeps no more colour margin than its
+body ring, leading for the light player, leaves it (``_dark_body_margin``).  A top
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
 where a lighter outline of its size beside it reads light (``_light_top_beside``); and a clear
