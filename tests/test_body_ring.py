@@ -31,3 +31,24 @@ def test_dark_tops_grey_with_sheen_are_read_dark_from_their_rims():
         assert confidence >= COMMIT
     assert all(c == 1 for c in dark), dark
     assert len(light) >= 5 and all(c == 0 for c in light), light
+
+
+def test_light_tops_burnt_white_read_dark_are_doubted_by_their_rims():
+    """Gobblet Jr. on the shaded look, tuning seed 103's 2nd camera: a lamp burns a light 1's
+    flat face (c3) out to white in both frames, nearer the blue player than its own orange,
+    and main read it dark at 0.97.  Its body ring leads for the light player (0.35 and 0.49
+    against a disc margin of 0.38 and 0.37), which takes the margin (``_dark_body_margin``):
+    read dark still, but under the referee's commit.  The dark tops read right stay confident."""
+    got, dark = [], []
+
+    def observer(rec, obs, truth):
+        got.append((truth.tops[7], obs.squares[7]))
+        dark.extend(r.confidence for r, top in zip(obs.squares, truth.tops)
+                    if top is not None and top[0] == 1 and r.state == CUP and r.top == top)
+
+    evaluate("gobblet-jr", 2, seed=103, first_camera=1, measure=True, style="shaded", observer=observer)
+    for truth, reading in got:
+        assert truth == (0, 0), "the boards changed: the case this test is about is gone"
+        assert reading.state == CUP and reading.size == 0, reading
+        assert reading.top == (0, 0) or reading.confidence < COMMIT, reading
+    assert len(dark) >= 3 and min(dark) >= COMMIT, dark

@@ -96,3 +96,25 @@ def test_tops_read_a_size_down_by_their_edges_are_read_up_where_the_larger_wall_
         assert truth == top, "the boards changed: the case this test is about is gone"
         assert reading.state == CUP and reading.top == top and lifted, (camera, reading)
         assert reading.confidence < 0.8, (camera, reading.confidence)
+
+
+def test_dark_tops_read_a_size_down_are_read_up_where_the_larger_wall_is_there_and_their_edge_is_soft():
+    """Gobblet on the shaded look, the set measured: main read a dark 3 (tuning seed 7, 5th
+    camera's 2nd frame, d4) as a 2 at 1.00 and a dark 2 (seed 97, 4th camera's 2nd frame, b2)
+    as a 1 at 0.95: the edges rang at the smaller size's radius (4.2 ring units each; a larger
+    top's flat face ends there), and the larger size's wall, though found (5.3 and 20.8), led
+    less than the read size's (0.73 and 0.88 of it), so ``_wall_lifts`` kept them.  Round the
+    whole circle their read size's edge stepped by under 0.13, a soft step (dark face to dark
+    rim), where a dark top of that size steps against the board.  They are read at their sizes,
+    under the referee's commit (``_dark_wall_lift``)."""
+    for seed, camera, frame, square, top in ((7, 4, 1, 15, (1, 2)), (97, 3, 1, 6, (1, 1))):
+        got = []
+
+        def observer(rec, obs, truth):
+            got.append((truth.tops[square], obs.squares[square], square in rec.last_lifted))
+
+        evaluate("gobblet", 2, seed=seed, first_camera=camera, measure=True, style="shaded", observer=observer)
+        truth, reading, lifted = got[frame]
+        assert truth == top, "the boards changed: the case this test is about is gone"
+        assert reading.state == CUP and reading.top == top and lifted, (seed, camera, reading)
+        assert reading.confidence < 0.8, (seed, camera, reading.confidence)

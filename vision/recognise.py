@@ -42,7 +42,10 @@ top where it is plain and every size in play is solid, one size up where the nex
 wall is there too (``_walls_up``: a larger top's lit flat face ends at the smaller size's
 circle, which then leads).  Where every size is solid, a top the readers put at a size whose
 edges were not found (``_faint_walls``) is read at its wall's size, and one whose edges put it
-a size down is read one size up where the next size's wall leads (``_wall_lifts``).  A top
+a size down is read one size up where the next size's wall leads (``_wall_lifts``), as is a top
+read dark whose read edge is only a soft step round the whole circle where the next size's wall
+is there too (``_dark_wall_lift``); a top read dark there keeps no more colour margin than its
+body ring, leading for the light player, leaves it (``_dark_body_margin``).  A top
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
 where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
@@ -211,6 +214,12 @@ FAINT_RING = 1.0
 # tops were one size down (9, 5 of them at 0.8 or more) with rings of 1.0-6.5; the one right
 # reading whose next size's wall led had a ring of 16
 WALL_UP_RING = 8.0
+# a solid top read dark whose read size's edge steps round the whole circle by less than this
+# (log-brightness, ``radial_steps``) is read one size up where the next size's wall is there too
+# (``_dark_wall_lift``, ``square_model.larger_wall``).  On tuning seeds 7, 97 and 13 (Gobblet,
+# shaded) dark tops read a size down had such steps of 0.07-0.17 (one 0.27), the right dark
+# readings whose next size's wall was there 0.18-0.32
+DARK_SOFT_STEP = 0.15
 # a top the readers are this sure of (the referee's commit) keeps its size where its faint edges'
 # wall reads another (``_faint_walls``), and is only doubted (``OUTLINED_TOP``): on tuning seed 11
 # two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
@@ -1001,6 +1010,20 @@ class Recogniser:
                          BODY_STEPS, f.board_now, refs, LUM_SIGMA, TINT_SIGMA)
         return 0.0 if np.isnan(vote) else float(vote) / (apart + 1e-6)
 
+    def _dark_body_margin(self, sq: int, s: int, margin: float) -> float:
+        """Last frame, square ``sq`` read as a dark solid top of size class ``s`` with colour
+        margin ``margin``: the margin it keeps, less the light player's lead on its body ring
+        (``body_colour_of``) where that ring leads for the light player (at least 0).
+
+        A solid top's flat face can mirror the lamp all over, and a light top's face burnt out
+        to white is nearer the cooler player (on Gobblet Jr., blue) than its own orange; its
+        rounded rim does not mirror the lamp and keeps its colour.  The mirror of the body
+        ring's part in ``sure_colour_of``, but it only doubts: on the tuning seeds right dark
+        readings whose ring led for the light player were few (2 in 7 seeds), and one of them
+        had a margin of 0.02 under a ring lead of 0.08."""
+        body = self.body_colour_of(sq, s)
+        return margin if body <= 0.0 else max(0.0, margin - body)
+
     def _larger_rim(self, sq: int, s: int) -> bool:
         """Last frame, square ``sq`` read as a clear cup of size class ``s``: whether a larger
         clear size's white rim was found round the square (its lead at least ``RIM_SURE`` and
@@ -1418,6 +1441,48 @@ class Recogniser:
             out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
         return out
 
+    def _soft_edges(self, sizes: np.ndarray) -> np.ndarray:
+        """Last frame, per square (bool): whether the top read as size class ``sizes[sq]`` (-1:
+        none), whose next larger size is solid and in play, has an edge that steps round the
+        whole circle by less than ``DARK_SOFT_STEP`` (``radial_steps``, the strongest of
+        ``OUTLINE_RADII`` round its edge radius, either sign): the squares ``_dark_wall_lift``
+        may lift, found in one pass for all of them."""
+        sizes = np.asarray(sizes, np.intp)
+        nsz = len(self._solid)
+        out = np.zeros(len(sizes), bool)
+        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
+        rows = rows[self._solid[sizes[rows] + 1] & self._in_play[sizes[rows] + 1]]
+        if not len(rows):
+            return out
+        edge = np.array([self._edge_px(s) for s in range(nsz)])
+        steps, _ = self.radial_steps(rows, sizes[rows], np.round(edge[sizes[rows]])[:, None] + OUTLINE_RADII)
+        out[rows] = np.abs(steps).max(axis=1) < DARK_SOFT_STEP
+        return out
+
+    def _dark_wall_lift(self, sq: int, s: int) -> _Wall | None:
+        """Last frame, where every size in play is solid: square ``sq`` read as a dark top of
+        size class ``s`` whose edge is a soft step (``_soft_edges``), the next larger size's
+        ``_Wall`` where the top is that size, else None: that size's wall is there as
+        ``larger_wall`` asks of a top read by its wall (found, and at least
+        ``LARGER_WALL_SHARE`` of the read size's).
+
+        A dark top is darker than the board, so a circle is lighter inside than out on its near
+        arc only where something darker still lies beyond it: a top's own shaded wall and the
+        shade at its foot.  A smaller dark top leaves board, lighter than itself, beyond the
+        larger circle; a larger one makes its wall there.  Its flat face ends at the smaller
+        size's circle and can ring there on the far arc, strongly enough for the readers to be
+        sure of the smaller size, but round the whole circle that end is a soft step (dark face
+        to dark rounded rim), where a top of the smaller size shows its edge against the board."""
+        t = s + 1
+        centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
+        if larger[0, 0] < LARGER_WALL_FOUND:
+            return None
+        own = self._wall_leads(np.array([sq]), np.array([s]))[1]
+        if not larger_wall(own[0, 0], larger[0, 0]):
+            return None
+        support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
+        return _Wall(t, centres[0, 0], float(larger[0, 0]), support)
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1545,9 +1610,11 @@ class Recogniser:
         # (``_wall_lifts``; not after the edges lifted it)
         read = np.where(choice > 0, choice - 1 + up, -1)
         faint, wall_up = {}, {}
+        soft = np.zeros(nsq, bool)  # (``_dark_wall_lift``: the tops whose read edge is a soft step)
         if self.model is not None and self._all_solid:
             faint = self._faint_walls(read, ev.ring)
             wall_up = self._wall_lifts(np.where(up, -1, read), ev.ring)
+            soft = self._soft_edges(np.where(up, -1, read))
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1596,6 +1663,8 @@ class Recogniser:
             centre = self._top_centre(sq, s)
             cups.append(self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px))
             colour, cmargin = self.sure_colour_of(sq, s)
+            if colour == 1 and self._all_solid and self.model is not None:
+                cmargin = self._dark_body_margin(sq, s, cmargin)
             beside = self._light_top_beside(sq, s) if colour == 1 and self.model is not None else None
             if beside is not None:
                 # the dark disc read is a light top's own wall (``_light_top_beside``): read the
@@ -1603,6 +1672,15 @@ class Recogniser:
                 centre, cmargin = beside
                 colour = 0
                 cups[-1] = self._explain(explained, centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
+            lift = (self._dark_wall_lift(sq, s) if colour == 1 and soft[sq] and beside is None and by_wall is None
+                    else None)
+            if lift is not None:
+                # a larger dark top whose flat face's end the readers took for the smaller size's
+                # edge (``_dark_wall_lift``): its size, as a top read by its wall is
+                s, a, by_wall = lift.size, lift.size + 1, lift
+                conf = min(OUTLINED_TOP, lift.support)
+                self.last_lifted.append(sq)
+                cups[-1] = self._explain(explained, lift.centre, s, height_scale(H, self.cal.sizes[s].height_mm), n_px)
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
