@@ -2,7 +2,8 @@
 that both read them alike.
 
     python bench/vision_ab.py OTHER_TREE [--this .] [--set storer-clear] [--boards 80] [--rounds 3]
-                              [--style polygon|shaded] [--measure-set] [--seed 0] [--tolerance 1e-6]
+                              [--style polygon|shaded] [--measure-set] [--seed 0] [--hands 0]
+                              [--tolerance 1e-6]
 
 Each tree (a checkout of this project, e.g. ``git worktree add /tmp/old HEAD~3``) reads the
 frames of ``cupboard vision-eval`` (same seed, look, calibration and boards) in its own
@@ -41,8 +42,8 @@ from vision.evaluate import bench_cameras
 from vision.recognise import Recogniser
 pieces = load_piece_set(sys.argv[2])
 board = load_board(pieces.default_board)
-cameras = bench_cameras(pieces, board, int(sys.argv[3]), int(sys.argv[4]), measure=sys.argv[5] == "1",
-                        style=sys.argv[6])
+cameras = bench_cameras(pieces, board, int(sys.argv[3]), int(sys.argv[4]), hands=int(sys.argv[7]),
+                        measure=sys.argv[5] == "1", style=sys.argv[6])
 frames = [(camera.calibration, image) for camera in cameras
           if camera.calibration is not None for image, _ in camera.frames]
 print(len(frames), flush=True)
@@ -88,6 +89,7 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=80)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hands", type=int, default=0, help="hands over the board in every frame, as vision-eval's")
     ap.add_argument("--style", default="polygon", choices=("polygon", "shaded"))
     ap.add_argument("--measure-set", action="store_true", help="calibrate with the set measured, as the wizard does")
     ap.add_argument("--tolerance", type=float, default=1e-6,
@@ -99,7 +101,7 @@ def main() -> int:
             print(f"{tree}: not a checkout of this project (no vision/recognise.py)", file=sys.stderr)
             return 2
     workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(t), args.set, str(args.boards), str(args.seed),
-                                 "1" if args.measure_set else "0", args.style],
+                                 "1" if args.measure_set else "0", args.style, str(args.hands)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
     counts = [int(w.stdout.readline()) for w in workers]
     if counts[0] != counts[1]:
@@ -132,7 +134,8 @@ def main() -> int:
         w.stdin.close()
         w.wait()
     ratio = statistics.median(a / b for a, b in zip(*times))
-    look = f"{args.style} look{', set measured' if args.measure_set else ''}, seed {args.seed}"
+    look = (f"{args.style} look{', set measured' if args.measure_set else ''}, seed {args.seed}"
+            f"{f', {args.hands} hand(s)' if args.hands else ''}")
     print(f"{args.set}, {look}, {counts[0]} frames x {args.rounds} rounds, CPU ms per frame (one thread):")
     for tree, t, p in zip(trees, times, process):
         print(f"  {tree}: median {statistics.median(t):.2f} (the process's CPU, threads a library started "
