@@ -5,8 +5,8 @@ For each of ``--tables`` random tables in the ``--style`` look (camera, wood, fi
 lamps) from ``--first-table`` on: calibrate as the wizard does (the empty board, then the set
 measured), keep ``--adapt-frames`` labelled frames as the referee would
 (``vision.frames_folder``), adapt to them (``vision.adapt``: the edge radii, the players'
-colours and the square model's weights, each kept only where it reads better), and read ``--test-frames`` other frames of the same
-table through the shipped calibration and model and through the adapted ones (and, with
+colours and the square model's weights, each kept only where it reads better), and read
+``--test-frames`` other frames of the same table through the shipped calibration and model and through the adapted ones (and, with
 ``--weights-only``, with the square model's weights alone adapted, as before the table was
 measured).  Per table and over all tables: squares and whole boards read right, readings
 wrong at or above the referee's commit confidence, median milliseconds per frame.

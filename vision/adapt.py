@@ -15,8 +15,9 @@ only, the players' colours square by square, ``measure_square_colours``), then t
 weights for the folder's cup material on the squares as that calibration reads them, pulled towards the calibration's own
 weights (so a few games' frames move them only as far as they must).  A share of the frames is
 kept apart: the adaptation is kept only if the whole readings of those are at least as good
-through it as through the folder's calibration, and both figures are reported.  The measured edge radii and the trained weights are each kept only where they
-read better than the calibration's, judged on more frames than those (``adapt``, ``_Judge``).
+through it as through the folder's calibration, and both figures are reported.  The measured
+edge radii and the trained weights are each kept only where they read better than the
+calibration's, judged on more frames than those (``adapt``).
 
 What is learnt (``TableAdaptation``) is written as a versioned file (``save_adaptation``,
 format ``cupboard-adaptation``) tied to its calibration, and put into it when read
@@ -465,7 +466,7 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     frames first (``measure_edges``, ``measure_colours``, ``measure_square_colours``), then
     ``base``'s weights for the set's material trained on the frames' squares as the measured
     calibration reads them.  Each part is kept only where it reads better
-    (``_Judge``): the measured edge radii and the trained weights are each judged on more frames
+    (``adapt``): the measured edge radii and the trained weights are each judged on more frames
     than the quarter kept apart, and the whole adapted calibration is kept when it reads the
     kept-apart frames at least as well as the folder's.  Without ``table``, only the weights
     are trained (as before the table was measured), and checked by the model's own choice on
@@ -492,11 +493,20 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     tops = top_bodies(measured, train)
     measured = dataclasses.replace(measured, colour=measure_colours(measured, train, tops))
     measured = dataclasses.replace(measured, square_colours=measure_square_colours(measured, train, tops))
-    judge = _Judge(check, _Pictures(train.folder, [train.items[k] for k in later], train._kept))
+    judging = _Pictures(train.folder, [train.items[k] for k in later], train._kept)
+
+    def by_start(c: Calibration) -> tuple[tuple[int, int], int]:
+        """``c`` read with the calibration's weights: squares right and read on the frames kept
+        apart, and squares right on the later frames."""
+        return reading_right(c, check, start_model), reading_right(c, judging, start_model)[0]
+
+    start_check, start_later = by_start(measured)
     if edges != tuple(sc.edge_scale for sc in cal.sizes):
         kept_edges = with_edge_scales(measured, [sc.edge_scale for sc in cal.sizes])
-        if judge.both(kept_edges, start_model) > judge.both(measured, start_model):
-            measured = kept_edges  # the calibration's edge radii read those frames better
+        edges_check, edges_later = by_start(kept_edges)
+        if edges_check[0] + edges_later > start_check[0] + start_later:
+            # the calibration's edge radii read those frames better
+            measured, start_check, start_later = kept_edges, edges_check, edges_later
     rec = Recogniser(measured, model=None, size_check=None)
     parts = [labelled(rec, image, item.tops) for image, item in train]
     if all(sq is None for sq in parts):
@@ -510,8 +520,9 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     # frames kept apart, and on the later ones through weights trained without them; a tie
     # keeps them where the square model sizes the tops (clear sets, as in play), not where the
     # walls do (solid sets: there they mend nothing and cost a square on a tuning table)
-    trained = judge.check(measured, tuned)[0] + judge.later(measured, left_out)[0]
-    kept = judge.both(measured, start_model)
+    tuned_check = reading_right(measured, check, tuned)
+    trained = tuned_check[0] + reading_right(measured, judging, left_out)[0]
+    kept = start_check[0] + start_later
     weights_help = trained > kept or (trained == kept and material in LEARNS_IN_PLAY)
     log.info("adapting %s: squares read right by the trained weights %d, by the calibration's %d", folder, trained,
              kept)
@@ -519,8 +530,8 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
     weights = model.for_material(material)
     learnt = TableAdaptation(calibration_id(cal), material, tuple(sc.edge_scale for sc in measured.sizes),
                              measured.colour, weights, frames=len(usable), square_colours=measured.square_colours)
-    before = judge.share(judge.check(cal, start_model))
-    after = judge.share(judge.check(measured, model))
+    before = _share(reading_right(cal, check, start_model))
+    after = _share(tuned_check if weights_help else start_check)
     note = (f"{base.note}; adapted to {Path(folder).name} on {len(train)} frames "
             f"({100 * before:.2f} -> {100 * after:.2f} % of the squares of {len(check)} frames kept apart"
             f"{'' if weights_help else '; weights kept'})")
@@ -531,40 +542,9 @@ def adapt(folder: str | Path, base: SquareModel, steps: int = STEPS, pull: float
                       before, after, adapted_calibration(cal, learnt), learnt, weights_help)
 
 
-class _Judge:
-    """Counts of squares read right on the frames kept apart (``check``) and on the later
-    frames learnt on that judge the edges and the weights too (``later``), per calibration and
-    model, each reading done once."""
-
-    def __init__(self, check: Sequence[tuple[np.ndarray, LabelledFrame]],
-                 later: Sequence[tuple[np.ndarray, LabelledFrame]]) -> None:
-        self._frames = {"check": check, "later": later}
-        self._done: dict[tuple[str, int, int], tuple[int, int]] = {}
-        self._alive: list[object] = []  # keeps the keys' objects alive, so their ids stay theirs
-
-    def _right(self, part: str, cal: Calibration, model: SquareModel) -> tuple[int, int]:
-        key = (part, id(cal), id(model))
-        if key not in self._done:
-            self._alive += [cal, model]
-            self._done[key] = reading_right(cal, self._frames[part], model)
-        return self._done[key]
-
-    def check(self, cal: Calibration, model: SquareModel) -> tuple[int, int]:
-        """Squares read right and read on the frames kept apart."""
-        return self._right("check", cal, model)
-
-    def later(self, cal: Calibration, model: SquareModel) -> tuple[int, int]:
-        """Squares read right and read on the later frames learnt on."""
-        return self._right("later", cal, model)
-
-    def both(self, cal: Calibration, model: SquareModel) -> int:
-        """Squares read right on both."""
-        return self.check(cal, model)[0] + self.later(cal, model)[0]
-
-    @staticmethod
-    def share(counts: tuple[int, int]) -> float:
-        """Right over read."""
-        return counts[0] / max(1, counts[1])
+def _share(counts: tuple[int, int]) -> float:
+    """Squares read right over squares read (``reading_right``)."""
+    return counts[0] / max(1, counts[1])
 
 
 def _adapt_weights(folder: str | Path, cal: Calibration, base: SquareModel, steps: int, pull: float) -> Adaptation:

@@ -57,7 +57,7 @@ cup read where a larger clear size's white rim was found is read under the commi
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -1451,23 +1451,36 @@ class Recogniser:
         rings less.  A smaller top has only board or its shadow at the larger circle, and no
         wall there."""
         sizes = np.asarray(sizes, np.intp)
-        nsz = len(self._solid)
-        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
-        rows = rows[self._in_play[sizes[rows] + 1]]
+        rows = self._next_in_play(sizes)
         r = ring[rows, sizes[rows]]
         out = {}
         for sq in rows[(r >= FAINT_RING) & (r < WALL_UP_RING)]:
-            s = int(sizes[sq])
-            # the larger size's wall first: where it is not found the read size's is not needed
-            centres, larger = self._wall_leads(np.array([sq]), np.array([s + 1]))
-            if larger[0, 0] < LARGER_WALL_FOUND:
-                continue
-            own = self._wall_leads(np.array([sq]), np.array([s]))[1]
-            if not wall_leads_up(own[0, 0], larger[0, 0]):
-                continue
-            support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
-            out[int(sq)] = _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
+            wall = self._next_wall(int(sq), int(sizes[sq]), wall_leads_up)
+            if wall is not None:
+                out[int(sq)] = wall
         return out
+
+    def _next_in_play(self, sizes: np.ndarray) -> np.ndarray:
+        """The squares whose read size class ``sizes[sq]`` (-1: none) has a next larger size
+        in play (``_wall_lifts``, ``_soft_edges``)."""
+        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < len(self._solid)))
+        return rows[self._in_play[sizes[rows] + 1]]
+
+    def _next_wall(self, sq: int, s: int, leads_up: Callable[[float, float], object]) -> _Wall | None:
+        """Last frame, square ``sq`` read as size class ``s``: the next larger size's ``_Wall``
+        where its wall is found (``LARGER_WALL_FOUND``) and ``leads_up(own lead, larger
+        lead)`` says the top is that size (``square_model.wall_leads_up`` against edges,
+        ``larger_wall`` against a soft edge), its support that size's against the read one
+        (``size_bound``); else None."""
+        # the larger size's wall first: where it is not found the read size's is not needed
+        centres, larger = self._wall_leads(np.array([sq]), np.array([s + 1]))
+        if larger[0, 0] < LARGER_WALL_FOUND:
+            return None
+        own = self._wall_leads(np.array([sq]), np.array([s]))[1]
+        if not leads_up(own[0, 0], larger[0, 0]):
+            return None
+        support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
+        return _Wall(s + 1, centres[0, 0], float(larger[0, 0]), support)
 
     def _soft_edges(self, sizes: np.ndarray) -> np.ndarray:
         """Last frame, per square (bool): whether the top read as size class ``sizes[sq]`` (-1:
@@ -1476,13 +1489,12 @@ class Recogniser:
         ``OUTLINE_RADII`` round its edge radius, either sign): the squares ``_dark_wall_lift``
         may lift, found in one pass for all of them."""
         sizes = np.asarray(sizes, np.intp)
-        nsz = len(self._solid)
         out = np.zeros(len(sizes), bool)
-        rows = np.flatnonzero((sizes >= 0) & (sizes + 1 < nsz))
-        rows = rows[self._solid[sizes[rows] + 1] & self._in_play[sizes[rows] + 1]]
+        rows = self._next_in_play(sizes)
+        rows = rows[self._solid[sizes[rows] + 1]]
         if not len(rows):
             return out
-        edge = np.array([self._edge_px(s) for s in range(nsz)])
+        edge = np.array([self._edge_px(s) for s in range(len(self._solid))])
         steps, _ = self.radial_steps(rows, sizes[rows], np.round(edge[sizes[rows]])[:, None] + OUTLINE_RADII)
         out[rows] = np.abs(steps).max(axis=1) < DARK_SOFT_STEP
         return out
@@ -1501,15 +1513,7 @@ class Recogniser:
         size's circle and can ring there on the far arc, strongly enough for the readers to be
         sure of the smaller size, but round the whole circle that end is a soft step (dark face
         to dark rounded rim), where a top of the smaller size shows its edge against the board."""
-        t = s + 1
-        centres, larger = self._wall_leads(np.array([sq]), np.array([t]))
-        if larger[0, 0] < LARGER_WALL_FOUND:
-            return None
-        own = self._wall_leads(np.array([sq]), np.array([s]))[1]
-        if not larger_wall(own[0, 0], larger[0, 0]):
-            return None
-        support = float(size_bound(np.array([[own[0, 0], larger[0, 0]]]), np.ones(2, bool))[0, 1])
-        return _Wall(t, centres[0, 0], float(larger[0, 0]), support)
+        return self._next_wall(sq, s, larger_wall)
 
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
