@@ -266,6 +266,7 @@ def test_adapting_keeps_only_the_parts_that_read_better(tmp_path):
     assert not result.weights_trained  # Gobblet's tops are sized by their walls: a tie keeps the calibration's
     assert after.confidently_wrong <= before.confidently_wrong
 
+
 def _tiny_table(tmp: Path) -> tuple[Path, TableAdaptation]:
     folder = _folder(tmp / "f", "gobblet-jr", "polygon", 1, seed=35)
     cal = open_folder(folder)[0]
