@@ -11,10 +11,15 @@ colours and the square model's weights, each kept only where it reads better), a
 measured).  Per table and over all tables: squares and whole boards read right, readings
 wrong at or above the referee's commit confidence, median milliseconds per frame.
 
+``--edge-colours`` also prints, per table and size, where the edge radius peaks on the light
+tops, on the dark tops and on both of the frames adapted on (``vision.adapt.edge_sums``): how
+far a radius per player would move from the one radius per size adapting keeps.
+
 Tables 0-29 are for tuning; 30 on are held out (``--first-table 30``), to be read once.
 ``--keep DIR`` keeps the rendered folders there and reuses them.
 
     python bench/adapt.py [--sets gobblet,gobblet-jr,storer-clear] [--tables 3] [--style shaded]
+                          [--edge-colours]
 """
 
 from __future__ import annotations
@@ -32,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from calibration import calibrate  # noqa: E402
 from hardware.pieces import load_board, load_piece_set  # noqa: E402
 from hardware.synthetic import empty_scene, random_scene, render_scene  # noqa: E402
-from vision.adapt import adapt  # noqa: E402
+from vision.adapt import HOLD_OUT, adapt, edge_sums  # noqa: E402
 from vision.evaluate import EvalResult, evaluate_folder, layout_scene  # noqa: E402
-from vision.frames_folder import FramesFolderError, FramesWriter, open_folder  # noqa: E402
+from vision.frames_folder import FramesFolderError, FramesWriter, frames, open_folder  # noqa: E402
 from vision.set_measure import measure_set  # noqa: E402
 from vision.square_model import load_model  # noqa: E402
 
@@ -79,6 +84,22 @@ def table_folders(name: str, table: int, style: str, n_adapt: int, n_test: int, 
     return out[0], out[1]
 
 
+def edge_colours_line(folder: Path) -> str:
+    """Per size, where the edge radius peaks on the light tops, the dark tops and both, of the
+    frames ``adapt`` learns on in ``folder`` (those with nothing hidden, less every
+    ``1 / HOLD_OUT``-th), and how many tops of each player."""
+    cal, _ = open_folder(folder)
+    usable = [(image, item) for image, item in frames(folder) if not any(item.hidden)]
+    every = int(round(1 / HOLD_OUT))
+    sums = edge_sums(cal, [f for k, f in enumerate(usable) if k % every])
+
+    def text(f: float | None) -> str:
+        return "-" if f is None else f"{f:.3f}"
+    return "; ".join(f"size {s + 1}: light {text(sums.peak(0, s))} ({sums.counts[0, s]}), dark "
+                     f"{text(sums.peak(1, s))} ({sums.counts[1, s]}), both {text(sums.peak(None, s))}"
+                     for s in range(len(cal.sizes)))
+
+
 def _merge(into: EvalResult, res: EvalResult) -> None:
     for f in ("boards", "boards_right", "occupied", "occupied_right", "empty", "empty_right", "wrong_labels"):
         setattr(into, f, getattr(into, f) + getattr(res, f))
@@ -103,6 +124,8 @@ def main() -> int:
     ap.add_argument("--style", default="shaded", choices=("polygon", "shaded"))
     ap.add_argument("--adapt-frames", type=int, default=30, help="frames per table to adapt on (a few games' worth)")
     ap.add_argument("--test-frames", type=int, default=20)
+    ap.add_argument("--edge-colours", action="store_true",
+                    help="also print where the edge radius peaks on each player's tops (vision.adapt.edge_sums)")
     ap.add_argument("--weights-only", action="store_true",
                     help="also adapt the square model's weights alone (the adaptation before the table was measured)")
     args = ap.parse_args()
@@ -119,6 +142,8 @@ def main() -> int:
                 if folders is None:
                     continue
                 learn, test = folders
+                if args.edge_colours:
+                    print(f"  table {table} edge radii by player: {edge_colours_line(learn)}", flush=True)
                 results = {"shipped": evaluate_folder(test, base_model)}
                 if args.weights_only:
                     weights = adapt(learn, base_model, table=False)

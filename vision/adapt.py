@@ -238,6 +238,50 @@ def adapted_calibration(cal: Calibration, table: TableAdaptation) -> Calibration
                                square_model=model_json(own), square_colours=table.square_colours)
 
 
+@dataclass(frozen=True)
+class EdgeSums:
+    """The edge search's score of the labelled tops of some frames at each tried edge radius
+    (``EDGE_SCALES``), summed per player and size class: ``sums`` (radii, 2 players, sizes),
+    light first, and ``counts`` (2, sizes), how many tops each sum holds."""
+
+    sums: np.ndarray
+    counts: np.ndarray
+
+    def peak(self, colour: int | None, size: int) -> float | None:
+        """Where the sum of ``colour``'s tops (both players' for None) of ``size`` peaks, as a
+        share of the set file's radius (``peak_scale``); None where there is no such top."""
+        cols = slice(None) if colour is None else slice(colour, colour + 1)
+        if not self.counts[cols, size].sum():
+            return None
+        return peak_scale(self.sums[:, cols, size].sum(axis=1), EDGE_SCALES)
+
+
+def edge_sums(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> EdgeSums:
+    """The first ``EDGE_FRAMES`` of ``labelled_frames`` read at every radius of ``EDGE_SCALES``
+    (every size class's edge at that share of the set file's radius): each labelled top's ring
+    score at its own size (clipped to 0-30 ring units, so one sharp top does not outweigh the
+    rest), summed per player and size (``EdgeSums``).
+
+    ``measure_edges`` adds the two players: one radius per size.  Kept per player so that
+    what a radius per player would gain can be measured (``bench/adapt.py --edge-colours``):
+    on tuning tables it did not (docs/geometry.md, "One edge radius per size")."""
+    n = len(cal.sizes)
+    sums = np.zeros((len(EDGE_SCALES), 2, n))
+    counts = np.zeros((2, n), int)
+    for i, f in enumerate(EDGE_SCALES):
+        rec = Recogniser(with_edge_scales(cal, (float(f),) * n), model=None,
+                         size_check=None)
+        for image, item in labelled_frames[:EDGE_FRAMES]:
+            if not rec.recognise(image).board_found or rec.last_evidence is None:
+                continue
+            ring = np.clip(rec.last_evidence.ring, 0.0, 30.0)
+            for sq, top in enumerate(item.tops):
+                if top is not None and not item.hidden[sq]:
+                    sums[i, top[0], top[1]] += ring[sq, top[1]]
+                    counts[top[0], top[1]] += i == 0
+    return EdgeSums(sums, counts)
+
+
 def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, LabelledFrame]]) -> tuple[float, ...]:
     """Per size class, where the edge of its tops shows on ``labelled_frames`` (the scale of
     the set file's radius, ``SizeClass.edge_scale``): the edge search's score of each
@@ -251,22 +295,12 @@ def measure_edges(cal: Calibration, labelled_frames: Sequence[tuple[np.ndarray, 
     outside it: the picture's blur), so it keeps the calibration's: the file's, or what the
     layout's picture measured (Storer's tuning table 22: the layout measured 0.913 for the
     solid smallest cup, the frames peak at 0.968, and taking 1.0 there read 4 more squares of
-    20 other frames wrong)."""
+    20 other frames wrong).  One radius for both players' tops (``edge_sums`` keeps them apart,
+    to measure): a radius per player gained no more than moving the one radius."""
     n = len(cal.sizes)
     solid = [not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes]
-    sums = np.zeros((len(EDGE_SCALES), n))
-    counts = np.zeros(n, int)
-    for i, f in enumerate(EDGE_SCALES):
-        rec = Recogniser(with_edge_scales(cal, (float(f),) * n), model=None,
-                         size_check=None)
-        for image, item in labelled_frames[:EDGE_FRAMES]:
-            if not rec.recognise(image).board_found or rec.last_evidence is None:
-                continue
-            ring = np.clip(rec.last_evidence.ring, 0.0, 30.0)
-            for sq, top in enumerate(item.tops):
-                if top is not None and not item.hidden[sq]:
-                    sums[i, top[1]] += ring[sq, top[1]]
-                    counts[top[1]] += i == 0
+    by_colour = edge_sums(cal, labelled_frames)
+    sums, counts = by_colour.sums.sum(axis=1), by_colour.counts.sum(axis=0)
     out = []
     for s in range(n):
         if not solid[s] or counts[s] < EDGE_CUPS:

@@ -118,7 +118,11 @@ def _edge_scales(pieces: PieceSet, layout: tuple[LayoutCup, ...], scores: np.nda
     (Fitting one profile to the whole set, a taper and a rounding shared by every size, was
     steadier on the held-out look but its small bias, 2-3 % inside the file's edge, was
     applied to sets that match their files: gobblet on the polygon look lost 0.5 points of
-    squares.  Size by size, with the cups' agreement and a dead band, it costs nothing there.)"""
+    squares.  Size by size, with the cups' agreement and a dead band, it costs nothing there.
+    A radius per player, each from its one cup, read worse still: one cup's peak is noise, and
+    on tuning seeds 113 and 131 reading each top at its own player's radius read 22 and 36
+    squares wrong of 640 where one radius reads 13 and 18; docs/geometry.md, "One edge radius
+    per size".)"""
     solid = [not (pieces.clear and not size.solid) for size in pieces.sizes]
     scales = []
     for s in range(len(pieces.sizes)):
