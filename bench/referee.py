@@ -30,7 +30,9 @@ scripted; the figures before issue 19's answering bench), a game *stalled* when 
 were recorded than the script made.
 
 ``--record DIR`` keeps, per game, what the tracker was told at each stream frame (observation
-and motion); ``--replay DIR`` referees those games again with the tracker as it is now, in
+and motion), as JSON (``recording_json``; ``tests/data/referee`` holds some, replayed by
+``tests/test_referee_recorded.py``); ``--replay DIR`` referees those games again (JSON, or the
+pickles recordings used to be) with the tracker as it is now, in
 seconds, with no rendering or recognition (held frames repeat the last observation, and the
 recogniser does not learn from play in between: a replay approximates a live run of the same
 seed, it does not replace one).
