@@ -708,8 +708,8 @@ class Tracker:
         square a hand reached are offered.  Anything else (the game unchanged, nothing fitting)
         waits silently."""
         events = [TrackEvent("stable", t, "the board is still", view)]
-        view = self._doubts_unread(board, view)
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
+        verdict = self._or_doubts_left_alone(board, view, verdict)
         if isinstance(verdict, (HiddenMismatch, IllegalPhysical, Disagrees)):
             blind = self._faint_colours_in_doubt(view)
             verdict = explain(board, blind, self.config.max_moves, history_first=not self.in_sync)
@@ -739,16 +739,27 @@ class Tracker:
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}{note}", Ambiguous(tuple(accounts))))
         return events
 
-    def _doubts_unread(self, board: Board, view: BoardView) -> BoardView:
-        """``view`` (faint readings) with each doubted square that does not read as the game's
-        top taken as unread: the camera is known to misread it, so a faint look of it says
-        nothing (a dark 4 read by turns as a 1 and a 3 would be 'explained' by the 4 leaving
-        and another cup coming, two moves nobody made, and the move made elsewhere left out)."""
-        if not self.doubts:
-            return view
-        labels = [HIDDEN if sq in self.doubts and label != board.top(sq) else label
-                  for sq, label in enumerate(view.labels)]
-        return replace(view, labels=tuple(labels))
+    def _or_doubts_left_alone(self, board: Board, view: BoardView, verdict: Verdict) -> Verdict:
+        """``verdict`` of a faint board, with the accounts that leave every doubted square as
+        the game has it added first, where the board read with those squares unread has any:
+        the camera is known to misread them, so a faint look of one that fits an account
+        only by changing it (a dark 4 read by turns as a 1 and a 3: "4b4-d2, 3b4", its 4
+        leaving and another cup coming) is no reason to leave out the move the other
+        squares show (4d2).  Only added: a doubted square may still have changed.  A doubted
+        square showing its known misread look is left as it is."""
+        # a square showing its known misread look keeps the accounts as they are (read as the
+        # game's top it would open faint accounts of the other squares, guesses that stay silent
+        # now); one showing a new look is the camera misreading it another way
+        unread = {sq for sq, d in self.doubts.items() if view.labels[sq] not in (HIDDEN, board.top(sq), d.seen)}
+        if not unread:
+            return verdict
+        labels = [HIDDEN if sq in unread else label for sq, label in enumerate(view.labels)]
+        second = explain(board, replace(view, labels=tuple(labels)), self.config.max_moves,
+                         history_first=not self.in_sync)
+        alone = [c for c in _candidates(second) if not _squares_of(c.moves) & unread]
+        known = {c.moves for c in alone}
+        accounts = alone + [c for c in _candidates(verdict) if c.moves not in known]
+        return _one_or_ambiguous(accounts) if alone else verdict
 
     def _faint_colours_in_doubt(self, view: BoardView) -> BoardView:
         """``view`` with every cup read below ``min_confidence`` taken as a cup of its size in
