@@ -30,7 +30,9 @@ scripted; the figures before issue 19's answering bench), a game *stalled* when 
 were recorded than the script made.
 
 ``--record DIR`` keeps, per game, what the tracker was told at each stream frame (observation
-and motion); ``--replay DIR`` referees those games again with the tracker as it is now, in
+and motion), as JSON (``recording_json``; ``tests/data/referee`` holds some, replayed by
+``tests/test_referee_recorded.py``); ``--replay DIR`` referees those games again (JSON, or the
+pickles recordings used to be) with the tracker as it is now, in
 seconds, with no rendering or recognition (held frames repeat the last observation, and the
 recogniser does not learn from play in between: a replay approximates a live run of the same
 seed, it does not replace one).
@@ -48,6 +50,7 @@ that cup lands (``landing``) or from once its move is recorded (``after``).
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import statistics
 import sys
@@ -71,6 +74,7 @@ from hardware.synthetic import render_scene  # noqa: E402
 from vision.evaluate import layout_scene  # noqa: E402
 from vision.set_measure import measure_set  # noqa: E402
 from hardware.frames import EndOfStream, Frame  # noqa: E402
+from vision.observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading  # noqa: E402
 from tests.referee_streams import (  # noqa: E402
     StagedCamera,
     game_steps,
@@ -309,11 +313,12 @@ class Players:
         self.look(k, final=True)
         self.count()
         if self.record is not None:
-            path = Path(self.args.record) / f"{self.args.set}-{self.args.style}-{self.args.seed}-{self.index}.pkl"
+            path = Path(self.args.record) / f"{self.args.set}-{self.args.style}-{self.args.seed}-{self.index}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(pickle.dumps({"moves": self.moves, "positions": self.positions, "record": self.record,
-                                           "hands": [cam.hand_at(i) for i in range(cam.frame_count)],
-                                           "at": [cam.position_at(i) for i in range(cam.frame_count)]}))
+            data = {"moves": self.moves, "positions": self.positions, "record": self.record,
+                    "hands": [cam.hand_at(i) for i in range(cam.frame_count)],
+                    "at": [cam.position_at(i) for i in range(cam.frame_count)]}
+            path.write_text(json.dumps(recording_json(data), separators=(",", ":")))
 
     def truth_top(self, k: int, square: int):
         """(colour, size class) on top of ``square`` in the script's position ``k``, or None."""
@@ -476,9 +481,49 @@ class ReplayReferee(Referee):
         return events
 
 
+STATES = (EMPTY, CUP, OCCLUDED)  # a square reading's state in a recording, by its index
+
+
+def recording_json(data: dict) -> dict:
+    """A recorded game (``moves``, ``positions``, per stream frame ``record``: (observation,
+    (motion, touched)), ``hands``, ``at``) in plain JSON values: per frame the position's
+    index in ``positions`` and each square's reading as [state, colour, size, confidence]."""
+    positions = [list(map(list, p)) for p in data["positions"]]
+    frames = {}
+    for i, (obs, (moving, touched)) in data["record"].items():
+        frames[str(i)] = {
+            "squares": [[STATES.index(r.state), r.colour, r.size, round(r.confidence, 5)] for r in obs.squares],
+            "found": obs.board_found, "markers": list(obs.markers_seen), "hand": obs.hand,
+            "motion": moving, "touched": list(touched)}
+    return {"moves": data["moves"], "positions": positions, "hands": data["hands"],
+            "at": [data["positions"].index(p) for p in data["at"]], "frames": frames}
+
+
+def recording_from_json(value: dict) -> dict:
+    """The recorded game ``recording_json`` wrote, as ``--record`` keeps it in memory."""
+    positions = [tuple(tuple(tuple(cup) for cup in stack) for stack in p) for p in value["positions"]]
+    record = {}
+    for i, f in value["frames"].items():
+        squares = tuple(SquareReading(STATES[state], colour, size, conf) for state, colour, size, conf in f["squares"])
+        obs = Observation(squares, f["found"], tuple(f["markers"]), hand=f["hand"])
+        record[int(i)] = (obs, (f["motion"], tuple(f["touched"])))
+    return {"moves": value["moves"], "positions": positions, "record": record, "hands": value["hands"],
+            "at": [positions[k] for k in value["at"]]}
+
+
+def load_recording(path: Path) -> dict:
+    """A game recorded with ``--record`` (JSON; older recordings were pickles)."""
+    if path.suffix == ".pkl":
+        return pickle.loads(path.read_bytes())
+    try:
+        return recording_from_json(json.loads(path.read_text()))
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        raise SystemExit(f"{path}: not a game recorded with --record ({e})") from None
+
+
 def replay_game(path: Path, args: argparse.Namespace, totals: Totals) -> str:
     """Referee a game recorded with ``--record`` again (the tracker as it is now)."""
-    data = pickle.loads(path.read_bytes())
+    data = load_recording(path)
     rules = variant(GAME_OF_SET[args.set])
     index = int(path.stem.rsplit("-", 1)[1])
     with tempfile.TemporaryDirectory() as folder:
@@ -601,7 +646,8 @@ def main() -> int:
     if args.replay:
         args.answers = True
         seeds = "*" if args.replay_seed is None else str(args.replay_seed)
-        paths = sorted(Path(args.replay).glob(f"{args.set}-{args.style}-{seeds}-*.pkl"),
+        paths = sorted((p for p in Path(args.replay).glob(f"{args.set}-{args.style}-{seeds}-*.*")
+                        if p.suffix in (".json", ".pkl")),
                        key=lambda p: [int(x) for x in p.stem.split("-")[-2:]])
         for path in paths:
             print(f"{path.stem}: " + replay_game(path, args, totals), flush=True)

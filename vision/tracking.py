@@ -709,6 +709,7 @@ class Tracker:
         waits silently."""
         events = [TrackEvent("stable", t, "the board is still", view)]
         verdict = explain(board, view, self.config.max_moves, history_first=not self.in_sync)
+        verdict = self._or_doubts_left_alone(board, view, verdict)
         if isinstance(verdict, (HiddenMismatch, IllegalPhysical, Disagrees)):
             blind = self._faint_colours_in_doubt(view)
             verdict = explain(board, blind, self.config.max_moves, history_first=not self.in_sync)
@@ -737,6 +738,28 @@ class Tracker:
             texts = " or ".join(_moves_text(board, c.moves) for c in accounts)
             events.append(TrackEvent("ambiguous", t, f"the board fits {texts}{note}", Ambiguous(tuple(accounts))))
         return events
+
+    def _or_doubts_left_alone(self, board: Board, view: BoardView, verdict: Verdict) -> Verdict:
+        """``verdict`` of a faint board, with the accounts that leave every doubted square as
+        the game has it added first, where the board read with those squares unread has any:
+        the camera is known to misread them, so a faint look of one that fits an account
+        only by changing it (a dark 4 read by turns as a 1 and a 3: "4b4-d2, 3b4", its 4
+        leaving and another cup coming) is no reason to leave out the move the other
+        squares show (4d2).  Only added: a doubted square may still have changed.  A doubted
+        square showing its known misread look is left as it is."""
+        # a square showing its known misread look keeps the accounts as they are (read as the
+        # game's top it would open faint accounts of the other squares, guesses that stay silent
+        # now); one showing a new look is the camera misreading it another way
+        unread = {sq for sq, d in self.doubts.items() if view.labels[sq] not in (HIDDEN, board.top(sq), d.seen)}
+        if not unread:
+            return verdict
+        labels = [HIDDEN if sq in unread else label for sq, label in enumerate(view.labels)]
+        second = explain(board, replace(view, labels=tuple(labels)), self.config.max_moves,
+                         history_first=not self.in_sync)
+        alone = [c for c in _candidates(second) if not _squares_of(c.moves) & unread]
+        known = {c.moves for c in alone}
+        accounts = alone + [c for c in _candidates(verdict) if c.moves not in known]
+        return _one_or_ambiguous(accounts) if alone else verdict
 
     def _faint_colours_in_doubt(self, view: BoardView) -> BoardView:
         """``view`` with every cup read below ``min_confidence`` taken as a cup of its size in
@@ -1062,7 +1085,9 @@ class Tracker:
                         if sq not in misread and sq not in self._reached and sq not in self.doubts
                         and view.labels[sq] not in (HIDDEN, UNKNOWN) and not isinstance(view.labels[sq], frozenset)
                         and view.labels[sq] != board.top(sq)]
-        if not misread or view.labels.count(HIDDEN) + len(misread) > self.config.max_doubtful:
+        # squares already in doubt are known misreads, not doubt about this picture
+        unknown = sum(1 for sq, label in enumerate(view.labels) if label == HIDDEN and sq not in self.doubts)
+        if not misread or unknown + len(misread) > self.config.max_doubtful:
             return verdict, []
         labels = list(view.labels)
         for sq in misread:
@@ -1148,7 +1173,10 @@ class Tracker:
     def _size_misread(self, board: Board, view: BoardView) -> tuple[Explained | Ambiguous, int] | None:
         """The legal accounts of the board once one square a hand reached, showing a cup,
         is read one size larger or smaller (a rounded 3 read as a 2) and a move lands there,
-        and that square; None when no single square's size explains the board so.
+        and that square; None when no single square's size explains the board so.  A cup
+        read at a size its player cannot put there by any legal move (a dark 4 read as a 1
+        on a square just entered, when no reserve has a 1 on top) is tried at every other
+        size too, when one size off explains nothing (``_sizes_off``).
 
         Such a board otherwise reads as an illegal move ("White entered a size 2 on d4: ... no
         external stack with a size 2") or a board that disagrees, an alarm for a legal move:
@@ -1158,13 +1186,17 @@ class Tracker:
             seen = view.labels[sq]
             if not isinstance(seen, tuple) or seen[0] is None or sq in self.doubts or seen == board.top(sq):
                 continue  # a square showing the game's top shows no move landing there
-            for size in (seen[1] - 1, seen[1] + 1):
-                if not 1 <= size <= board.rules.sizes or (seen[0], size) == board.top(sq):
-                    continue
-                labels = list(view.labels)
-                labels[sq] = (seen[0], size)
-                second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
-                found.setdefault(sq, []).extend(c for c in _candidates(second) if sq in {m.to for m in c.moves})
+            for sizes in _sizes_off(board, sq, seen):
+                for size in sizes:
+                    if (seen[0], size) == board.top(sq):
+                        continue
+                    labels = list(view.labels)
+                    labels[sq] = (seen[0], size)
+                    second = explain(board, BoardView(tuple(labels), view.confidences), self.config.max_moves)
+                    found.setdefault(sq, []).extend(
+                        c for c in _candidates(second) if sq in {m.to for m in c.moves})
+                if found.get(sq):
+                    break  # sizes further off only where the nearer ones explain nothing
         fitting = [(sq, accounts) for sq, accounts in found.items() if accounts]
         if len(fitting) != 1:
             return None
@@ -1369,6 +1401,29 @@ def _impossible(board: Board, sq: int, seen: Label) -> bool:
     if len(stack) > 1 and seen == stack[-2]:
         return False
     return top is not None and seen[1] <= top[1]
+
+
+def _sizes_off(board: Board, sq: int, seen: tuple[int, int]) -> list[list[int]]:
+    """The sizes to try for a cup read as ``seen`` on ``sq`` (``Tracker._size_misread``), the
+    nearest first: one size off; then, when the player to move has read a cup there that no
+    legal move of theirs puts there (a size no reserve has on top and no cup of theirs on the
+    board can bring), every other size.  A size the rules do let them put there keeps the
+    search to one size off, so a real illegal move is still alarmed (a cup entered where the
+    rules forbid is read at a size that could be placed elsewhere, not at an impossible one)."""
+    near = [s for s in (seen[1] - 1, seen[1] + 1) if 1 <= s <= board.rules.sizes]
+    if seen[0] != board.turn or _placeable(board, sq, seen[1]):
+        return [near]
+    far = [s for s in range(1, board.rules.sizes + 1) if s != seen[1] and s not in near]
+    return [near, far]
+
+
+def _placeable(board: Board, sq: int, size: int) -> bool:
+    """True when some legal move of the player to move puts a cup of ``size`` on ``sq``, or
+    a cup of that size of theirs is available at all (in reserve on top, or on the board):
+    only a size they cannot play anywhere there marks a reading as impossible."""
+    if any(m.to == sq and m.size == size for m in board.legal_moves()):
+        return True
+    return any(m.size == size for m in board.legal_moves())
 
 
 def _same_or_recoloured(look: Label, top: Label) -> bool:
