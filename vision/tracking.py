@@ -1411,18 +1411,16 @@ def _sizes_off(board: Board, sq: int, seen: tuple[int, int]) -> list[list[int]]:
     search to one size off, so a real illegal move is still alarmed (a cup entered where the
     rules forbid is read at a size that could be placed elsewhere, not at an impossible one)."""
     near = [s for s in (seen[1] - 1, seen[1] + 1) if 1 <= s <= board.rules.sizes]
-    if seen[0] != board.turn or _placeable(board, sq, seen[1]):
+    if seen[0] != board.turn or _placeable(board, seen[1]):
         return [near]
     far = [s for s in range(1, board.rules.sizes + 1) if s != seen[1] and s not in near]
     return [near, far]
 
 
-def _placeable(board: Board, sq: int, size: int) -> bool:
-    """True when some legal move of the player to move puts a cup of ``size`` on ``sq``, or
-    a cup of that size of theirs is available at all (in reserve on top, or on the board):
-    only a size they cannot play anywhere there marks a reading as impossible."""
-    if any(m.to == sq and m.size == size for m in board.legal_moves()):
-        return True
+def _placeable(board: Board, size: int) -> bool:
+    """True when some legal move of the player to move puts a cup of ``size`` anywhere (from
+    a reserve or from the board): only a size they cannot play at all marks a reading of
+    theirs as impossible."""
     return any(m.size == size for m in board.legal_moves())
 
 
