@@ -49,9 +49,11 @@ body ring, leading for the light player, leaves it (``_dark_body_margin``).  A t
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
 where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
-circle its own shaded wall places (``_light_top_beside``); and a clear
+circle its own shaded wall places (``_light_top_beside``); a clear
 cup read where a larger clear size's white rim was found is read under the commit
-(``_larger_rim``): the top cup is the largest of its stack.
+(``_larger_rim``): the top cup is the largest of its stack; and a light clear cup whose own
+outline does not step round the whole circle is read one size up, under the commit, where the
+next clear size's outline does (``_light_clear_lift``): a maple plug on light wood shows no rim.
 """
 
 from __future__ import annotations
