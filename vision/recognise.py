@@ -169,9 +169,9 @@ BESIDE_WALL_KEPT = 0.12
 SIZE_DOUBT = 0.7
 # clear sets: a light top read as a clear size whose own outline does not step round the whole
 # circle (``radial_steps``: the strongest median step, either sign, at radii from its plug's edge
-# to its outer rim, ``_clear_window``, under ``CLEAR_OWN_FAINT`` of log-brightness) may be one
-# size up where the next clear size's outline is lighter inside by ``CLEAR_LARGER_STEP`` or more
-# on ``OUTLINE_SHARE`` of the circle (``_light_clear_larger``) is doubted (``SIZE_DOUBT``).
+# to its outer rim, ``_clear_window``, under ``CLEAR_OWN_FAINT`` of log-brightness) keeps at most
+# ``SIZE_DOUBT`` where the next clear size's outline is lighter inside by ``CLEAR_LARGER_STEP`` or
+# more on ``OUTLINE_SHARE`` of the circle (``_light_clear_larger``): it may be that size.
 # A maple plug on light wood shows no white rim and hardly an edge on the far arc; the readers
 # then put it a size down, where no outline of that size is.  On tuning seed 97 (shaded, 40
 # boards) the light 3s, 4s and 5s read a size down had own steps of 0.002-0.039 and larger
