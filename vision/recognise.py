@@ -49,9 +49,11 @@ body ring, leading for the light player, leaves it (``_dark_body_margin``).  A t
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
 where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
-circle its own shaded wall places (``_light_top_beside``); and a clear
+circle its own shaded wall places (``_light_top_beside``); a clear
 cup read where a larger clear size's white rim was found is read under the commit
-(``_larger_rim``): the top cup is the largest of its stack.
+(``_larger_rim``): the top cup is the largest of its stack; and a light clear cup whose own
+outline does not step round the whole circle is doubted where the next clear size's outline
+does (``_light_clear_larger``): a maple plug on light wood shows no rim.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ from .size_check import SizeCheck, load_size_check
 from .square_net import SquareNet, default_net
 from .square_model import (
     LARGER_WALL_FOUND,
+    OUTLINE_SHARE,
     N_POLAR,
     N_POLAR_RADII,
     SquareEvidence,
@@ -164,6 +167,19 @@ BESIDE_WALL_KEPT = 0.12
 # clear sets: the most a cup's reading keeps where a larger clear size's white rim was found
 # round it (``_larger_rim``): under the referee's commit, as ``OUTLINED_TOP``
 SIZE_DOUBT = 0.7
+# clear sets: a light top read as a clear size whose own outline does not step round the whole
+# circle (``radial_steps``: the strongest median step, either sign, at radii from its plug's edge
+# to its outer rim, ``_clear_window``, under ``CLEAR_OWN_FAINT`` of log-brightness) keeps at most
+# ``SIZE_DOUBT`` where the next clear size's outline is lighter inside by ``CLEAR_LARGER_STEP`` or
+# more on ``OUTLINE_SHARE`` of the circle (``_light_clear_larger``): it may be that size.
+# A maple plug on light wood shows no white rim and hardly an edge on the far arc; the readers
+# then put it a size down, where no outline of that size is.  On tuning seed 97 (shaded, 40
+# boards) the light 3s, 4s and 5s read a size down had own steps of 0.002-0.039 and larger
+# steps of 0.056-0.138; the light tops read right whose own step was under 0.04 had larger
+# steps of 0.025 at most
+CLEAR_OWN_FAINT = 0.04
+CLEAR_LARGER_STEP = 0.05
+CLEAR_WINDOW = 7  # radii of that window, evenly from 1 px inside the plug's edge to 1 px outside the rim
 # the radial steps round a top (``radial_steps``): over the whole circle, since a rounded rim
 # fades on the far arc the edge search reads (it curves away from the camera there) and shows
 # on the near arc and the sides; each edge is read at its radius and up to 2 px either way
@@ -1063,6 +1079,42 @@ class Recogniser:
         larger = np.arange(len(rim)) > s
         return bool(np.any(larger & ~self._solid & (rim >= RIM_SURE) & (rim > rim[s])))
 
+    def _clear_window(self, s: int) -> np.ndarray:
+        """Last frame: the radii (canvas px, ``CLEAR_WINDOW`` of them) at which a clear size-``s``
+        top's outline is looked for round the whole circle (``_light_clear_larger``): from 1 px
+        inside its plug's edge to 1 px outside its outer rim, at its height.  A light plug's
+        outline shows at either: at the rim where the pipe's end is as pale as the plug, at the
+        plug's edge where the end looks grey against it."""
+        k = height_scale(self._last.H, self.cal.sizes[s].height_mm) * self.canvas.ppm
+        return np.linspace(self.edges_mm[s][0] * k - 1.0, self.edges_mm[s][-1] * k + 1.0, CLEAR_WINDOW)
+
+    def _light_clear_larger(self, sq: int, s: int) -> bool:
+        """Last frame, square ``sq`` read as a light top of clear size class ``s``: whether it may
+        be the next size (clear and in play), and so is doubted.  Round the whole circle
+        (``radial_steps``, over ``_clear_window``) the read size's own outline does not step
+        (its strongest median step, either sign, under ``CLEAR_OWN_FAINT``) and the next size's,
+        round where that size's top was found, is lighter inside by ``CLEAR_LARGER_STEP`` or
+        more on at least ``OUTLINE_SHARE`` of the circle.
+
+        A light plug on light wood shows no white rim (the rim search finds none) and hardly an
+        edge on the far arc, and the readers can put it a size down, inside its own plug, where
+        the board and the plug are alike on both sides of the smaller circle.  Round the whole
+        circle a light top is lighter than its clear wall's shade on the near side and a little
+        than the board elsewhere, at its own size's radius.  A top of the size read steps at its
+        own outline (where it does not, nothing says which size it is, and the larger one's
+        outline decides); the next size's circle round a smaller top lies on the board.  It only
+        doubts: read one size up, as many right readings went up on tuning seeds 113, 131 and 13
+        (4, at 0.74 to 0.9 or more) as wrong ones were mended there (2)."""
+        t = s + 1
+        if t >= len(self._solid) or self._solid[t] or not self._in_play[t]:
+            return False
+        own, _ = self.radial_steps(np.array([sq]), np.array([s]), self._clear_window(s)[None, :])
+        if np.abs(own).max() >= CLEAR_OWN_FAINT:
+            return False
+        larger, share = self.radial_steps(np.array([sq]), np.array([t]), self._clear_window(t)[None, :])
+        i = int(np.argmin(larger[0]))  # the step most lighter inside (log-brightness falls outwards)
+        return bool(-larger[0, i] >= CLEAR_LARGER_STEP and share[0, i] >= OUTLINE_SHARE)
+
     def _sizes_up(self, choice: np.ndarray, lifted: np.ndarray) -> np.ndarray:
         """Last frame, per square (bool): whether the top the readers put at size class
         ``choice`` - 1 (0: empty) is read one size up: the next size is in play and its own rim
@@ -1717,7 +1769,9 @@ class Recogniser:
             if self.model is not None:
                 if not self._solid[s]:
                     conf = float(tempered(probs[sq], CLEAR_TEMPERATURE)[a])
-                    if self._larger_rim(sq, s):
+                    # a larger clear size's white rim round it, or (a light top) its outline
+                    # round the whole circle where the size read has none (``_light_clear_larger``)
+                    if self._larger_rim(sq, s) or (colour == 0 and self._light_clear_larger(sq, s)):
                         conf = min(conf, SIZE_DOUBT)
                 if beside is not None:
                     conf = min(conf, OUTLINED_TOP)
