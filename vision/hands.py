@@ -514,17 +514,37 @@ class HandDetector:
         keep_c[0] = False
         return labels, keep_c
 
-    def texture_shows(self, change: Change) -> np.ndarray:
+    def texture_shows(self, change: Change, explained: np.ndarray | None = None) -> np.ndarray:
         """Pixels (uint8 0/1, small view) through which the texture of the board (or of the
         table beside it) shows, as through a change of light: the departure's texture
         (``Change.brightness``) regressed on the empty view's strongest, over a window round
         each pixel (``COVER_WINDOW_MM``), above
         ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
         ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
-        are left out, so a hand over a plain part of the view still covers."""
+        are left out, so a hand over a plain part of the view still covers.
+
+        ``explained`` (small, nonzero where the cups read account for the change): those
+        pixels are left out of every window (``_texture_windows``).  A cup read there hides
+        the board's texture under it, so a window holding its side read as covered, and the
+        shadow round a cup in a hand's shade (its own, the hand's) hid the squares it lay on."""
         texture = _texture(change.brightness())
-        along = cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window)
-        return (self.texture_told & (along > -TEXTURE_HIDDEN * self.texture_power)).astype(np.uint8)
+        if explained is None or not explained.any():
+            along, power, told = (cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window),
+                                  self.texture_power, self.texture_told)
+        else:
+            along, power, told = self._texture_windows(texture, explained == 0)
+        return (told & (along > -TEXTURE_HIDDEN * power)).astype(np.uint8)
+
+    def _texture_windows(self, texture: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Over the window round each pixel, of the pixels ``free`` only (bool): the
+        departure's ``texture`` projected on the empty view's strongest, that texture's power,
+        and whether the window holds enough of it to tell (``COVER_TEXTURE_SHARE`` of the
+        window)."""
+        ref = self.cover_texture * free
+        along = cv2.boxFilter(texture * ref, -1, self.cover_window)
+        power = cv2.boxFilter(ref * ref, -1, self.cover_window)
+        told = cv2.boxFilter((ref != 0).astype(np.float32), -1, self.cover_window) >= COVER_TEXTURE_SHARE
+        return along, power, told
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
                  shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

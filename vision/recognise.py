@@ -1730,7 +1730,7 @@ class Recogniser:
             # what hides a square is the solid part of the hand; near it, change the cups read
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
             # squares rather than risk a wrong label
-            light = change.cool_shade() | self.hands.texture_shows(change)
+            light = change.cool_shade() | self.hands.texture_shows(change, explained)
             unexplained = changed & (explained == 0)
             core, palm = self.hands.covering(changed, unexplained, finding.small, light)
             cover = self._coverage(core)
