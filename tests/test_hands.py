@@ -56,8 +56,8 @@ def _covering(hands, view):
     change = hands.changed(view)
     found = hands.from_changed(change.mask, change.light, None, change.shade)
     assert found.small is not None
-    core, palm = hands.covering(change.mask, change.mask, found.small, change.cool_shade())
-    return found, core, palm
+    covering = hands.covering(change.mask, change.mask, found.small, change.cool_shade())
+    return found, covering.core, covering.palm
 
 
 def test_what_covers_is_the_sleeve_not_its_bluish_shadow(detector_and_view):

@@ -100,6 +100,9 @@ PALM_MM = 80.0
 COVER_WINDOW_MM = 24.0
 # ... where at least this share of the window is that texture
 COVER_TEXTURE_SHARE = 0.1
+# ... or, where a window holds too little of it, over one this many times as wide (a plain
+# board's middle, some 50 mm from its grid lines)
+COVER_WIDE = 2.0
 
 # A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
 # over the stretch from just beyond the cup's base to this many of its radii from the base's
@@ -191,6 +194,19 @@ class Change:
         return neutral, cool
 
 
+@dataclass(frozen=True)
+class Covering:
+    """What a hand found covers (``HandDetector.covering``), as small masks (uint8 0/1): the
+    change solid over a finger's width joined to it (``solid``: seen covering), that and the
+    hand's region within half an arm's width of it (``core``: where a pale arm seen only by
+    its outline may lie), and near it the change the cups read leave unexplained (``palm``:
+    a palm too pale to see whole)."""
+
+    solid: np.ndarray
+    core: np.ndarray
+    palm: np.ndarray
+
+
 class HandDetector:
     """Finds hands on board views of one calibration (the empty-board reference and the
     board's outline on the view are fixed, so their small copies are prepared once)."""
@@ -220,14 +236,12 @@ class HandDetector:
         self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
         side = max(3, int(round(COVER_WINDOW_MM / self.mm_per_px)) | 1)
         self.cover_window = (side, side)
+        wide = max(3, int(round(COVER_WIDE * COVER_WINDOW_MM / self.mm_per_px)) | 1)
+        self.wide_window = (wide, wide)
         # the strongest texture of everything the view shows (a hand's shadow on the table
         # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
         beside = seen & ~area
         self.cover_texture = self.ref_texture + np.where(_strongest(texture, beside), texture, 0.0).astype(np.float32)
-        at = (self.cover_texture != 0).astype(np.float32)
-        self.texture_power = cv2.boxFilter(self.cover_texture * self.cover_texture, -1, self.cover_window)
-        # where a window holds enough of the board's strongest texture to tell
-        self.texture_told = cv2.boxFilter(at, -1, self.cover_window) >= COVER_TEXTURE_SHARE
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -520,36 +534,38 @@ class HandDetector:
         (``Change.brightness``) regressed on the empty view's strongest, over a window round
         each pixel (``COVER_WINDOW_MM``), above
         ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
-        ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
-        are left out, so a hand over a plain part of the view still covers.
+        ``texture_hidden``).  A window with too little of that texture to tell is judged over
+        one twice as wide (``COVER_WIDE``: a plain board's middle, whose only texture is its
+        grid lines); where even that cannot tell, nothing is said, so a hand over a plain part
+        of the view still covers.
 
         ``explained`` (small, nonzero where the cups read account for the change): those
-        pixels are left out of every window (``_texture_windows``).  A cup read there hides
-        the board's texture under it, so a window holding its side read as covered, and the
-        shadow round a cup in a hand's shade (its own, the hand's) hid the squares it lay on."""
+        pixels are left out of every window.  A cup read there hides the board's texture under
+        it, so a window holding its side read as covered, and the shadow round a cup in a
+        hand's shade hid the squares it lay on."""
         texture = _texture(change.brightness())
-        if explained is None or not explained.any():
-            along, power, told = (cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window),
-                                  self.texture_power, self.texture_told)
-        else:
-            along, power, told = self._texture_windows(texture, explained == 0)
-        return (told & (along > -TEXTURE_HIDDEN * power)).astype(np.uint8)
+        ref = self.cover_texture if explained is None else self.cover_texture * (explained == 0)
+        shows, told = self._texture_windows(texture, ref, self.cover_window)
+        wide_shows, wide_told = self._texture_windows(texture, ref, self.wide_window)
+        return ((told & shows) | (~told & wide_told & wide_shows)).astype(np.uint8)
 
-    def _texture_windows(self, texture: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Over the window round each pixel, of the pixels ``free`` only (bool): the
-        departure's ``texture`` projected on the empty view's strongest, that texture's power,
-        and whether the window holds enough of it to tell (``COVER_TEXTURE_SHARE`` of the
-        window)."""
-        ref = self.cover_texture * free
-        along = cv2.boxFilter(texture * ref, -1, self.cover_window)
-        power = cv2.boxFilter(ref * ref, -1, self.cover_window)
-        told = cv2.boxFilter((ref != 0).astype(np.float32), -1, self.cover_window) >= COVER_TEXTURE_SHARE
-        return along, power, told
+    @staticmethod
+    def _texture_windows(texture: np.ndarray, ref: np.ndarray,
+                         window: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Over ``window`` round each pixel: whether the departure's ``texture`` projected on
+        ``ref`` (the empty view's strongest texture where it may be read, 0 elsewhere) is above
+        ``-TEXTURE_HIDDEN`` of that texture's power, and whether the window holds enough of it
+        to tell (``COVER_TEXTURE_SHARE`` of the window)."""
+        along = cv2.boxFilter(texture * ref, -1, window)
+        power = cv2.boxFilter(ref * ref, -1, window)
+        told = cv2.boxFilter((ref != 0).astype(np.float32), -1, window) >= COVER_TEXTURE_SHARE
+        return along > -TEXTURE_HIDDEN * power, told
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
-                 shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 shade: np.ndarray | None = None) -> Covering:
         """Of the hand's region ``hand`` (the small mask of ``HandFinding``), the part solid
-        enough to hide what lies under it, and the part near it where a pale palm may be.
+        enough to hide what lies under it, the part within half an arm's width of that, and
+        the part near it where a pale palm may be (``Covering``).
 
         ``changed`` (small, uint8 0/1) is the change since the empty board, ``unexplained`` the
         part of it the cups read do not account for.  The hand's region is joined up from
@@ -574,7 +590,7 @@ class HandDetector:
         solid_hand = joined[labels].astype(np.uint8)
         core = ((cv2.dilate(solid_hand, self.arm_kernel) > 0) & (hand > 0)).astype(np.uint8) | solid_hand
         near = cv2.dilate(solid_hand, self.palm_kernel)
-        return core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8)
+        return Covering(solid_hand, core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8))
 
 
 def _samples(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,
