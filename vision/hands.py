@@ -28,9 +28,13 @@ Which squares a hand hides (``HandDetector.covering``): only where it covers, i.
 over a finger's width joined to the hand, and what lies within half an arm's width of that
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
 picture changes all over the board, and nowhere the texture of the board (or of the table beside
-it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``): the
-hand's and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give
-them, darken the squares but hide nothing.  Everything is done on a quarter-size copy of the
+it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``;
+the cups read are left out of the windows, since they hide the board under them, and a window
+on a plain board's middle is widened to its grid lines): the hand's and the arm's shadows and
+the cups' shadows it joined, of whatever tint the lamps give them, darken the squares but hide
+nothing.  The recogniser hides a square where the solid part covers some of it, or the
+half-arm zone much of it; a square that zone only grazes keeps its label, doubted
+(``Covering``, ``Recogniser._hide_covered``).  Everything is done on a quarter-size copy of the
 board view.
 """
 
