@@ -29,8 +29,7 @@ over a finger's width joined to the hand, and what lies within half an arm's wid
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
 picture changes all over the board, and nowhere the texture of the board (or of the table beside
 it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``;
-the cups read are left out of the windows, since they hide the board under them, and a window
-on a plain board's middle is widened to its grid lines): the hand's and the arm's shadows and
+the cups read are left out of the windows, since they hide the board under them): the hand's and the arm's shadows and
 the cups' shadows it joined, of whatever tint the lamps give them, darken the squares but hide
 nothing.  The recogniser hides a square where the solid part covers some of it, or the
 half-arm zone much of it; a square that zone only grazes keeps its label, doubted
@@ -104,9 +103,6 @@ PALM_MM = 80.0
 COVER_WINDOW_MM = 24.0
 # ... where at least this share of the window is that texture
 COVER_TEXTURE_SHARE = 0.1
-# ... or, where a window holds too little of it, over one this many times as wide (a plain
-# board's middle, some 50 mm from its grid lines)
-COVER_WIDE = 2.0
 
 # A cup's cast shadow (``HandDetector.cast_shadows``).  Directions are tried every 15 degrees
 # over the stretch from just beyond the cup's base to this many of its radii from the base's
@@ -240,8 +236,6 @@ class HandDetector:
         self.palm_kernel = _round_kernel(PALM_MM / self.mm_per_px)
         side = max(3, int(round(COVER_WINDOW_MM / self.mm_per_px)) | 1)
         self.cover_window = (side, side)
-        wide = max(3, int(round(COVER_WIDE * COVER_WINDOW_MM / self.mm_per_px)) | 1)
-        self.wide_window = (wide, wide)
         # the strongest texture of everything the view shows (a hand's shadow on the table
         # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
         beside = seen & ~area
@@ -538,10 +532,8 @@ class HandDetector:
         (``Change.brightness``) regressed on the empty view's strongest, over a window round
         each pixel (``COVER_WINDOW_MM``), above
         ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
-        ``texture_hidden``).  A window with too little of that texture to tell is judged over
-        one twice as wide (``COVER_WIDE``: a plain board's middle, whose only texture is its
-        grid lines); where even that cannot tell, nothing is said, so a hand over a plain part
-        of the view still covers.
+        ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
+        are left out, so a hand over a plain part of the view still covers.
 
         ``explained`` (small, nonzero where the cups read account for the change): those
         pixels are left out of every window.  A cup read there hides the board's texture under
@@ -550,8 +542,7 @@ class HandDetector:
         texture = _texture(change.brightness())
         ref = self.cover_texture if explained is None else self.cover_texture * (explained == 0)
         shows, told = self._texture_windows(texture, ref, self.cover_window)
-        wide_shows, wide_told = self._texture_windows(texture, ref, self.wide_window)
-        return ((told & shows) | (~told & wide_told & wide_shows)).astype(np.uint8)
+        return (told & shows).astype(np.uint8)
 
     @staticmethod
     def _texture_windows(texture: np.ndarray, ref: np.ndarray,
