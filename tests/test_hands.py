@@ -353,16 +353,3 @@ def test_a_square_the_arms_reach_only_grazes_keeps_its_label_doubted():
         assert obs.squares[sq].top == truth.tops[sq]
         assert obs.squares[sq].confidence <= REACH_DOUBT
 
-
-def test_a_shadow_over_a_plain_board_is_judged_by_its_grid_lines():
-    """Tuning seed 7 camera 0, second frame: a hand over the corner squares 10, 11, 14 and
-    15; square 13 beside them, in the hand's shade, lies where a 24 mm window round its
-    pixels holds too little of the board's texture to tell (a plain board's middle), so the
-    shade counted as covering and 13 was said occluded.  Judged over a window twice as
-    wide, which holds grid lines, the shade shows them: only the squares the hand hides are
-    said occluded."""
-    camera, rec = _shaded_camera(7, 0, 1)
-    image, truth = camera.frames[1]
-    obs, said, hidden = _said_and_hidden(rec, image, truth)
-    assert obs.hand
-    assert said == hidden
