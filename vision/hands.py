@@ -536,12 +536,18 @@ class HandDetector:
         are left out, so a hand over a plain part of the view still covers.
 
         ``explained`` (small, nonzero where the cups read account for the change): those
-        pixels are left out of every window.  A cup read there hides the board's texture under
-        it, so a window holding its side read as covered, and the shadow round a cup in a
-        hand's shade hid the squares it lay on."""
+        pixels are left out of every window that still holds enough of the board's texture
+        without them (elsewhere the window is judged whole, as before).  A cup read there hides
+        the board's texture under it, so a window holding its side read as covered, and the
+        shadow round a cup in a hand's shade hid the squares it lay on."""
         texture = _texture(change.brightness())
-        ref = self.cover_texture if explained is None else self.cover_texture * (explained == 0)
-        shows, told = self._texture_windows(texture, ref, self.cover_window)
+        shows, told = self._texture_windows(texture, self.cover_texture, self.cover_window)
+        if explained is not None and explained.any():
+            # where the board left beside the cups still tells, it is judged alone
+            free_shows, free_told = self._texture_windows(texture, self.cover_texture * (explained == 0),
+                                                          self.cover_window)
+            shows = np.where(free_told, free_shows, shows)
+            told |= free_told
         return (told & shows).astype(np.uint8)
 
     @staticmethod
