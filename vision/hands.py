@@ -28,9 +28,12 @@ Which squares a hand hides (``HandDetector.covering``): only where it covers, i.
 over a finger's width joined to the hand, and what lies within half an arm's width of that
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
 picture changes all over the board, and nowhere the texture of the board (or of the table beside
-it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``): the
-hand's and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give
-them, darken the squares but hide nothing.  Everything is done on a quarter-size copy of the
+it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``;
+the cups read are left out of the windows, since they hide the board under them): the hand's and the arm's shadows and
+the cups' shadows it joined, of whatever tint the lamps give them, darken the squares but hide
+nothing.  The recogniser hides a square where the solid part covers some of it, or the
+half-arm zone much of it; a square that zone only grazes keeps its label, doubted
+(``Covering``, ``Recogniser._hide_covered``).  Everything is done on a quarter-size copy of the
 board view.
 """
 
@@ -191,6 +194,19 @@ class Change:
         return neutral, cool
 
 
+@dataclass(frozen=True)
+class Covering:
+    """What a hand found covers (``HandDetector.covering``), as small masks (uint8 0/1): the
+    change solid over a finger's width joined to it (``solid``: seen covering), that and the
+    hand's region within half an arm's width of it (``core``: where a pale arm seen only by
+    its outline may lie), and near it the change the cups read leave unexplained (``palm``:
+    a palm too pale to see whole)."""
+
+    solid: np.ndarray
+    core: np.ndarray
+    palm: np.ndarray
+
+
 class HandDetector:
     """Finds hands on board views of one calibration (the empty-board reference and the
     board's outline on the view are fixed, so their small copies are prepared once)."""
@@ -224,10 +240,6 @@ class HandDetector:
         # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
         beside = seen & ~area
         self.cover_texture = self.ref_texture + np.where(_strongest(texture, beside), texture, 0.0).astype(np.float32)
-        at = (self.cover_texture != 0).astype(np.float32)
-        self.texture_power = cv2.boxFilter(self.cover_texture * self.cover_texture, -1, self.cover_window)
-        # where a window holds enough of the board's strongest texture to tell
-        self.texture_told = cv2.boxFilter(at, -1, self.cover_window) >= COVER_TEXTURE_SHARE
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -514,22 +526,47 @@ class HandDetector:
         keep_c[0] = False
         return labels, keep_c
 
-    def texture_shows(self, change: Change) -> np.ndarray:
+    def texture_shows(self, change: Change, explained: np.ndarray | None = None) -> np.ndarray:
         """Pixels (uint8 0/1, small view) through which the texture of the board (or of the
         table beside it) shows, as through a change of light: the departure's texture
         (``Change.brightness``) regressed on the empty view's strongest, over a window round
         each pixel (``COVER_WINDOW_MM``), above
         ``-TEXTURE_HIDDEN`` (0 for a shadow, -1 for a surface laid on the board; see
         ``texture_hidden``).  Windows with too little of the board's texture tell nothing and
-        are left out, so a hand over a plain part of the view still covers."""
+        are left out, so a hand over a plain part of the view still covers.
+
+        ``explained`` (small, nonzero where the cups read account for the change): those
+        pixels are left out of every window that still holds enough of the board's texture
+        without them (elsewhere the window is judged whole, as before).  A cup read there hides
+        the board's texture under it, so a window holding its side read as covered, and the
+        shadow round a cup in a hand's shade hid the squares it lay on."""
         texture = _texture(change.brightness())
-        along = cv2.boxFilter(texture * self.cover_texture, -1, self.cover_window)
-        return (self.texture_told & (along > -TEXTURE_HIDDEN * self.texture_power)).astype(np.uint8)
+        shows, told = self._texture_windows(texture, self.cover_texture, self.cover_window)
+        if explained is not None and explained.any():
+            # where the board left beside the cups still tells, it is judged alone
+            free_shows, free_told = self._texture_windows(texture, self.cover_texture * (explained == 0),
+                                                          self.cover_window)
+            shows = np.where(free_told, free_shows, shows)
+            told |= free_told
+        return (told & shows).astype(np.uint8)
+
+    @staticmethod
+    def _texture_windows(texture: np.ndarray, ref: np.ndarray,
+                         window: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Over ``window`` round each pixel: whether the departure's ``texture`` projected on
+        ``ref`` (the empty view's strongest texture where it may be read, 0 elsewhere) is above
+        ``-TEXTURE_HIDDEN`` of that texture's power, and whether the window holds enough of it
+        to tell (``COVER_TEXTURE_SHARE`` of the window)."""
+        along = cv2.boxFilter(texture * ref, -1, window)
+        power = cv2.boxFilter(ref * ref, -1, window)
+        told = cv2.boxFilter((ref != 0).astype(np.float32), -1, window) >= COVER_TEXTURE_SHARE
+        return along > -TEXTURE_HIDDEN * power, told
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
-                 shade: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 shade: np.ndarray | None = None) -> Covering:
         """Of the hand's region ``hand`` (the small mask of ``HandFinding``), the part solid
-        enough to hide what lies under it, and the part near it where a pale palm may be.
+        enough to hide what lies under it, the part within half an arm's width of that, and
+        the part near it where a pale palm may be (``Covering``).
 
         ``changed`` (small, uint8 0/1) is the change since the empty board, ``unexplained`` the
         part of it the cups read do not account for.  The hand's region is joined up from
@@ -554,7 +591,7 @@ class HandDetector:
         solid_hand = joined[labels].astype(np.uint8)
         core = ((cv2.dilate(solid_hand, self.arm_kernel) > 0) & (hand > 0)).astype(np.uint8) | solid_hand
         near = cv2.dilate(solid_hand, self.palm_kernel)
-        return core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8)
+        return Covering(solid_hand, core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8))
 
 
 def _samples(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,

@@ -77,6 +77,7 @@ from hardware.markers import marker_corners_world, outer_rect
 from hardware.render.scene import max_offset
 
 from .hands import SCALE as HAND_SCALE
+from .hands import Covering
 from .hands import HandDetector
 from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
@@ -109,6 +110,14 @@ SLACK_MM = 3.0
 MAP_TOLERANCE_PX = 0.6  # board motion (image px) below which the last canvas maps are kept
 EMPTY_THRESHOLD = 0.014  # the unit of ring scores handed to the square model
 OCCLUDED_COVER = 0.04
+# with a hand over the board: share of a square that the hand's region within half an arm's
+# width of its solid part (not that part) must cover to hide it; a square it covers less of
+# (over ``OCCLUDED_COVER``) keeps its label, no surer than ``REACH_DOUBT`` (under the
+# referee's commit).  On tuning seed 7 with a hand (Gobblet, 10 boards) that zone alone hid
+# 12 squares no hand hid (covering 4.5-36 % of them) and 12 a hand hid (4.7-52 %: a pale hand
+# shows little more than its outline)
+REACH_COVER = 0.15
+REACH_DOUBT = 0.7
 PROFILE_UNIT = 0.1  # log-brightness step of the radial profile taken as one unit of evidence
 LUM_SIGMA = 0.35  # log-brightness spread of one wood colour across shading (side walls, shadow)
 TINT_SIGMA = 0.08  # spread of its tint (log channels less their mean)
@@ -490,6 +499,8 @@ class Recogniser:
         self.last_lifted: list[int] = []
         # the squares the last frame read doubted in a hand's shadow (``_doubt_in_shadow``)
         self.last_shadowed = np.zeros(0, np.int64)
+        # the squares the last frame doubted beside a hand (``_hide_covered``)
+        self.last_grazed = np.zeros(0, np.int64)
         self.colour_refs = np.log(np.maximum(np.array([cm.light_bgr, cm.dark_bgr]), 1.0) / np.maximum(board, 1.0))
         # log(R/B) of the cooler player colour, and the distance between the two colours
         self._coolest_player = float((self.colour_refs[:, 2] - self.colour_refs[:, 0]).min())
@@ -605,6 +616,24 @@ class Recogniser:
             mm = m[b0 - y0:b1 - y0, a0 - x0:a1 - x0]
             cov[i] = np.count_nonzero(sub & mm) / max(1, np.count_nonzero(m))
         return cov
+
+    def _hide_covered(self, readings: list[SquareReading], covering: Covering) -> list[SquareReading]:
+        """``readings`` with the squares a hand covers (``HandDetector.covering``) said
+        occluded: where its solid part lies over ``OCCLUDED_COVER`` of the square, the part
+        within half an arm's width of it over ``REACH_COVER``, or the change near it the cups
+        read leave unexplained (a pale palm) over ``STRAY_COVER``.  A square that half an arm's
+        width only grazes (over ``OCCLUDED_COVER``, under ``REACH_COVER``) keeps its label,
+        doubted (``REACH_DOUBT``): that zone is where a pale arm seen by its outline may lie,
+        but beside an arm seen whole it is the board, the cups and the arm's shadow."""
+        solid = self._coverage(covering.solid)
+        reach = self._coverage(covering.core)
+        stray = self._coverage(covering.palm)
+        hidden = (solid > OCCLUDED_COVER) | (reach > REACH_COVER) | (stray > STRAY_COVER)
+        grazed = ~hidden & (reach > OCCLUDED_COVER)
+        self.last_grazed = np.flatnonzero(grazed)
+        return [SquareReading(OCCLUDED, confidence=1.0) if hidden[sq]
+                else replace(r, confidence=min(r.confidence, REACH_DOUBT)) if grazed[sq] else r
+                for sq, r in enumerate(readings)]
 
     def _in_hand_shadow(self, unexplained: np.ndarray, light: np.ndarray, core: np.ndarray) -> np.ndarray:
         """Per square, the share of its evidence region in the shadow of a hand over the
@@ -1674,6 +1703,7 @@ class Recogniser:
         lifted = larger_edge(ev.ring, self._solid) if self.model is not None else None
         self.last_lifted = []
         self.last_shadowed = np.zeros(0, np.int64)
+        self.last_grazed = np.zeros(0, np.int64)
         # a light top whose edge on the board barely shows, lighter than all round it
         # (``_outlined_tops``): the model, fitted on plainer edges, reads it empty
         choice = _choices_in_play(probs, self._in_play).argmax(axis=1)
@@ -1784,15 +1814,11 @@ class Recogniser:
             # what hides a square is the solid part of the hand; near it, change the cups read
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
             # squares rather than risk a wrong label
-            light = change.cool_shade() | self.hands.texture_shows(change)
+            light = change.cool_shade() | self.hands.texture_shows(change, explained)
             unexplained = changed & (explained == 0)
-            core, palm = self.hands.covering(changed, unexplained, finding.small, light)
-            cover = self._coverage(core)
-            stray = self._coverage(palm)
-            readings = [SquareReading(OCCLUDED, confidence=1.0)
-                        if cover[sq] > OCCLUDED_COVER or stray[sq] > STRAY_COVER else r
-                        for sq, r in enumerate(readings)]
-            readings = self._doubt_in_shadow(readings, unexplained, light, core)
+            covering = self.hands.covering(changed, unexplained, finding.small, light)
+            readings = self._hide_covered(readings, covering)
+            readings = self._doubt_in_shadow(readings, unexplained, light, covering.core)
         moved = self._board_shift_mm()
         return Observation(tuple(readings), True, fix.markers, hand=finding.mask is not None,
                            camera_height_mm=H, board_moved_mm=moved,
