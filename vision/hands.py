@@ -29,9 +29,9 @@ over a finger's width joined to the hand, and what lies within half an arm's wid
 (a pale arm shows only its outline); not the hand's bluish shadow, not the fragments a blurred
 picture changes all over the board, and nowhere the texture of the board (or of the table beside
 it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``;
-the cups read are left out of the windows, since they hide the board under them): the hand's and the arm's shadows and
-the cups' shadows it joined, of whatever tint the lamps give them, darken the squares but hide
-nothing.  The recogniser hides a square where the solid part covers some of it, or the
+the cups read are left out of the windows, since they hide the board under them): the hand's
+and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give them,
+darken the squares but hide nothing.  The recogniser hides a square where the solid part covers some of it, or the
 half-arm zone much of it; a square that zone only grazes keeps its label, doubted
 (``Covering``, ``Recogniser._hide_covered``).  Everything is done on a quarter-size copy of the
 board view.
