@@ -15,7 +15,7 @@ wrong at or above the referee's commit confidence, median milliseconds per frame
 tops, on the dark tops and on both of the frames adapted on (``vision.adapt.edge_sums``): how
 far a radius per player would move from the one radius per size adapting keeps.
 
-Tables 0-29 are for tuning; 30 on are held out (``--first-table 30``), to be read once.
+Each table is read once held out, then kept for tuning: tables 0-38 have been read so far, so a check held out starts at ``--first-table 39``.
 ``--keep DIR`` keeps the rendered folders there and reuses them.
 
     python bench/adapt.py [--sets gobblet,gobblet-jr,storer-clear] [--tables 3] [--style shaded]
@@ -119,7 +119,7 @@ def main() -> int:
     ap.add_argument("--sets", default="gobblet,gobblet-jr,storer-clear")
     ap.add_argument("--tables", type=int, default=3)
     ap.add_argument("--first-table", type=int, default=0,
-                    help="index of the first table (tables 0-29 are for tuning; 30 on are held out)")
+                    help="index of the first table (tables 0-38 have been read and are for tuning; 39 on are held out)")
     ap.add_argument("--keep", metavar="DIR", help="keep the frames folders there (and reuse those it holds)")
     ap.add_argument("--style", default="shaded", choices=("polygon", "shaded"))
     ap.add_argument("--adapt-frames", type=int, default=30, help="frames per table to adapt on (a few games' worth)")
