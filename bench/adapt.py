@@ -15,7 +15,8 @@ wrong at or above the referee's commit confidence, median milliseconds per frame
 tops, on the dark tops and on both of the frames adapted on (``vision.adapt.edge_sums``): how
 far a radius per player would move from the one radius per size adapting keeps.
 
-Each table is read once held out, then kept for tuning: tables 0-38 have been read so far, so a check held out starts at ``--first-table 39``.
+Each table is read once held out, then kept for tuning: tables 0-38 have been read so far,
+so a check held out starts at ``--first-table 39``.
 ``--keep DIR`` keeps the rendered folders there and reuses them.
 
     python bench/adapt.py [--sets gobblet,gobblet-jr,storer-clear] [--tables 3] [--style shaded]
