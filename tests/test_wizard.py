@@ -103,7 +103,12 @@ def test_without_a_camera_the_wizard_answers_404(tmp_path):
 
 class Table(FrameSource):
     """The synthetic camera over a table where the test puts the cups (``show``), as a person
-    does during the wizard: the same camera and light throughout, cups a little off-centre."""
+    does during the wizard: the same camera and light throughout, cups a little off-centre.
+
+    Each position the test shows is drawn once (its cups' offsets and the sensor's noise are
+    seeded by the order the positions were first shown): the camera thread reads frames at
+    its own pace, and a draw that followed the count of frames read made what the wizard saw
+    depend on the machine's load (a light 2 read as a 3 on one draw in a few dozen)."""
 
     name = "synthetic"
 
@@ -111,6 +116,7 @@ class Table(FrameSource):
         self.pieces_name, self.seed, self.module = pieces, seed, module
         self.index = 0
         self.shown: dict[int, tuple] = {}  # frame index -> the position it shows
+        self.draws: dict[tuple, int] = {}  # position -> the order it was first shown in
 
     def open(self) -> None:
         self.pieces = load_piece_set(self.pieces_name)
@@ -121,9 +127,10 @@ class Table(FrameSource):
 
     def read(self) -> Frame:
         position = self.position
-        rng = np.random.default_rng([self.seed, len(self.shown)])
+        draw = self.draws.setdefault(position, len(self.draws))
+        rng = np.random.default_rng([self.seed, draw])
         offsets = random_offsets(self.board, self.pieces, position, rng, scale=0.6)
-        image, _ = render_scene(replace(self.base, position=position, offsets=offsets), self.seed * 1000 + self.index)
+        image, _ = render_scene(replace(self.base, position=position, offsets=offsets), self.seed * 1000 + draw)
         self.index += 1
         self.shown[self.index] = position
         return Frame(image=image, timestamp=self.index / 10, index=self.index)
