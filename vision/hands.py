@@ -240,6 +240,7 @@ class HandDetector:
         # beside the board keeps the cloth's weave or the wood's grain as one on the board does)
         beside = seen & ~area
         self.cover_texture = self.ref_texture + np.where(_strongest(texture, beside), texture, 0.0).astype(np.float32)
+        self.cover_power, self.cover_told = _window_power(self.cover_texture, self.cover_window)
 
     def changed(self, view: np.ndarray) -> Change:
         """The pixels of ``view`` unlike the empty board once the light's change is taken out."""
@@ -541,26 +542,21 @@ class HandDetector:
         the board's texture under it, so a window holding its side read as covered, and the
         shadow round a cup in a hand's shade hid the squares it lay on."""
         texture = _texture(change.brightness())
-        shows, told = self._texture_windows(texture, self.cover_texture, self.cover_window)
+        shows = self._texture_along(texture, self.cover_texture, self.cover_power)
+        told = self.cover_told.copy()
         if explained is not None and explained.any():
             # where the board left beside the cups still tells, it is judged alone
-            free_shows, free_told = self._texture_windows(texture, self.cover_texture * (explained == 0),
-                                                          self.cover_window)
-            shows = np.where(free_told, free_shows, shows)
+            free = self.cover_texture * (explained == 0)
+            free_power, free_told = _window_power(free, self.cover_window)
+            shows = np.where(free_told, self._texture_along(texture, free, free_power), shows)
             told |= free_told
         return (told & shows).astype(np.uint8)
 
-    @staticmethod
-    def _texture_windows(texture: np.ndarray, ref: np.ndarray,
-                         window: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Over ``window`` round each pixel: whether the departure's ``texture`` projected on
-        ``ref`` (the empty view's strongest texture where it may be read, 0 elsewhere) is above
-        ``-TEXTURE_HIDDEN`` of that texture's power, and whether the window holds enough of it
-        to tell (``COVER_TEXTURE_SHARE`` of the window)."""
-        along = cv2.boxFilter(texture * ref, -1, window)
-        power = cv2.boxFilter(ref * ref, -1, window)
-        told = cv2.boxFilter((ref != 0).astype(np.float32), -1, window) >= COVER_TEXTURE_SHARE
-        return along > -TEXTURE_HIDDEN * power, told
+    def _texture_along(self, texture: np.ndarray, ref: np.ndarray, power: np.ndarray) -> np.ndarray:
+        """Over the cover window round each pixel: whether the departure's ``texture`` projected
+        on ``ref`` (the empty view's strongest texture where it may be read, 0 elsewhere) is
+        above ``-TEXTURE_HIDDEN`` of that texture's ``power`` (``_window_power``)."""
+        return cv2.boxFilter(texture * ref, -1, self.cover_window) > -TEXTURE_HIDDEN * power
 
     def covering(self, changed: np.ndarray, unexplained: np.ndarray, hand: np.ndarray,
                  shade: np.ndarray | None = None) -> Covering:
@@ -592,6 +588,15 @@ class HandDetector:
         core = ((cv2.dilate(solid_hand, self.arm_kernel) > 0) & (hand > 0)).astype(np.uint8) | solid_hand
         near = cv2.dilate(solid_hand, self.palm_kernel)
         return Covering(solid_hand, core, ((near > 0) & (hand > 0) & (unexplained > 0)).astype(np.uint8))
+
+
+def _window_power(ref: np.ndarray, window: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Over ``window`` round each pixel: the power of ``ref`` (a texture, 0 where it may not be
+    read), and whether the window holds enough of it to tell (``COVER_TEXTURE_SHARE``).  The
+    whole board's is made once per calibration (``HandDetector.cover_power``)."""
+    power = cv2.boxFilter(ref * ref, -1, window)
+    told = cv2.boxFilter((ref != 0).astype(np.float32), -1, window) >= COVER_TEXTURE_SHARE
+    return power, told
 
 
 def _samples(b: np.ndarray, d: np.ndarray, p: np.ndarray, steps: np.ndarray, lat: np.ndarray,
