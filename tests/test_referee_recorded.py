@@ -7,7 +7,12 @@ without the move made; the tests pin that it no longer does, and that it invents
 ``gobblet-shaded-113-1``: live seed 113, Gobblet, game 1 (``bench/referee.py --games 2
 --plies 12 --style shaded --measure-set --set gobblet --seed 113``): Black's 4 on b4 reads as
 a dark 1 for most of the game, Black's 4 on d2 for a while as a dark 3, Black's 3 on c4 as a
-dark 2."""
+dark 2.
+
+``gobblet-shaded-131-2``: live seed 131, Gobblet, game 2 (``--games 3 --plies 12 --seed 131
+--only 2``): Black's last move, 4c2, reads as a dark 4 at 0.02-0.14 in all but the first two
+frames of the still board, so c2 stays unread and the game used to wait for it for ever with
+nothing on the phone."""
 
 from __future__ import annotations
 
@@ -34,12 +39,16 @@ def _bench():
 @pytest.fixture(scope="module")
 def game_113_1():
     """Game 1 of live seed 113 (Gobblet) replayed: (the game's summary line, the totals)."""
+    return _replayed("gobblet-shaded-113-1")
+
+
+def _replayed(name: str) -> tuple[str, object]:
+    """The recorded game ``name`` replayed: (its summary line, the totals)."""
     bench = _bench()
     args = argparse.Namespace(set="gobblet", style="shaded", fps=10.0, verbose=False, record="", answers=True,
                               misread="none")
     totals = bench.Totals()
-    line = bench.replay_game(DATA / "gobblet-shaded-113-1.json", args, totals)
-    return line, totals
+    return bench.replay_game(DATA / f"{name}.json", args, totals), totals
 
 
 def test_a_4_read_as_a_1_where_it_was_entered_is_asked_not_alarmed(game_113_1):
@@ -78,3 +87,13 @@ def test_the_game_is_recorded_right_with_no_false_alarm_nor_invented_move(game_1
     assert totals.false_moves == 0 and totals.false_alarms == 0 and totals.asked_wrong == 0
     assert totals.missed == 0 and totals.stalled == 0
     assert totals.alone >= 8
+
+
+def test_a_move_read_only_faintly_where_a_hand_was_is_asked_not_waited_on():
+    """4c2 is read faintly on a board otherwise unchanged: the players are asked about it
+    (never committed on faint readings) instead of the game waiting silently for ever."""
+    line, totals = _replayed("gobblet-shaded-131-2")
+    assert "asked 4c2: confirmed 4c2" in line
+    assert totals.correct == totals.script_moves == 12
+    assert totals.missed == 0 and totals.stalled == 0
+    assert totals.false_moves == 0 and totals.false_alarms == 0 and totals.asked_wrong == 0
