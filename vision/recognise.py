@@ -49,7 +49,9 @@ body ring, leading for the light player, leaves it (``_dark_body_margin``).  A t
 read dark whose edges may have been found on a light top's own shaded wall (Storer's tall
 smallest cup from a low camera, or a pale plug no rim placed) is read light, under the commit,
 where a lighter outline of its size beside it reads light, or (a tall top on a white board) the
-circle its own shaded wall places (``_light_top_beside``); a clear
+circle its own shaded wall places (``_light_top_beside``).  A top read unsure where every size is
+solid, whose square keeps the board's chroma and where no size's wall shows, is a shadow or
+another light on bare board and is read empty (``_shaded_empty``).  A clear
 cup read where a larger clear size's white rim was found is read under the commit
 (``_larger_rim``): the top cup is the largest of its stack; and a light clear cup whose own
 outline does not step round the whole circle is doubted where the next clear size's outline
@@ -258,6 +260,21 @@ DARK_SOFT_STEP = 0.15
 # two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
 # at 0.90-0.99 (seeds 97, 11)
 READERS_SURE = 0.8
+# where every size in play is solid, a square read as a top under ``READERS_SURE`` whose middle
+# changed since the empty board by the same factor in every channel (the median change of each
+# channel's log in the disc ``grain_kept`` reads, spread by under ``SHADE_CHROMA``: the board's
+# own chroma under another light) and where no solid size's wall leads by ``SHADE_WALL``
+# (``_wall_leads``: a top stands at its height, its shaded wall and foot beyond its near edge; a
+# shadow lies on the board, darker than what surrounds it) is read empty, no surer than
+# ``SHADE_EMPTY`` (``_shaded_empty``): a cup's hard lamp shadow on an empty square, or the light
+# changed over it.  On tuning seed 137 (Gobblet, shaded, 40 boards) the 8 empty squares read as
+# tops on plain boards had spreads of 0.00-0.05 and walls of 0.0-0.8, all read under 0.8; the
+# tops read right with a spread under 0.05 had walls of 6.1 or more, those with walls under 3,
+# spreads of 0.07 or more.  On seed 139 two tops read right at 0.998 and more had neither (a
+# dark 1 off the square's middle, a white 1 on a white board): the readers' doubt is asked for
+SHADE_CHROMA = 0.05
+SHADE_WALL = 3.0
+SHADE_EMPTY = 0.7
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -1596,6 +1613,45 @@ class Recogniser:
         to dark rounded rim), where a top of the smaller size shows its edge against the board."""
         return self._next_wall(sq, s, larger_wall)
 
+    def _chroma_kept(self, squares: np.ndarray) -> np.ndarray:
+        """Last frame, per square of ``squares``: how far the change of its middle since the
+        empty board differs between the channels (the spread of the three channels' median change
+        of log level, in the disc ``grain_kept`` reads).  Near 0 where the board there is only
+        lit otherwise (a shadow, a dimmer or brighter light keeps its chroma), larger where a
+        top of another colour covers it."""
+        if getattr(self, "_mid_idx", None) is None:
+            h, w = self._last.view.shape[:2]
+            disc = _pixel_offsets(self._grain_r)
+            pts = np.rint(self.centres_px[:, None, :] + disc[None, :, :]).astype(np.int64)
+            self._mid_idx = np.clip(pts[..., 1], 0, h - 1) * w + np.clip(pts[..., 0], 0, w - 1)
+            self._mid_ref = _LOG_LEVEL[self.ref_lab.reshape(-1, 3)[self._mid_idx]]
+        squares = np.asarray(squares, np.intp)
+        now = _LOG_LEVEL[self._last.view.reshape(-1, 3)[self._mid_idx[squares]]]
+        change = np.median(now - self._mid_ref[squares], axis=1)
+        return change.max(axis=1) - change.min(axis=1)
+
+    def _shaded_empty(self, squares: np.ndarray) -> set[int]:
+        """Last frame, where every size in play is solid: of ``squares`` (read as tops, under
+        ``READERS_SURE``), those whose middle keeps the board's chroma (``_chroma_kept`` under
+        ``SHADE_CHROMA``) and where no solid size in play shows its wall (``_wall_leads`` under
+        ``SHADE_WALL`` at every size): what was taken for a top is the board under a shadow or
+        another light.
+
+        A cup's hard lamp shadow on an empty square darkens it by a nearly constant factor in
+        every channel, and has no rim at any size's height; where the light player's colour is
+        the board's, darker, the readers read it as a light top.  A top stands at its height: its
+        wall and the shade at its foot lie beyond its near edge, darker than the top, whatever
+        the top's colour; a shadow lies flat on the board, darker than what surrounds it."""
+        squares = np.asarray(squares, np.intp)
+        sizes = np.flatnonzero(self._solid & self._in_play)
+        if not len(squares) or not len(sizes):
+            return set()
+        squares = squares[self._chroma_kept(squares) < SHADE_CHROMA]
+        if not len(squares):
+            return set()
+        _, leads = self._wall_leads(squares, sizes)
+        return {int(sq) for sq in squares[leads.max(axis=1) < SHADE_WALL]}
+
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1808,6 +1864,12 @@ class Recogniser:
                 if by_wall is None:
                     conf = min(conf, float(bound[sq, s]))
                 conf *= self.model.colour_confidence(cmargin)
+                if conf < READERS_SURE and self._all_solid and self._shaded_empty(np.array([sq])):
+                    # only a shadow or another light fell there (``_shaded_empty``): no cup, and the
+                    # change it made is explained (no hand)
+                    cups.pop()
+                    readings.append(SquareReading(EMPTY, confidence=SHADE_EMPTY))
+                    continue
             readings.append(SquareReading(CUP, colour, s, confidence=conf))
         finding = self.hands.from_changed(changed, 0.0, explained, change.shade, cups, change.brightness)
         if finding.small is not None:
