@@ -44,6 +44,8 @@ def causes(set_name: str, boards: int, seed: int, hands: int, measure: bool, sty
         if camera.calibration is None:
             continue
         rec = Recogniser(camera.calibration)
+        res.heights.append(camera.base.pose.height)
+        res.models[camera.base.intrinsics.model] += 1
         seen: dict = {}
         hide = rec._hide_covered
 
