@@ -31,9 +31,11 @@ picture changes all over the board, and nowhere the texture of the board (or of 
 it) shows through, judged over a window round each pixel (``HandDetector.texture_shows``;
 the cups read are left out of the windows, since they hide the board under them): the hand's
 and the arm's shadows and the cups' shadows it joined, of whatever tint the lamps give them,
-darken the squares but hide nothing.  The recogniser hides a square where the solid part covers some of it, or the
-half-arm zone much of it; a square that zone only grazes keeps its label, doubted
-(``Covering``, ``Recogniser._hide_covered``).  Everything is done on a quarter-size copy of the
+darken the squares but hide nothing; nor do the read cups' cast shadows the hand's region
+joined (``HandFinding.cast``), which may be too dark for the texture to show.  The recogniser
+hides a square where the solid part covers some of it, or the half-arm zone much of it; a
+square that zone only grazes keeps its label, doubted (``Covering``,
+``Recogniser._hide_covered``).  Everything is done on a quarter-size copy of the
 board view.
 """
 
@@ -148,6 +150,9 @@ class HandFinding:
     mask: np.ndarray | None
     light_change: float
     small: np.ndarray | None = None  # the same mask at the detector's quarter size
+    # the shade the read cups' shadows account for (bool, quarter size; ``cast_shadows``), where
+    # they were looked for: a cup's shadow joined to the hand covers nothing
+    cast: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -300,6 +305,7 @@ class HandDetector:
             return texture[0]
 
         n = len(keep_c)
+        cast: np.ndarray | None = None
         shade_mask: np.ndarray | None = None
         own_solid = np.zeros(n)  # per region, mm2 of solid change of its own colour (no shade)
         if shade is not None:
@@ -355,7 +361,7 @@ class HandDetector:
             return HandFinding(None, light)
         mask = keep_c[labels].astype(np.uint8) * 255
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask)
+        return HandFinding(cv2.resize(mask, self.size, interpolation=cv2.INTER_NEAREST), light, mask, cast)
 
     def texture_kept(self, labels: np.ndarray, texture: np.ndarray, n: int) -> np.ndarray:
         """Per region of ``labels`` (``n`` of them): whether the board's texture shows through

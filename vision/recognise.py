@@ -1877,6 +1877,10 @@ class Recogniser:
             # do not explain is a hand too pale to tell from the wood (a palm): hide those
             # squares rather than risk a wrong label
             light = change.cool_shade() | self.hands.texture_shows(change, explained)
+            if finding.cast is not None:
+                # the read cups' shadows the hand's region joined are a change of light too
+                # (too dark for the board's texture to show): they cover nothing
+                light |= finding.cast
             unexplained = changed & (explained == 0)
             covering = self.hands.covering(changed, unexplained, finding.small, light)
             readings = self._hide_covered(readings, covering)
