@@ -83,7 +83,7 @@ from .observation import CUP, EMPTY, OCCLUDED, Observation, SquareReading
 from .kernels import (block_means, channel_medians_at, colour_distance, colour_vote, crop_maps, disc_offsets,
                       inside_leads, log_changes, log_channels, median_at, rim_search, ring_search, ring_vote)
 from .size_check import SizeCheck, load_size_check
-from .square_net import SquareNet, default_net, load_square_net
+from .square_net import SquareNet, default_net
 from .square_model import (
     LARGER_WALL_FOUND,
     OUTLINE_SHARE,
@@ -258,14 +258,6 @@ DARK_SOFT_STEP = 0.15
 # two right 4s read at 0.95-0.99 had the wall of a smaller size leading, as had two wrong readings
 # at 0.90-0.99 (seeds 97, 11)
 READERS_SURE = 0.8
-# a top whose own size evidence is weak is asked of the square net as a second reader, whether
-# or not the net is combined (``_net_doubts``): a solid top whose edge ring at its size is under
-# ``NET_DOUBT_RING`` (ring units), and a light clear top (a maple plug on light wood shows no
-# white rim and hardly an edge).  Where the net gives the reading under ``NET_AGREES``, it keeps at
-# most ``SIZE_DOUBT``.  Chosen on shaded tuning seeds 137, 139 and 113 (40 boards each, the set
-# measured); see docs/geometry.md, "How sure a reading is"
-NET_DOUBT_RING = 3.0
-NET_AGREES = 0.2
 # clear sets: radii (shares of a size's outer radius) of the radial profile read around its top
 POLAR_RADII = np.linspace(0.2, 1.6, N_POLAR_RADII)
 POLAR_LOW = 3  # of the far arc's 15 angles, the 4th lowest: about the 20th percentile
@@ -482,8 +474,6 @@ class Recogniser:
             self.size_check = load_size_check() if size_check == "shipped" else size_check
         # a second reader of every square, combined with the model's (``square_net.py``)
         self.square_net = (default_net() if square_net == "default" else square_net) if self.model is not None else None
-        # ... and, combined or not, asked where a top's own size evidence is weak (``_net_doubts``)
-        self._doubter = self.square_net or (load_square_net() if self.model is not None else None)
         self._solid = np.array([not (cal.pieces.clear and not size.solid) for size in cal.pieces.sizes])
         self._tall = np.array([size.height_mm >= TALL_TOP * size.top_diameter_mm for size in cal.pieces.sizes])
         if in_play is not None and len(in_play) != len(cal.pieces.sizes):
@@ -1606,29 +1596,6 @@ class Recogniser:
         to dark rounded rim), where a top of the smaller size shows its edge against the board."""
         return self._next_wall(sq, s, larger_wall)
 
-    def _net_doubts(self, read: np.ndarray, ring: np.ndarray, probs: np.ndarray) -> set[int]:
-        """Last frame: the squares read as a top of size class ``read`` (-1: none) whose own size
-        evidence is weak, which the readers (``probs``) take for a top at more than
-        ``SIZE_DOUBT``, and to which the square net gives under ``NET_AGREES`` (it reads another
-        size, or the square empty).  Weak: a solid top's edge ring at that size (``ring``, ring
-        units) under ``NET_DOUBT_RING``; a clear top always (the caller keeps only light ones).
-
-        A solid top's edge at its size is the square model's plainest measure, and a clear cup's
-        white rim and plug's edge; where they are weak the model decides on the rest, fitted on
-        the polygon look alone, and can be sure on a picture unlike it (a top a size off whose
-        flat face's end rings faintly, a light plug on light wood put a size up or down).  The
-        net reads the crops' pixels, a second reader; it only doubts."""
-        nsq = len(read)
-        at = np.clip(read, 0, None)
-        weak = ((read >= 0) & (~self._solid[at] | (ring[np.arange(nsq), at] < NET_DOUBT_RING))
-                & (probs[:, 1:].sum(axis=1) > SIZE_DOUBT))
-        squares = np.flatnonzero(weak)
-        if self._doubter is None or not len(squares):
-            return set()
-        net = self._doubter.read(self, squares)
-        agree = net[np.arange(len(squares)), 1 + read[squares]]
-        return {int(sq) for sq in squares[agree < NET_AGREES]}
-
     def _empty_doubted(self, sq: int, centre_change: float) -> bool:
         """Whether the square's middle changed since the empty board where its grain no longer
         shows (or, on a board with no grain, changed plainly): a faint top may be there."""
@@ -1763,7 +1730,6 @@ class Recogniser:
             faint = self._faint_walls(read, ev.ring)
             wall_up = self._wall_lifts(np.where(up, -1, read), ev.ring)
             soft = self._soft_edges(np.where(up, -1, read))
-        net_doubted = self._net_doubts(read, ev.ring, probs) if self.model is not None else set()
         for sq in range(nsq):
             a = int(choice[sq])
             seen = outlined.get(sq)
@@ -1839,9 +1805,6 @@ class Recogniser:
                         conf = min(conf, SIZE_DOUBT)
                 if beside is not None:
                     conf = min(conf, OUTLINED_TOP)
-                if sq in net_doubted and by_wall is None and (self._solid[s] or colour == 0):
-                    # weak size evidence the second reader does not share (``_net_doubts``)
-                    conf = min(conf, SIZE_DOUBT)
                 if by_wall is None:
                     conf = min(conf, float(bound[sq, s]))
                 conf *= self.model.colour_confidence(cmargin)

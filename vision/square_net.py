@@ -169,10 +169,9 @@ class SquareNet:
         apart = (model.argmax(axis=1) != net.argmax(axis=1)) & (net.max(axis=1) >= self.net_sure)
         return cap_best(p, apart, self.disagree_cap)
 
-    def read(self, rec: "Recogniser", squares: np.ndarray | None = None) -> np.ndarray:
-        """The net's probabilities (squares, 1 + sizes) of every square of ``rec``'s last frame,
-        or of ``squares`` (indices) alone."""
-        return self.probabilities(self.scores(square_crops(rec, squares)))
+    def read(self, rec: "Recogniser") -> np.ndarray:
+        """The net's probabilities (squares, 1 + sizes) of every square of ``rec``'s last frame."""
+        return self.probabilities(self.scores(square_crops(rec)))
 
 
 def cap_best(probs: np.ndarray, rows: np.ndarray, cap: float) -> np.ndarray:
@@ -277,11 +276,10 @@ def frame_colours(rec: "Recogniser") -> tuple[np.ndarray, np.ndarray, np.ndarray
             np.asarray(cm.light_bgr, np.float64), np.asarray(cm.dark_bgr, np.float64))
 
 
-def square_crops(rec: "Recogniser", squares: np.ndarray | None = None) -> np.ndarray:
+def square_crops(rec: "Recogniser") -> np.ndarray:
     """The net's input (squares, sizes, CHANNELS, CROP_PX, CROP_PX) for every square of
-    ``rec``'s last frame (or of ``squares`` alone): ``crop_channels``, 0 off the square's own
-    cell (``own_cell``)."""
-    view, ref, geom = raw_crops(rec, squares)
+    ``rec``'s last frame: ``crop_channels``, 0 off the square's own cell (``own_cell``)."""
+    view, ref, geom = raw_crops(rec)
     n, nsz = view.shape[:2]
     x = crop_channels(view.reshape((-1,) + view.shape[2:]), ref.reshape((-1,) + ref.shape[2:]), *frame_colours(rec))
     x = x.reshape((n, nsz) + x.shape[1:])
