@@ -532,6 +532,12 @@ class Recogniser:
         # painted board has none: there only a plainer change of the middle doubts "empty")
         self._grained = np.array([self._disc_values(self._ref_grain, c, self._grain_r)[0].std() >= GRAIN_MIN
                                   for c in self.centres_px])
+        # per square, the pixels of that disc and the empty board's log level there per channel
+        # (``_chroma_kept``)
+        h, w = self.ref_lab.shape[:2]
+        pts = np.rint(self.centres_px[:, None, :] + _pixel_offsets(self._grain_r)[None, :, :]).astype(np.int64)
+        self._mid_idx = np.clip(pts[..., 1], 0, h - 1) * w + np.clip(pts[..., 0], 0, w - 1)
+        self._mid_ref = _LOG_LEVEL[self.ref_lab.reshape(-1, 3)[self._mid_idx]]
 
     # -- finding the board ----------------------------------------------------------------
     def _board_shift_mm(self) -> float:
@@ -1619,12 +1625,6 @@ class Recogniser:
         of log level, in the disc ``grain_kept`` reads).  Near 0 where the board there is only
         lit otherwise (a shadow, a dimmer or brighter light keeps its chroma), larger where a
         top of another colour covers it."""
-        if getattr(self, "_mid_idx", None) is None:
-            h, w = self._last.view.shape[:2]
-            disc = _pixel_offsets(self._grain_r)
-            pts = np.rint(self.centres_px[:, None, :] + disc[None, :, :]).astype(np.int64)
-            self._mid_idx = np.clip(pts[..., 1], 0, h - 1) * w + np.clip(pts[..., 0], 0, w - 1)
-            self._mid_ref = _LOG_LEVEL[self.ref_lab.reshape(-1, 3)[self._mid_idx]]
         squares = np.asarray(squares, np.intp)
         now = _LOG_LEVEL[self._last.view.reshape(-1, 3)[self._mid_idx[squares]]]
         change = np.median(now - self._mid_ref[squares], axis=1)
