@@ -11,7 +11,9 @@ waits for a person.  A still board with too many squares read too faintly to jud
 waited on in silence: when its faint readings fit a continuation whose changes a hand reached
 (as read, else with the faint cups' colours in doubt, else with one cup a hand reached one size
 off), that is put to the players (never committed on faint readings), and the lifts seen go
-with that question.  A square read only faintly at a still board where no hand has been since
+with that question.  So is a board the game explains unchanged but for a square a hand reached
+that cannot be read, where that square's faint readings show a change
+(``Tracker._faint_where_unread``: a cup put down that reads only faintly for good).  A square read only faintly at a still board where no hand has been since
 its top was known, looking like that top or its size in the other colour, keeps that look as
 that top's (``Tracker._learn_looks``): while it shows that look it reads as the top (where a
 hand has been since, as the top or whatever else looks alike, so a move from it is only
