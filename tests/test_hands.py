@@ -349,7 +349,6 @@ def test_a_square_the_arms_reach_only_grazes_keeps_its_label_doubted():
         assert obs.squares[sq].confidence <= REACH_DOUBT
 
 
-
 # -- the shaded look: the cups' shadows a hand's region joined (stop 44) ---------------------------
 
 
@@ -357,8 +356,9 @@ def test_the_cups_shadows_joined_to_a_hand_hide_nothing():
     """Storer's clear set, tuning seed 149 camera 3, first frame: a hand over the far two rows;
     the dark cups' long shadows reach across the board and join the hand's region.  They are
     no bluish shade and the board's texture did not show through them enough, so they counted
-    as covering, and squares 3, 7 and 11 that no hand hid were said occluded.  The read cups' cast shadows (``HandDetector.cast_shadows``) cover
-    nothing: those squares are read, and every square the hand hides is still said occluded."""
+    as covering, and squares 3, 7 and 11 that no hand hid were said occluded.  The read cups'
+    cast shadows (``HandDetector.cast_shadows``) cover nothing: those squares are read, and
+    every square the hand hides is still said occluded."""
     camera, rec = _shaded_camera(149, 3, 1, "storer-clear")
     image, truth = camera.frames[0]
     obs, said, hidden = _said_and_hidden(rec, image, truth)

@@ -13,10 +13,11 @@ waited on in silence: when its faint readings fit a continuation whose changes a
 off), that is put to the players (never committed on faint readings), and the lifts seen go
 with that question.  So is a board the game explains unchanged but for a square a hand reached
 that cannot be read, where that square's faint readings show a change
-(``Tracker._faint_where_unread``: a cup put down that reads only faintly for good).  A square read only faintly at a still board where no hand has been since
-its top was known, looking like that top or its size in the other colour, keeps that look as
-that top's (``Tracker._learn_looks``): while it shows that look it reads as the top (where a
-hand has been since, as the top or whatever else looks alike, so a move from it is only
+(``Tracker._faint_where_unread``: a cup put down that reads only faintly for good).  A square
+read only faintly at a still board where no hand has been since its top was known, looking like
+that top or its size in the other colour, keeps that look as that top's
+(``Tracker._learn_looks``): while it shows that look it reads as the top (where a hand has been
+since, as the top or whatever else looks alike, so a move from it is only
 proposed and the accounts changing it are offered), and it no longer makes every later board
 too faint to judge.  When nothing else explains the board, or what does needs a move on a
 square that cannot be read, two moves in which the reply gobbled the cup just put down are an
