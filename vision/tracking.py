@@ -635,24 +635,26 @@ class Tracker:
         self._reported = stable.labels
         self._reported_game = game
         self.last_stable_time = t
-        self._learn_looks(board, stable if faint else self._consensus(views, faint=True))
         if faint:
+            self._learn_looks(board, stable)
             return self._judge_faint(board, stable, t)
-        return self._judge(board, stable, t) + self._faint_where_unread(board, views, stable, t)
+        faint_view = self._consensus(views, faint=True)
+        self._learn_looks(board, faint_view)
+        return self._judge(board, stable, t) + self._faint_where_unread(board, stable, faint_view, t)
 
-    def _faint_where_unread(self, board: Board, views: list[BoardView], stable: BoardView,
+    def _faint_where_unread(self, board: Board, stable: BoardView, faint: BoardView | None,
                             t: float) -> list[TrackEvent]:
         """A still board the game explains unchanged but for squares a hand reached that
         cannot be read, where their faint readings show a change: that board is judged as a
         faint one (``_judge_faint``: put to the players, never committed).  Waiting for such a
         square to read plainly can wait for ever (a dark 4 put down read at 0.02-0.14 in most
-        frames of a still board), with nothing on the phone."""
-        if not isinstance(self.last_verdict, Unchanged):
+        frames of a still board), with nothing on the phone.  ``faint`` is the still board's
+        faint consensus (``BoardView.faint``)."""
+        if not isinstance(self.last_verdict, Unchanged) or faint is None:
             return []
         unread = self._unread(stable, ())
-        faint = self._consensus(views, faint=True) if unread else None
         game = board_labels(board)
-        if faint is None or all(_fits(game[sq], faint.labels[sq]) for sq in unread):
+        if not unread or all(_fits(game[sq], faint.labels[sq]) for sq in unread):
             return []
         return [e for e in self._judge_faint(board, faint, t) if e.kind != "stable"]
 
